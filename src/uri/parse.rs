@@ -1,0 +1,295 @@
+//! RFC 2396 §3–§4 and Appendix B: splitting a URI reference into its five components.
+//!
+//! Appendix B's regular expression
+//!
+//! ```text
+//! ^(([^:/?#]+):)?(//([^/?#]*))?([^?#]*)(\?([^#]*))?(#(.*))?
+//!   12            3  4          5       6  7        8 9
+//! ```
+//!
+//! matches every string, so splitting never fails. One refinement: the regex would accept any run
+//! of characters before the first `:` as a scheme, but §3.1 says a scheme is
+//! `alpha *( alpha | digit | "+" | "-" | "." )`. A prefix that is not a scheme by that grammar
+//! (`1a:b`, `a b:c`, `:x`) is read as part of a relative path, as RFC 3986 §4.2 and browsers do.
+
+use std::ops::Range;
+
+/// A URI reference split into its components (RFC 2396 §4.3), borrowing from the input.
+///
+/// *Undefined* and *empty* are kept apart: `http://a/b?` has an empty query (`Some("")`), while
+/// `http://a/b` has none (`None`). Recomposition with [`UriRef::recompose`] or `Display`
+/// (RFC 2396 §5.2 step 7) gives back the parsed string byte for byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct UriRef<'a> {
+    /// The scheme, without its `:` (§3.1); `None` for a relative reference.
+    pub scheme: Option<&'a str>,
+    /// The authority, without its leading `//` (§3.2); `None` when there is no `//`.
+    pub authority: Option<&'a str>,
+    /// The path (§3.3); always present, possibly empty.
+    pub path: &'a str,
+    /// The query, without its `?` (§3.4).
+    pub query: Option<&'a str>,
+    /// The fragment identifier, without its `#` (§4.1).
+    pub fragment: Option<&'a str>,
+}
+
+impl<'a> UriRef<'a> {
+    /// Splits `input` into its components per RFC 2396 Appendix B. Never fails: every string is a
+    /// URI reference to the splitting regex, even one with characters outside the RFC's set.
+    ///
+    /// ```
+    /// use linkbase::UriRef;
+    /// let r = UriRef::parse("http://a/b?");
+    /// assert_eq!(r.scheme, Some("http"));
+    /// assert_eq!(r.authority, Some("a"));
+    /// assert_eq!(r.path, "/b");
+    /// assert_eq!(r.query, Some(""));
+    /// assert_eq!(r.fragment, None);
+    /// ```
+    pub fn parse(input: &'a str) -> UriRef<'a> {
+        Offsets::of(input).slice(input)
+    }
+
+    /// Whether this is an absolute URI: it has a scheme (RFC 2396 §3).
+    pub fn is_absolute(&self) -> bool {
+        self.scheme.is_some()
+    }
+
+    /// Whether this names the current document (RFC 2396 §4.2): the empty reference or a fragment
+    /// alone. RFC 2396 §5.2 step 2's test.
+    pub fn is_same_document(&self) -> bool {
+        self.scheme.is_none()
+            && self.authority.is_none()
+            && self.path.is_empty()
+            && self.query.is_none()
+    }
+
+    /// Whether relative references can be resolved against this URI: it has an authority, or its
+    /// path is absolute (RFC 2396 §3: `hier_part`). `mailto:x@y` and `urn:x:y` are opaque.
+    pub fn is_hierarchical(&self) -> bool {
+        self.authority.is_some() || self.path.starts_with('/')
+    }
+
+    /// The length of the recomposed reference, for sizing a buffer.
+    pub fn len(&self) -> usize {
+        self.scheme.map_or(0, |s| s.len() + 1)
+            + self.authority.map_or(0, |a| a.len() + 2)
+            + self.path.len()
+            + self.query.map_or(0, |q| q.len() + 1)
+            + self.fragment.map_or(0, |f| f.len() + 1)
+    }
+
+    /// Whether the recomposed reference is the empty string.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// RFC 2396 §5.2 step 7: recombine the components into a string.
+    pub fn recompose(&self) -> String {
+        let mut out = String::with_capacity(self.len());
+        self.write_to(&mut out);
+        out
+    }
+
+    /// Appends the recomposed reference to `out` (RFC 2396 §5.2 step 7).
+    pub fn write_to(&self, out: &mut String) {
+        if let Some(scheme) = self.scheme {
+            out.push_str(scheme);
+            out.push(':');
+        }
+        if let Some(authority) = self.authority {
+            out.push_str("//");
+            out.push_str(authority);
+        }
+        out.push_str(self.path);
+        if let Some(query) = self.query {
+            out.push('?');
+            out.push_str(query);
+        }
+        if let Some(fragment) = self.fragment {
+            out.push('#');
+            out.push_str(fragment);
+        }
+    }
+}
+
+impl std::fmt::Display for UriRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = String::with_capacity(self.len());
+        self.write_to(&mut s);
+        f.write_str(&s)
+    }
+}
+
+/// Where each component of a reference lies in its string (delimiters excluded).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Offsets {
+    pub scheme: Option<Range<usize>>,
+    pub authority: Option<Range<usize>>,
+    pub path: Range<usize>,
+    pub query: Option<Range<usize>>,
+    pub fragment: Option<Range<usize>>,
+}
+
+impl Offsets {
+    /// Appendix B's split, as offsets into `input`.
+    pub fn of(input: &str) -> Offsets {
+        let len = input.len();
+        // Group 9: everything after the first '#'.
+        let hash = input.find('#');
+        let fragment = hash.map(|h| h + 1..len);
+        let end = hash.unwrap_or(len);
+        let head = input.get(..end).unwrap_or_default();
+        // Group 2: a scheme ends at the first ':' that comes before any '/', '?' or '#'.
+        let scheme = match head.find([':', '/', '?']) {
+            Some(i) if head.as_bytes().get(i) == Some(&b':') => {
+                is_scheme(head.get(..i).unwrap_or_default()).then_some(0..i)
+            }
+            _ => None,
+        };
+        let mut pos = scheme.as_ref().map_or(0, |s| s.end + 1);
+        // Group 7: after the first '?'.
+        let question = head.get(pos..).and_then(|rest| rest.find('?')).map(|i| pos + i);
+        let query = question.map(|q| q + 1..end);
+        let before_query = question.unwrap_or(end);
+        // Group 4: after "//" up to the next '/'.
+        let mut authority = None;
+        if head.get(pos..before_query).is_some_and(|s| s.starts_with("//")) {
+            let from = pos + 2;
+            let to = head
+                .get(from..before_query)
+                .and_then(|s| s.find('/'))
+                .map_or(before_query, |i| from + i);
+            authority = Some(from..to);
+            pos = to;
+        }
+        Offsets {
+            scheme,
+            authority,
+            path: pos..before_query,
+            query,
+            fragment,
+        }
+    }
+
+    /// The components of `input`, which must be the string these offsets were taken from.
+    pub fn slice<'a>(&self, input: &'a str) -> UriRef<'a> {
+        let at = |r: &Range<usize>| input.get(r.clone()).unwrap_or_default();
+        UriRef {
+            scheme: self.scheme.as_ref().map(at),
+            authority: self.authority.as_ref().map(at),
+            path: at(&self.path),
+            query: self.query.as_ref().map(at),
+            fragment: self.fragment.as_ref().map(at),
+        }
+    }
+}
+
+/// RFC 2396 §3.1: `scheme = alpha *( alpha | digit | "+" | "-" | "." )`.
+pub(crate) fn is_scheme(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(s: &str) -> (Option<&str>, Option<&str>, &str, Option<&str>, Option<&str>) {
+        let r = UriRef::parse(s);
+        (r.scheme, r.authority, r.path, r.query, r.fragment)
+    }
+
+    /// Every combination of present / absent / empty components, and its recomposition.
+    #[test]
+    fn every_combination_of_components() {
+        let schemes = [None, Some("http")];
+        let authorities = [None, Some(""), Some("a")];
+        let paths = ["", "/", "/b", "b/c"];
+        let queries = [None, Some(""), Some("q")];
+        let fragments = [None, Some(""), Some("f")];
+        let mut n = 0;
+        for scheme in schemes {
+            for authority in authorities {
+                for path in paths {
+                    // With an authority, a path must be empty or absolute (§3): "//ab/c" would
+                    // read as authority "ab".
+                    if authority.is_some() && !(path.is_empty() || path.starts_with('/')) {
+                        continue;
+                    }
+                    // Without scheme or authority, a path whose first segment has a ':' would be
+                    // read as a scheme; none of ours has one.
+                    for query in queries {
+                        for fragment in fragments {
+                            let want = UriRef {
+                                scheme,
+                                authority,
+                                path,
+                                query,
+                                fragment,
+                            };
+                            let text = want.recompose();
+                            assert_eq!(UriRef::parse(&text), want, "parsing {text:?}");
+                            assert_eq!(want.len(), text.len());
+                            n += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(n, 2 * (4 + 2 * 3) * 3 * 3);
+    }
+
+    #[test]
+    fn empty_is_not_absent() {
+        assert_eq!(parts("http://a/b?"), (Some("http"), Some("a"), "/b", Some(""), None));
+        assert_eq!(parts("http://a/b"), (Some("http"), Some("a"), "/b", None, None));
+        assert_eq!(parts("http://a/b#"), (Some("http"), Some("a"), "/b", None, Some("")));
+        assert_eq!(parts("file:///x"), (Some("file"), Some(""), "/x", None, None));
+        assert_eq!(parts(""), (None, None, "", None, None));
+        assert_eq!(parts("#"), (None, None, "", None, Some("")));
+        assert_eq!(parts("?"), (None, None, "", Some(""), None));
+        assert_eq!(parts("//"), (None, Some(""), "", None, None));
+    }
+
+    #[test]
+    fn delimiters_inside_later_components() {
+        // '?' and '/' inside the fragment, ':' after a '/', '#' inside nothing else.
+        assert_eq!(parts("g#s/./x?y"), (None, None, "g", None, Some("s/./x?y")));
+        assert_eq!(parts("a/b:c"), (None, None, "a/b:c", None, None));
+        assert_eq!(parts("?a:b/c"), (None, None, "", Some("a:b/c"), None));
+        assert_eq!(parts("//a?b/c"), (None, Some("a"), "", Some("b/c"), None));
+        assert_eq!(parts("http:g"), (Some("http"), None, "g", None, None));
+        assert_eq!(parts("http:"), (Some("http"), None, "", None, None));
+    }
+
+    #[test]
+    fn scheme_must_follow_the_grammar() {
+        assert_eq!(parts("g:h").0, Some("g"));
+        assert_eq!(parts("a+b-c.d:x").0, Some("a+b-c.d"));
+        assert_eq!(parts("1a:b"), (None, None, "1a:b", None, None));
+        assert_eq!(parts(":x"), (None, None, ":x", None, None));
+        assert_eq!(parts("a b:c"), (None, None, "a b:c", None, None));
+        assert_eq!(parts("é:x"), (None, None, "é:x", None, None));
+    }
+
+    #[test]
+    fn characters_outside_the_uri_set_are_carried() {
+        let s = "a b/ü\\c?d e#f g";
+        assert_eq!(parts(s), (None, None, "a b/ü\\c", Some("d e"), Some("f g")));
+        assert_eq!(UriRef::parse(s).recompose(), s);
+    }
+
+    #[test]
+    fn hierarchy() {
+        assert!(UriRef::parse("http://a").is_hierarchical());
+        assert!(UriRef::parse("foo:/x").is_hierarchical());
+        assert!(!UriRef::parse("mailto:x@y").is_hierarchical());
+        assert!(!UriRef::parse("urn:x:y").is_hierarchical());
+        assert!(UriRef::parse("").is_same_document());
+        assert!(UriRef::parse("#s").is_same_document());
+        assert!(!UriRef::parse("?y").is_same_document());
+        assert!(!UriRef::parse("g").is_same_document());
+    }
+}
