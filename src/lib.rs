@@ -33,3 +33,8 @@ pub use uri::{
     resolve, DotSegments, Profile, ResolveError, ResolveOptions, Resolved, Resolver, SameScheme,
     Uri, UriRef,
 };
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

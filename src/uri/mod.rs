@@ -65,7 +65,10 @@ impl Uri {
     pub fn without_fragment(&self) -> &str {
         match &self.offsets.fragment {
             // The '#' sits just before the fragment.
-            Some(f) => self.text.get(..f.start.saturating_sub(1)).unwrap_or(&self.text),
+            Some(f) => self
+                .text
+                .get(..f.start.saturating_sub(1))
+                .unwrap_or(&self.text),
             None => &self.text,
         }
     }
@@ -139,7 +142,9 @@ impl FromStr for Profile {
         Profile::ALL
             .into_iter()
             .find(|p| p.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown profile {s:?} (expected rfc2396, rfc1808, rfc3986 or whatwg)"))
+            .ok_or_else(|| {
+                format!("unknown profile {s:?} (expected rfc2396, rfc1808, rfc3986 or whatwg)")
+            })
     }
 }
 
@@ -169,7 +174,9 @@ impl FromStr for DotSegments {
             "keep" => Ok(DotSegments::Keep),
             "remove" => Ok(DotSegments::Remove),
             "error" => Ok(DotSegments::Error),
-            _ => Err(format!("unknown dot-segment policy {s:?} (expected keep, remove or error)")),
+            _ => Err(format!(
+                "unknown dot-segment policy {s:?} (expected keep, remove or error)"
+            )),
         }
     }
 }
@@ -192,7 +199,9 @@ impl FromStr for SameScheme {
         match s {
             "strict" => Ok(SameScheme::Strict),
             "compat" => Ok(SameScheme::Compat),
-            _ => Err(format!("unknown same-scheme mode {s:?} (expected strict or compat)")),
+            _ => Err(format!(
+                "unknown same-scheme mode {s:?} (expected strict or compat)"
+            )),
         }
     }
 }
@@ -233,7 +242,9 @@ impl ResolveOptions {
 #[non_exhaustive]
 pub enum ResolveError {
     /// The base has no scheme (RFC 2396 §5.2 resolves against an absolute base only).
-    #[error("base URI {0:?} is not absolute: it has no scheme (RFC 2396 §5.2 needs an absolute base)")]
+    #[error(
+        "base URI {0:?} is not absolute: it has no scheme (RFC 2396 §5.2 needs an absolute base)"
+    )]
     RelativeBase(String),
     /// A relative reference against an opaque base such as `mailto:x@y` (RFC 2396 §3, §5.2).
     #[error("cannot resolve the relative reference {reference:?} against {base:?}: the base is not hierarchical (RFC 2396 §3)")]

@@ -149,12 +149,18 @@ impl Offsets {
         };
         let mut pos = scheme.as_ref().map_or(0, |s| s.end + 1);
         // Group 7: after the first '?'.
-        let question = head.get(pos..).and_then(|rest| rest.find('?')).map(|i| pos + i);
+        let question = head
+            .get(pos..)
+            .and_then(|rest| rest.find('?'))
+            .map(|i| pos + i);
         let query = question.map(|q| q + 1..end);
         let before_query = question.unwrap_or(end);
         // Group 4: after "//" up to the next '/'.
         let mut authority = None;
-        if head.get(pos..before_query).is_some_and(|s| s.starts_with("//")) {
+        if head
+            .get(pos..before_query)
+            .is_some_and(|s| s.starts_with("//"))
+        {
             let from = pos + 2;
             let to = head
                 .get(from..before_query)
@@ -243,10 +249,22 @@ mod tests {
 
     #[test]
     fn empty_is_not_absent() {
-        assert_eq!(parts("http://a/b?"), (Some("http"), Some("a"), "/b", Some(""), None));
-        assert_eq!(parts("http://a/b"), (Some("http"), Some("a"), "/b", None, None));
-        assert_eq!(parts("http://a/b#"), (Some("http"), Some("a"), "/b", None, Some("")));
-        assert_eq!(parts("file:///x"), (Some("file"), Some(""), "/x", None, None));
+        assert_eq!(
+            parts("http://a/b?"),
+            (Some("http"), Some("a"), "/b", Some(""), None)
+        );
+        assert_eq!(
+            parts("http://a/b"),
+            (Some("http"), Some("a"), "/b", None, None)
+        );
+        assert_eq!(
+            parts("http://a/b#"),
+            (Some("http"), Some("a"), "/b", None, Some(""))
+        );
+        assert_eq!(
+            parts("file:///x"),
+            (Some("file"), Some(""), "/x", None, None)
+        );
         assert_eq!(parts(""), (None, None, "", None, None));
         assert_eq!(parts("#"), (None, None, "", None, Some("")));
         assert_eq!(parts("?"), (None, None, "", Some(""), None));

@@ -46,17 +46,21 @@ impl Resolver {
     pub fn new(base: &str, options: ResolveOptions) -> Result<Resolver, ResolveError> {
         let base = Uri::parse(base)?;
         if !options.profile.has_dot_segment_choice()
-            && options.dot_segments.is_some_and(|p| p != DotSegments::Remove)
+            && options
+                .dot_segments
+                .is_some_and(|p| p != DotSegments::Remove)
         {
             return Err(ResolveError::PolicyNotApplicable(options.profile));
         }
         let whatwg_base = match options.profile {
-            Profile::Whatwg => Some(url::Url::parse(base.as_str()).map_err(|e| {
-                ResolveError::Whatwg {
-                    input: base.as_str().to_owned(),
-                    reason: e.to_string(),
-                }
-            })?),
+            Profile::Whatwg => {
+                Some(
+                    url::Url::parse(base.as_str()).map_err(|e| ResolveError::Whatwg {
+                        input: base.as_str().to_owned(),
+                        reason: e.to_string(),
+                    })?,
+                )
+            }
             _ => None,
         };
         Ok(Resolver {
@@ -137,7 +141,9 @@ impl Resolver {
         let Some(base) = &self.whatwg_base else {
             return Err(Failure::Whatwg("no WHATWG base".to_owned()));
         };
-        let joined = base.join(reference).map_err(|e| Failure::Whatwg(e.to_string()))?;
+        let joined = base
+            .join(reference)
+            .map_err(|e| Failure::Whatwg(e.to_string()))?;
         out.push_str(joined.as_str());
         Ok(())
     }
@@ -455,13 +461,42 @@ mod tests {
     #[test]
     fn merge_keeps_the_base_dots_in_play() {
         // Step 6 works on the whole buffer, base directory included.
-        assert_eq!(merged("/b/../c/d", "g", DotSegments::Keep), Ok("/c/g".into()));
+        assert_eq!(
+            merged("/b/../c/d", "g", DotSegments::Keep),
+            Ok("/c/g".into())
+        );
         assert_eq!(merged("", "g", DotSegments::Keep), Ok("/g".into()));
         assert_eq!(merged("/", "", DotSegments::Keep), Ok("/".into()));
-        assert_eq!(merged("/a//b", "../g", DotSegments::Keep), Ok("/a/g".into()));
+        assert_eq!(
+            merged("/a//b", "../g", DotSegments::Keep),
+            Ok("/a/g".into())
+        );
         assert_eq!(merged("/b/c", "../..", DotSegments::Keep), Ok("/..".into()));
         assert_eq!(merged("/b/c", "../..", DotSegments::Remove), Ok("/".into()));
         assert_eq!(merged("/b/c", "../..", DotSegments::Error), Err(()));
         assert_eq!(merged("/b/c", "../x/..", DotSegments::Keep), Ok("/".into()));
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// On a path that starts with "/", the segment-stack merge (policy remove) and RFC 3986
+        /// §5.2.4's rule-by-rule `remove_dot_segments` agree: the two implementations of one rule.
+        #[test]
+        fn stack_merge_equals_remove_dot_segments(
+            segments in prop::collection::vec(prop::sample::select(vec![".", "..", "a", "b", "", "a.", ".b"]), 0..10)
+        ) {
+            let reference = segments.join("/");
+            let base = UriRef::parse("http://h");
+            let mut stacked = String::new();
+            prop_assert!(merge_paths(&mut stacked, &base, &reference, DotSegments::Remove).is_ok());
+            let mut literal = String::new();
+            remove_dot_segments(&mut literal, &format!("/{reference}"));
+            prop_assert_eq!(stacked, literal);
+        }
     }
 }

@@ -106,10 +106,8 @@ pub(super) fn resolve(
     }
     // Only a fragment: the base without its fragment, then the reference's (steps 3–5 inherit
     // everything else). Allowed against an opaque base too.
-    let fragment_only = r.net_loc.is_none()
-        && r.path.is_empty()
-        && r.params.is_none()
-        && r.query.is_none();
+    let fragment_only =
+        r.net_loc.is_none() && r.path.is_empty() && r.params.is_none() && r.query.is_none();
     let hierarchical = base.net_loc.is_some() || base.path.starts_with('/');
     if !hierarchical && !fragment_only {
         return Err(Failure::Opaque);

@@ -3,7 +3,7 @@
 
 mod args;
 
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -109,15 +109,22 @@ fn run_resolve(args: &ResolveArgs) -> Result<Exit, Failure> {
         }
     };
     if args.refs.is_empty() {
-        let stdin = io::stdin();
-        for (n, line) in stdin.lock().split(b'\n').enumerate() {
-            let mut line = line?;
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            let line = String::from_utf8(line)
+        // Read and check all of stdin before writing anything: exit 2 writes nothing.
+        let mut input = Vec::new();
+        io::stdin().lock().read_to_end(&mut input)?;
+        let mut lines = Vec::new();
+        for (n, line) in input.split(|&b| b == b'\n').enumerate() {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let line = std::str::from_utf8(line)
                 .map_err(|_| Fatal(format!("stdin: line {} is not UTF-8", n + 1)))?;
-            one(&line, &mut out)?;
+            lines.push(line);
+        }
+        // A final newline ends the last line; it does not start an empty one.
+        if input.ends_with(b"\n") || input.is_empty() {
+            lines.pop();
+        }
+        for line in lines {
+            one(line, &mut out)?;
         }
     } else {
         for reference in &args.refs {
