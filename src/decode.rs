@@ -1,0 +1,1312 @@
+//! Stage ②: bytes in, decoded text out — and the reverse for output.
+//!
+//! html5ever only ever sees text decoded here (its own byte input is lossy), so every rule about
+//! character encodings lives in this module:
+//!
+//! - [`decode`] runs the encoding sniffing algorithm of HTML LS §13.2.3.2 "Determining the
+//!   character encoding": byte order mark, transport-layer charset, `<meta>` prescan
+//!   ([`prescan`]), then the windows-1252 fallback; it records where the encoding came from
+//!   ([`EncodingSource`]) and refuses binary data ([`DecodeError::Binary`]).
+//! - [`encode`] writes text back in the document's encoding, so the output keeps the input's bytes
+//!   wherever the text is unchanged.
+//! - [`charset_from_content_type`] pulls the transport-layer label out of a `Content-Type` value.
+
+use encoding_rs::{Encoding, REPLACEMENT, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252, X_USER_DEFINED};
+
+/// How many bytes the `<meta>` prescan looks at: HTML LS §13.2.3.2 "Determining the character
+/// encoding" step 5 prescans "the first 1024 bytes" (its *end condition*).
+const PRESCAN_LIMIT: usize = 1024;
+
+/// How many bytes are searched for a NUL byte before the input is declared binary. Text
+/// documents in ASCII-compatible encodings never contain NUL; images, archives and PDFs almost
+/// always do early on. git makes the same call on its first 8000 bytes.
+const BINARY_SNIFF_LIMIT: usize = 8192;
+
+/// Where the document's encoding came from (HTML LS "confidence" sources), in sniffing order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EncodingSource {
+    /// A byte order mark (HTML LS §13.2.3.2 step 1, "BOM sniff"; confidence *certain*).
+    Bom,
+    /// A transport-layer label: `--charset` or the `charset` parameter of a `Content-Type`
+    /// (step 4; confidence *certain*).
+    Transport,
+    /// A `<meta charset>`, a `<meta http-equiv=Content-Type content=…>` or an XML declaration
+    /// found by [`prescan`] (step 5; confidence *tentative*).
+    Meta,
+    /// Nothing declared an encoding: the windows-1252 default (step 8; confidence *tentative*).
+    Fallback,
+}
+
+/// A decoded document: its text and how the encoding was determined.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    /// The document's text, without the byte order mark.
+    pub text: String,
+    /// The encoding used to decode, after the HTML LS adjustments (a UTF-16 label in a `<meta>`
+    /// means UTF-8; x-user-defined in a `<meta>` means windows-1252).
+    pub encoding: &'static Encoding,
+    /// Where [`Decoded::encoding`] came from.
+    pub source: EncodingSource,
+    /// The input started with a byte order mark, so the output should too.
+    pub bom: bool,
+    /// Malformed byte sequences were replaced by U+FFFD, so re-encoding will not give the input
+    /// back byte for byte.
+    pub had_errors: bool,
+    /// Non-fatal findings for the report, e.g. an unknown charset label that was ignored.
+    pub diagnostics: Vec<String>,
+}
+
+/// Why bytes could not be decoded as a text document.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// A NUL byte within the first 8192 bytes of input that has no byte order mark and no UTF-16
+    /// transport label: the input is not an HTML document.
+    #[error("binary data, not a text document (NUL byte at offset {offset})")]
+    Binary {
+        /// Offset of the first NUL byte in the input.
+        offset: usize,
+    },
+}
+
+/// The transport-layer charset: a label from --charset or the `charset` parameter of a
+/// Content-Type header value (parse that with the `mime` crate: `value.parse::<mime::Mime>()`,
+/// `get_param(mime::CHARSET)`).
+///
+/// The label is returned as found (lowercased by `mime`), not resolved: [`decode`] resolves it, so
+/// that an unknown label becomes a diagnostic there. Surrounding whitespace of the header value is
+/// trimmed first (HTTP strips it; `mime` would reject it). A value `mime` cannot parse, a missing
+/// parameter and an empty `charset=` all give `None`.
+///
+/// ```
+/// use linkbase::decode::charset_from_content_type;
+/// assert_eq!(charset_from_content_type("text/html; charset=\"Shift_JIS\"").as_deref(), Some("shift_jis"));
+/// assert_eq!(charset_from_content_type("text/html"), None);
+/// ```
+#[must_use]
+pub fn charset_from_content_type(content_type: &str) -> Option<String> {
+    let mime = content_type.trim().parse::<mime::Mime>().ok()?;
+    let charset = mime.get_param(mime::CHARSET)?;
+    let label = charset.as_str().trim();
+    (!label.is_empty()).then(|| label.to_owned())
+}
+
+/// HTML LS encoding sniffing: BOM → transport label → <meta> prescan (first 1024 bytes) →
+/// fallback windows-1252.
+///
+/// This is HTML LS §13.2.3.2 "Determining the character encoding" without the steps that need a
+/// browser (user override, parent document, history, frequency analysis), whose place the
+/// windows-1252 fallback takes. The whole input is then decoded at once; the BOM is stripped here
+/// rather than by `encoding_rs`, so the BOM decision is the sniffing algorithm's alone.
+///
+/// A transport label is used as it is, UTF-16 included (only a `<meta>` UTF-16 label is turned
+/// into UTF-8). An unknown transport label is reported in [`Decoded::diagnostics`] and sniffing
+/// goes on with the prescan.
+///
+/// ```
+/// use linkbase::decode::{decode, EncodingSource};
+/// let d = decode(b"<meta charset=shift_jis><p>\x93\xFA</p>", None)?;
+/// assert_eq!(d.text, "<meta charset=shift_jis><p>日</p>");
+/// assert_eq!(d.encoding, encoding_rs::SHIFT_JIS);
+/// assert_eq!(d.source, EncodingSource::Meta);
+/// # Ok::<(), linkbase::decode::DecodeError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`DecodeError::Binary`] when the input has no byte order mark, the transport label is not
+/// UTF-16, and a NUL byte occurs within the first 8192 bytes.
+pub fn decode(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded, DecodeError> {
+    let mut diagnostics = Vec::new();
+    let sniffed = sniff(bytes, transport_label, &mut diagnostics)?;
+    // The BOM is only in the input when `sniff` found one, so this never cuts text.
+    let body = bytes.get(sniffed.bom_len..).unwrap_or_default();
+    // `Cow::Borrowed` (valid UTF-8, or ASCII in an ASCII-compatible encoding) is copied once by
+    // `into_owned`; `Cow::Owned` is the decoder's own buffer, moved without a copy.
+    let (text, had_errors) = sniffed.encoding.decode_without_bom_handling(body);
+    if had_errors {
+        diagnostics.push(format!(
+            "malformed byte sequences for {} were replaced by U+FFFD",
+            sniffed.encoding.name()
+        ));
+    }
+    Ok(Decoded {
+        text: text.into_owned(),
+        encoding: sniffed.encoding,
+        source: sniffed.source,
+        bom: sniffed.bom_len > 0,
+        had_errors,
+        diagnostics,
+    })
+}
+
+/// The outcome of the sniffing steps: which encoding, why, and how long the BOM is.
+struct Sniffed {
+    encoding: &'static Encoding,
+    source: EncodingSource,
+    bom_len: usize,
+}
+
+/// HTML LS §13.2.3.2 "Determining the character encoding", steps 1 (BOM sniff), 4 (transport
+/// layer), 5 (prescan) and 8 (default), with the binary check between 4 and 5.
+fn sniff(
+    bytes: &[u8],
+    transport_label: Option<&str>,
+    diagnostics: &mut Vec<String>,
+) -> Result<Sniffed, DecodeError> {
+    // Step 1. "BOM sniff": a BOM overrides everything, the transport layer included.
+    if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
+        if let Some(label) = transport_label {
+            note_label_overridden_by_bom(label, encoding, diagnostics);
+        }
+        return Ok(Sniffed {
+            encoding,
+            source: EncodingSource::Bom,
+            bom_len,
+        });
+    }
+    let transport = transport_label.and_then(|label| transport_encoding(label, diagnostics));
+    // BOM-less UTF-16 is full of NUL bytes, so it is the one text exempt from the binary check,
+    // and only when the transport layer vouches for it.
+    if !transport.is_some_and(is_utf16) {
+        reject_binary(bytes)?;
+    }
+    let (encoding, source) = match transport {
+        Some(encoding) => (encoding, EncodingSource::Transport),
+        None => match prescan(bytes) {
+            Some(encoding) => (encoding, EncodingSource::Meta),
+            None => (WINDOWS_1252, EncodingSource::Fallback),
+        },
+    };
+    if encoding == REPLACEMENT {
+        diagnostics.push(replacement_diagnostic(source));
+    }
+    Ok(Sniffed {
+        encoding,
+        source,
+        bom_len: 0,
+    })
+}
+
+/// Step 4: the transport label, resolved with the Encoding Standard's "get an encoding"
+/// (`Encoding::for_label` trims ASCII whitespace and ignores ASCII case). An unknown label is
+/// reported and ignored, so sniffing continues with the prescan, as a browser does.
+fn transport_encoding(label: &str, diagnostics: &mut Vec<String>) -> Option<&'static Encoding> {
+    let label = label.trim();
+    let encoding = Encoding::for_label(label.as_bytes());
+    if encoding.is_none() {
+        diagnostics.push(format!(
+            "unknown transport charset label {label:?}; ignored"
+        ));
+    }
+    encoding
+}
+
+/// Reports a transport label that the BOM overrode, unless it named the BOM's own encoding.
+fn note_label_overridden_by_bom(
+    label: &str,
+    bom_encoding: &'static Encoding,
+    diagnostics: &mut Vec<String>,
+) {
+    let label = label.trim();
+    if Encoding::for_label(label.as_bytes()) != Some(bom_encoding) {
+        diagnostics.push(format!(
+            "byte order mark ({}) overrides transport charset label {label:?}",
+            bom_encoding.name()
+        ));
+    }
+}
+
+/// The replacement encoding (labels such as `iso-2022-kr`, `hz-gb-2312`) decodes any non-empty
+/// input to a single U+FFFD: the Encoding Standard does this on purpose, because those encodings
+/// can smuggle markup past filters. We follow it, and say so, because the output loses the text.
+fn replacement_diagnostic(source: EncodingSource) -> String {
+    let from = match source {
+        EncodingSource::Transport => "transport charset label",
+        _ => "charset found by the <meta> prescan",
+    };
+    format!("{from} names the replacement encoding: the document decodes to U+FFFD")
+}
+
+/// Rejects input with a NUL byte in its first [`BINARY_SNIFF_LIMIT`] bytes.
+fn reject_binary(bytes: &[u8]) -> Result<(), DecodeError> {
+    let head = bytes.get(..BINARY_SNIFF_LIMIT).unwrap_or(bytes);
+    match head.iter().position(|&b| b == 0) {
+        Some(offset) => Err(DecodeError::Binary { offset }),
+        None => Ok(()),
+    }
+}
+
+fn is_utf16(encoding: &'static Encoding) -> bool {
+    encoding == UTF_16LE || encoding == UTF_16BE
+}
+
+/// HTML LS "prescan a byte stream to determine its encoding" over at most the first 1024 bytes.
+///
+/// Finds `<meta charset>` or `<meta http-equiv="Content-Type" content="…; charset=…">`, skipping
+/// comments, other tags and their attributes the way the standard does, in one forward pass. When
+/// the prescan runs out of bytes without a result, the standard's "get an XML encoding" looks for
+/// `<?xml … encoding="…"?>` at the very start.
+///
+/// The HTML adjustments are applied to what is found: a UTF-16 label means UTF-8 (the bytes were
+/// readable as ASCII, so they are not UTF-16), and x-user-defined means windows-1252. The one
+/// exception is the standard's "prescan for UTF-16 XML declarations": input starting with `<?x` in
+/// UTF-16 gives UTF-16LE or UTF-16BE. (Such input contains NUL bytes, so [`decode`] refuses it as
+/// binary unless the transport label says UTF-16.)
+///
+/// ```
+/// use linkbase::decode::prescan;
+/// let html = b"<!-- <meta charset=big5> --><META HTTP-EQUIV='Content-Type' CONTENT='text/html; charset=EUC-JP'>";
+/// assert_eq!(prescan(html), Some(encoding_rs::EUC_JP));
+/// ```
+#[must_use]
+pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
+    // The end condition: the first 1024 bytes. Cutting the slice makes "runs out of bytes" and
+    // "reaches its end condition" the same event.
+    let head = bytes.get(..PRESCAN_LIMIT).unwrap_or(bytes);
+    // Step 2. "Prescan for UTF-16 XML declarations" (returned as is, not adjusted).
+    if let Some(encoding) = utf16_xml_declaration(head) {
+        return Some(encoding);
+    }
+    let found = match Prescanner::new(head).run() {
+        Ok(encoding) => Some(encoding),
+        // "If at any point … the user agent runs out of bytes … return the result of get an XML
+        // encoding applied to the same bytes."
+        Err(Exhausted) => xml_encoding(head),
+    };
+    found.map(adjust_for_html)
+}
+
+/// The prescan's step 14–15 adjustments (and "get an XML encoding" step 17).
+///
+/// A label found by scanning ASCII bytes cannot be right about UTF-16; x-user-defined is a
+/// legacy fonts hack browsers read as windows-1252. The standard's XML path only maps UTF-16;
+/// we map x-user-defined there too, so both paths of the prescan agree.
+fn adjust_for_html(encoding: &'static Encoding) -> &'static Encoding {
+    if is_utf16(encoding) {
+        UTF_8
+    } else if encoding == X_USER_DEFINED {
+        WINDOWS_1252
+    } else {
+        encoding
+    }
+}
+
+/// Prescan step 2: `<?x` in UTF-16LE or UTF-16BE at the start. The prefix is two bytes longer
+/// than in XML Appendix F and the encoding name is not checked, "for historical reasons".
+fn utf16_xml_declaration(bytes: &[u8]) -> Option<&'static Encoding> {
+    if bytes.starts_with(b"<\0?\0x\0") {
+        Some(UTF_16LE)
+    } else if bytes.starts_with(b"\0<\0?\0x") {
+        Some(UTF_16BE)
+    } else {
+        None
+    }
+}
+
+/// The prescan "runs out of bytes": the standard aborts the whole prescan. Returned as an error so
+/// that `?` carries the abort out of any depth of the algorithm, "get an attribute" included.
+struct Exhausted;
+
+/// One attribute found by "get an attribute". Both parts borrow the input: the standard builds
+/// them byte by byte, lowercasing A–Z, but every consumer here compares case-insensitively, so
+/// slices give the same answers without allocating.
+struct Attribute<'a> {
+    name: &'a [u8],
+    value: &'a [u8],
+}
+
+/// The prescan's `position` pointer over the (at most 1024) bytes. It only ever moves forward,
+/// which is what keeps the prescan a single linear pass.
+struct Prescanner<'a> {
+    bytes: &'a [u8],
+    position: usize,
+}
+
+impl<'a> Prescanner<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Prescanner { bytes, position: 0 }
+    }
+
+    /// The bytes from `position` on (empty once past the end).
+    fn rest(&self) -> &'a [u8] {
+        self.bytes.get(self.position..).unwrap_or_default()
+    }
+
+    /// The byte at `position`, or [`Exhausted`] past the end.
+    fn byte(&self) -> Result<u8, Exhausted> {
+        self.bytes.get(self.position).copied().ok_or(Exhausted)
+    }
+
+    /// The bytes from `start` up to `position`.
+    fn since(&self, start: usize) -> &'a [u8] {
+        self.bytes.get(start..self.position).unwrap_or_default()
+    }
+
+    /// Advances `position` to the first byte (at or after it) that satisfies `stop`, and returns
+    /// that byte; [`Exhausted`] if there is none.
+    fn seek(&mut self, stop: impl Fn(u8) -> bool) -> Result<u8, Exhausted> {
+        let offset = self.rest().iter().position(|&b| stop(b)).ok_or(Exhausted)?;
+        self.position += offset;
+        self.byte()
+    }
+
+    /// Steps 3–4, "Loop" and "Next byte", until a `<meta>` gives an encoding or bytes run out.
+    fn run(&mut self) -> Result<&'static Encoding, Exhausted> {
+        loop {
+            if let Some(encoding) = self.step()? {
+                return Ok(encoding);
+            }
+            // Step 4. "Next byte".
+            self.position += 1;
+        }
+    }
+
+    /// Step 3, "Loop": dispatch on what `position` points at. The order of the branches is the
+    /// standard's: `<!--` before `<!`, `<meta` before other tags, tags before `</`.
+    fn step(&mut self) -> Result<Option<&'static Encoding>, Exhausted> {
+        let rest = self.rest();
+        if rest.is_empty() {
+            return Err(Exhausted);
+        }
+        if rest.starts_with(b"<!--") {
+            self.skip_comment()?;
+        } else if starts_meta_tag(rest) {
+            // Point at the space or slash after `<meta`.
+            self.position += b"<meta".len();
+            return self.meta();
+        } else if starts_tag(rest) {
+            self.skip_tag()?;
+        } else if rest.starts_with(b"<!") || rest.starts_with(b"</") || rest.starts_with(b"<?") {
+            // "Advance … to the first 0x3E byte (>) that comes after the 0x3C byte": `<!DOCTYPE>`,
+            // `</` without a letter, processing instructions and bogus comments.
+            self.position += 2;
+            self.seek(|b| b == b'>')?;
+        }
+        // "Any other byte: do nothing with that byte."
+        Ok(None)
+    }
+
+    /// `<!--`: advance to the first `>` preceded by `--`. The dashes may be those of `<!--`
+    /// itself, so `<!-->` is a whole comment: the search starts at the first dash.
+    fn skip_comment(&mut self) -> Result<(), Exhausted> {
+        let from_dashes = self.rest().get(2..).unwrap_or_default();
+        let end = from_dashes
+            .windows(3)
+            .position(|w| w == b"-->")
+            .ok_or(Exhausted)?;
+        // Point at the `>`; "Next byte" moves past it.
+        self.position += 2 + end + 2;
+        Ok(())
+    }
+
+    /// `<` (`/`) letter: a start or end tag other than `<meta`. Its attributes are read and
+    /// dropped, so that a `>` or `<meta` inside a quoted attribute value does not end the tag.
+    fn skip_tag(&mut self) -> Result<(), Exhausted> {
+        self.seek(|b| b.is_ascii_whitespace() || b == b'>')?;
+        while self.get_attribute()?.is_some() {}
+        Ok(())
+    }
+
+    /// The `<meta` branch, steps 1–16: read every attribute, then decide.
+    fn meta(&mut self) -> Result<Option<&'static Encoding>, Exhausted> {
+        let mut meta = MetaAttributes::default();
+        // Steps 6–10. "Attributes": until "get an attribute" finds none.
+        while let Some(attribute) = self.get_attribute()? {
+            meta.add(&attribute);
+        }
+        // Steps 11–16. "Processing"; `None` means "jump to the step labeled next byte".
+        Ok(meta.charset())
+    }
+
+    /// "Get an attribute" (HTML LS §13.2.3.2): `Ok(None)` when the tag ends (`>`) first.
+    fn get_attribute(&mut self) -> Result<Option<Attribute<'a>>, Exhausted> {
+        // Step 1. Skip whitespace and `/`.
+        let first = self.seek(|b| !(b.is_ascii_whitespace() || b == b'/'))?;
+        // Step 2. `>`: there isn't one.
+        if first == b'>' {
+            return Ok(None);
+        }
+        // Steps 3–5. The name: its first byte, whatever it is (a leading `=` belongs to the name,
+        // as the `=` rule needs a non-empty name), then up to `=`, whitespace, `/` or `>`.
+        let start = self.position;
+        self.position += 1;
+        let stop = self.seek(|b| matches!(b, b'=' | b'/' | b'>') || b.is_ascii_whitespace())?;
+        let name = self.since(start);
+        let has_value = match stop {
+            b'=' => true,
+            b'/' | b'>' => false,
+            // Steps 6–7. "Spaces": a value only if `=` follows the whitespace.
+            _ => self.seek(|b| !b.is_ascii_whitespace())? == b'=',
+        };
+        if !has_value {
+            return Ok(Some(Attribute { name, value: b"" }));
+        }
+        // Step 8 (or step 4's "advance position to the next byte"): past the `=`.
+        self.position += 1;
+        let value = self.attribute_value()?;
+        Ok(Some(Attribute { name, value }))
+    }
+
+    /// "Get an attribute" steps 9–12, "Value": quoted, empty before `>`, or unquoted up to
+    /// whitespace or `>`.
+    fn attribute_value(&mut self) -> Result<&'a [u8], Exhausted> {
+        // Step 9. Skip whitespace.
+        let first = self.seek(|b| !b.is_ascii_whitespace())?;
+        match first {
+            // Step 10, quotes: up to the matching quote, and past it.
+            b'"' | b'\'' => {
+                self.position += 1;
+                let start = self.position;
+                self.seek(|b| b == first)?;
+                let value = self.since(start);
+                self.position += 1;
+                Ok(value)
+            }
+            // Step 10, `>`: the value is empty; `position` stays on the `>`.
+            b'>' => Ok(b""),
+            // Steps 10–12, anything else (even `=` or `/`): up to whitespace or `>`.
+            _ => {
+                let start = self.position;
+                self.position += 1;
+                self.seek(|b| b.is_ascii_whitespace() || b == b'>')?;
+                Ok(self.since(start))
+            }
+        }
+    }
+}
+
+/// `<meta` (any ASCII case) followed by whitespace or `/`.
+fn starts_meta_tag(bytes: &[u8]) -> bool {
+    let name = bytes.get(..b"<meta".len());
+    let after = bytes.get(b"<meta".len());
+    name.is_some_and(|name| name.eq_ignore_ascii_case(b"<meta"))
+        && after.is_some_and(|&b| b.is_ascii_whitespace() || b == b'/')
+}
+
+/// `<`, an optional `/`, then an ASCII letter.
+fn starts_tag(bytes: &[u8]) -> bool {
+    let Some(after) = bytes.strip_prefix(b"<") else {
+        return false;
+    };
+    let after = after.strip_prefix(b"/").unwrap_or(after);
+    after.first().is_some_and(u8::is_ascii_alphabetic)
+}
+
+/// The prescan's `charset` variable: null is distinct from failure, because a failed `charset`
+/// attribute still stops a later `content` attribute from setting one (step 9).
+#[derive(Clone, Copy, Default)]
+enum Charset {
+    #[default]
+    Null,
+    Failure,
+    Found(&'static Encoding),
+}
+
+/// The state of the `<meta` branch, steps 2–5.
+///
+/// The standard's "attribute list" only serves to ignore repeated names (steps 7–8); only three
+/// names have any effect, so three flags do the same without allocating.
+#[derive(Default)]
+struct MetaAttributes {
+    seen_http_equiv: bool,
+    seen_content: bool,
+    seen_charset: bool,
+    got_pragma: bool,
+    need_pragma: Option<bool>,
+    charset: Charset,
+}
+
+impl MetaAttributes {
+    /// Steps 7–9 for one attribute. Names and values compare ASCII case-insensitively, which is
+    /// what the standard's lowercasing of A–Z amounts to.
+    fn add(&mut self, attribute: &Attribute<'_>) {
+        let Attribute { name, value } = *attribute;
+        if name.eq_ignore_ascii_case(b"http-equiv") {
+            if !std::mem::replace(&mut self.seen_http_equiv, true) {
+                self.got_pragma = value.eq_ignore_ascii_case(b"content-type");
+            }
+        } else if name.eq_ignore_ascii_case(b"content") {
+            if !std::mem::replace(&mut self.seen_content, true) {
+                self.content(value);
+            }
+        } else if name.eq_ignore_ascii_case(b"charset")
+            && !std::mem::replace(&mut self.seen_charset, true)
+        {
+            // "Getting an encoding" from the value; an unknown label is failure, not null.
+            self.charset = Encoding::for_label(value).map_or(Charset::Failure, Charset::Found);
+            self.need_pragma = Some(false);
+        }
+    }
+
+    /// Step 9, `content`: only while `charset` is still null, and then a pragma is needed.
+    fn content(&mut self, value: &[u8]) {
+        if !matches!(self.charset, Charset::Null) {
+            return;
+        }
+        if let Some(encoding) = charset_from_meta_content(value) {
+            self.charset = Charset::Found(encoding);
+            self.need_pragma = Some(true);
+        }
+    }
+
+    /// Steps 11–16, "Processing".
+    fn charset(&self) -> Option<&'static Encoding> {
+        match (self.need_pragma, self.charset) {
+            // Step 11. No `charset` or usable `content`.
+            (None, _) => None,
+            // Step 12. `content` without `http-equiv="content-type"`.
+            (Some(true), _) if !self.got_pragma => None,
+            // Steps 14–16.
+            (Some(_), Charset::Found(encoding)) => Some(adjust_for_html(encoding)),
+            // Step 13. `charset` is failure.
+            (Some(_), Charset::Null | Charset::Failure) => None,
+        }
+    }
+}
+
+/// HTML LS "URLs and fetching", "algorithm for extracting a character encoding from a `meta`
+/// element": `charset=` in a `content` value such as `text/html; charset=utf-8`.
+fn charset_from_meta_content(content: &[u8]) -> Option<&'static Encoding> {
+    let mut rest = content;
+    let value = loop {
+        // Step 2. "Loop": the next "charset", in any ASCII case; none → nothing.
+        let at = find_ignore_ascii_case(rest, b"charset")?;
+        // Step 3. Whitespace after the word.
+        let after = rest.get(at + b"charset".len()..)?.trim_ascii_start();
+        // Step 4. Not `=`: search again from that character.
+        match after.strip_prefix(b"=") {
+            Some(value) => break value,
+            None => rest = after,
+        }
+    };
+    // Step 5. Whitespace after `=`.
+    let value = value.trim_ascii_start();
+    // Step 6. No next character → nothing.
+    let (&first, tail) = value.split_first()?;
+    let label = if first == b'"' || first == b'\'' {
+        // A quoted label up to the matching quote; an unmatched quote → nothing.
+        let end = tail.iter().position(|&b| b == first)?;
+        tail.get(..end)?
+    } else {
+        // Unquoted: up to whitespace, `;` or the end.
+        let end = value
+            .iter()
+            .position(|&b| b.is_ascii_whitespace() || b == b';')
+            .unwrap_or(value.len());
+        value.get(..end)?
+    };
+    Encoding::for_label(label)
+}
+
+/// The start of the first ASCII-case-insensitive occurrence of `needle` in `haystack`.
+fn find_ignore_ascii_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window.eq_ignore_ascii_case(needle))
+}
+
+/// HTML LS "get an XML encoding": `<?xml … encoding="label" … >` at the very start.
+///
+/// The standard finds the declaration's end (step 3) but its later steps do not say to stop
+/// there; like Servo and WebKit we search only inside the declaration, so an `encoding` word in
+/// the document body is never taken for one.
+fn xml_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
+    // Step 2. `<?xml` at the start, case-sensitively.
+    let declaration = bytes.strip_prefix(b"<?xml")?;
+    // Step 3. Up to the first `>`; none → failure.
+    let end = declaration.iter().position(|&b| b == b'>')?;
+    let declaration = declaration.get(..end)?;
+    // Steps 4–5. The word `encoding`, case-sensitively.
+    let at = declaration.windows(8).position(|w| w == b"encoding")?;
+    let rest = declaration.get(at + b"encoding".len()..)?;
+    // Steps 6–9. `=` between bytes ≤ 0x20 (spaces and controls, not only ASCII whitespace).
+    let rest = skip_space_or_control(rest).strip_prefix(b"=")?;
+    let rest = skip_space_or_control(rest);
+    // Steps 10–14. A quoted label.
+    let (&quote, rest) = rest.split_first()?;
+    if quote != b'"' && quote != b'\'' {
+        return None;
+    }
+    let end = rest.iter().position(|&b| b == quote)?;
+    let label = rest.get(..end)?;
+    // Step 15. No spaces or controls inside.
+    if label.iter().any(|&b| b <= 0x20) {
+        return None;
+    }
+    // Step 16. "Getting an encoding"; step 17 is in `adjust_for_html`.
+    Encoding::for_label(label)
+}
+
+/// `bytes` without its leading bytes ≤ 0x20, as "get an XML encoding" steps 6 and 9 skip them.
+fn skip_space_or_control(bytes: &[u8]) -> &[u8] {
+    let start = bytes.iter().position(|&b| b > 0x20).unwrap_or(bytes.len());
+    bytes.get(start..).unwrap_or_default()
+}
+
+/// Encodes `text` for output in `encoding`, writing a BOM first when `bom` is true.
+///
+/// Characters the encoding cannot represent become decimal numeric character references
+/// (`&#NNNN;`), as `encoding_rs`'s `Encoding::encode` does for HTML. Text decoded by [`decode`]
+/// without errors comes back byte for byte. Per encoding:
+///
+/// - UTF-16LE/BE: written here, since `encoding_rs` has no UTF-16 encoder (its
+///   `output_encoding()` maps them to UTF-8, which would change the document's encoding). Every
+///   character is representable; the BOM is U+FEFF in the same byte order.
+/// - `replacement`: written as UTF-8, its output encoding (Encoding Standard "get an output
+///   encoding"); it cannot encode anything, and decoding gave only U+FFFD anyway.
+/// - x-user-defined: `encoding_rs` encodes it: U+F780–U+F7FF go back to bytes 0x80–0xFF, ASCII
+///   stays, anything else becomes `&#NNNN;`, so decoded x-user-defined text round-trips.
+/// - A BOM is written only for UTF-8 (and `replacement`, written as UTF-8) and UTF-16; other
+///   encodings have none, so `bom` is ignored for them.
+///
+/// ```
+/// use linkbase::decode::encode;
+/// assert_eq!(encode("café 日", encoding_rs::WINDOWS_1252, false), b"caf\xE9 &#26085;");
+/// assert_eq!(encode("a", encoding_rs::UTF_16BE, true), b"\xFE\xFF\0a");
+/// ```
+#[must_use]
+pub fn encode(text: &str, encoding: &'static Encoding, bom: bool) -> Vec<u8> {
+    if encoding == UTF_16LE {
+        return encode_utf16(text, bom, u16::to_le_bytes);
+    }
+    if encoding == UTF_16BE {
+        return encode_utf16(text, bom, u16::to_be_bytes);
+    }
+    // After the UTF-16 cases, `output_encoding` only changes `replacement` (to UTF-8).
+    let encoding = encoding.output_encoding();
+    if encoding == UTF_8 {
+        return encode_utf8(text, bom);
+    }
+    // Legacy encodings: unmappable characters become decimal NCRs. Borrowed (all-ASCII) output
+    // is copied once; owned output is moved.
+    let (bytes, _, _) = encoding.encode(text);
+    bytes.into_owned()
+}
+
+/// UTF-8 output: the text's own bytes, after a BOM if asked for.
+fn encode_utf8(text: &str, bom: bool) -> Vec<u8> {
+    const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+    let mut out = Vec::with_capacity(text.len() + UTF8_BOM.len());
+    if bom {
+        out.extend_from_slice(UTF8_BOM);
+    }
+    out.extend_from_slice(text.as_bytes());
+    out
+}
+
+/// UTF-16 output in the byte order given by `to_bytes`, after a BOM (U+FEFF) if asked for.
+fn encode_utf16(text: &str, bom: bool, to_bytes: fn(u16) -> [u8; 2]) -> Vec<u8> {
+    // Each UTF-8 byte becomes at most two UTF-16 bytes (ASCII exactly two).
+    let mut out = Vec::with_capacity(2 * text.len() + 2);
+    let bom = bom.then_some(0xFEFF_u16);
+    for unit in bom.into_iter().chain(text.encode_utf16()) {
+        out.extend_from_slice(&to_bytes(unit));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )]
+
+    use super::*;
+    use encoding_rs::{EUC_JP, GB18030, GBK, ISO_8859_2, SHIFT_JIS};
+
+    fn ok(bytes: &[u8], label: Option<&str>) -> Decoded {
+        decode(bytes, label).expect("decodes")
+    }
+
+    // --- BOM -------------------------------------------------------------------------------
+
+    #[test]
+    fn utf8_bom_wins_over_transport_and_meta() {
+        let d = ok(
+            b"\xEF\xBB\xBF<meta charset=shift_jis>\xC3\xA9",
+            Some("windows-1252"),
+        );
+        assert_eq!(d.encoding, UTF_8);
+        assert_eq!(d.source, EncodingSource::Bom);
+        assert!(d.bom);
+        assert_eq!(d.text, "<meta charset=shift_jis>é");
+        assert_eq!(
+            d.diagnostics,
+            ["byte order mark (UTF-8) overrides transport charset label \"windows-1252\""]
+        );
+    }
+
+    #[test]
+    fn utf16le_bom() {
+        let d = ok(b"\xFF\xFE<\0p\0>\0\xE5\x65", None);
+        assert_eq!(
+            (d.encoding, d.source, d.bom),
+            (UTF_16LE, EncodingSource::Bom, true)
+        );
+        assert_eq!(d.text, "<p>日");
+        assert!(d.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn utf16be_bom() {
+        let d = ok(b"\xFE\xFF\0<\0p\0>\x65\xE5", Some("utf-16be"));
+        assert_eq!(
+            (d.encoding, d.source, d.bom),
+            (UTF_16BE, EncodingSource::Bom, true)
+        );
+        assert_eq!(d.text, "<p>日");
+        // The label agrees with the BOM: nothing to report.
+        assert!(d.diagnostics.is_empty());
+    }
+
+    // --- Transport label -------------------------------------------------------------------
+
+    #[test]
+    fn transport_label_is_trimmed_and_beats_meta() {
+        let d = ok(b"<meta charset=utf-8>\x93\xFA", Some("  Shift_JIS\t"));
+        assert_eq!(
+            (d.encoding, d.source, d.bom),
+            (SHIFT_JIS, EncodingSource::Transport, false)
+        );
+        assert_eq!(d.text, "<meta charset=utf-8>日");
+    }
+
+    #[test]
+    fn unknown_transport_label_is_reported_and_sniffing_continues() {
+        let d = ok(b"<meta charset=euc-jp>\xC6\xFC", Some("foo"));
+        assert_eq!((d.encoding, d.source), (EUC_JP, EncodingSource::Meta));
+        assert_eq!(d.text, "<meta charset=euc-jp>日");
+        assert_eq!(
+            d.diagnostics,
+            ["unknown transport charset label \"foo\"; ignored"]
+        );
+    }
+
+    #[test]
+    fn utf16_transport_label_is_used_as_is_without_bom() {
+        let d = ok(b"<\0p\0>\0", Some("utf-16le"));
+        assert_eq!(
+            (d.encoding, d.source, d.bom),
+            (UTF_16LE, EncodingSource::Transport, false)
+        );
+        assert_eq!(d.text, "<p>");
+        // "utf-16" is a label of UTF-16LE.
+        assert_eq!(ok(b"a\0", Some("utf-16")).text, "a");
+    }
+
+    #[test]
+    fn replacement_transport_label_decodes_to_one_replacement_character() {
+        let d = ok(b"<p>hello</p>", Some("iso-2022-kr"));
+        assert_eq!(
+            (d.encoding, d.text.as_str(), d.had_errors),
+            (REPLACEMENT, "\u{FFFD}", true)
+        );
+        assert_eq!(
+            d.diagnostics,
+            [
+                "transport charset label names the replacement encoding: the document decodes to U+FFFD",
+                "malformed byte sequences for replacement were replaced by U+FFFD",
+            ]
+        );
+    }
+
+    // --- Fallback, errors, binary ----------------------------------------------------------
+
+    #[test]
+    fn fallback_is_windows_1252() {
+        let d = ok(b"<p>caf\xE9 \x80</p>", None);
+        assert_eq!(
+            (d.encoding, d.source, d.bom),
+            (WINDOWS_1252, EncodingSource::Fallback, false)
+        );
+        assert_eq!(d.text, "<p>café €</p>");
+        assert!(!d.had_errors);
+        assert!(d.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn malformed_input_is_recorded() {
+        let d = ok(b"a\xFFb", Some("utf-8"));
+        assert_eq!((d.text.as_str(), d.had_errors), ("a\u{FFFD}b", true));
+        assert_eq!(
+            d.diagnostics,
+            ["malformed byte sequences for UTF-8 were replaced by U+FFFD"]
+        );
+    }
+
+    #[test]
+    fn nul_in_first_8192_bytes_is_binary() {
+        assert_eq!(
+            decode(b"\x89PNG\r\n\x1a\n\0\0", None).unwrap_err(),
+            DecodeError::Binary { offset: 8 }
+        );
+        assert_eq!(
+            decode(b"ab\0", Some("utf-8")).unwrap_err(),
+            DecodeError::Binary { offset: 2 }
+        );
+        // An unknown label is no UTF-16 label.
+        assert_eq!(
+            decode(b"\0", Some("foo")).unwrap_err(),
+            DecodeError::Binary { offset: 0 }
+        );
+        assert_eq!(
+            DecodeError::Binary { offset: 8 }.to_string(),
+            "binary data, not a text document (NUL byte at offset 8)"
+        );
+    }
+
+    #[test]
+    fn nul_after_8192_bytes_or_after_a_bom_is_text() {
+        let mut late = vec![b'a'; BINARY_SNIFF_LIMIT];
+        late.push(0);
+        assert_eq!(ok(&late, None).text.len(), BINARY_SNIFF_LIMIT + 1);
+        assert_eq!(ok(b"\xEF\xBB\xBFa\0", None).text, "a\0");
+    }
+
+    #[test]
+    fn bomless_utf16_without_utf16_label_is_binary() {
+        // Even with the UTF-16 XML declaration the prescan would recognise: see the report.
+        let doc = b"<\0?\0x\0m\0l\0";
+        assert_eq!(
+            decode(doc, None).unwrap_err(),
+            DecodeError::Binary { offset: 1 }
+        );
+    }
+
+    // --- Prescan: <meta> -------------------------------------------------------------------
+
+    #[test]
+    fn prescan_meta_charset_forms() {
+        assert_eq!(prescan(b"<meta charset=\"shift_jis\">"), Some(SHIFT_JIS));
+        assert_eq!(prescan(b"<meta charset='EUC-JP'>"), Some(EUC_JP));
+        assert_eq!(prescan(b"<META CHARSET=iso-8859-2>"), Some(ISO_8859_2));
+        assert_eq!(prescan(b"<meta/charset=gbk />"), Some(GBK));
+        // An unquoted value runs to whitespace or `>`: the `/` is part of it, `gbk/` is no label.
+        assert_eq!(prescan(b"<meta/charset=gbk/>"), None);
+        assert_eq!(prescan(b"<meta\ncharset = \" utf-8 \">"), Some(UTF_8));
+        assert_eq!(prescan(b"<meta name=x charset=gb18030 >"), Some(GB18030));
+    }
+
+    #[test]
+    fn prescan_decode_uses_meta() {
+        let d = ok(b"<meta charset=shift_jis>\x93\xFA", None);
+        assert_eq!(
+            (d.encoding, d.source, d.text.as_str()),
+            (
+                SHIFT_JIS,
+                EncodingSource::Meta,
+                "<meta charset=shift_jis>日"
+            )
+        );
+    }
+
+    #[test]
+    fn prescan_http_equiv_content_needs_pragma() {
+        let pragma = b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=euc-jp\">";
+        assert_eq!(prescan(pragma), Some(EUC_JP));
+        // The pragma may come after `content`.
+        let after = b"<meta content='text/html;charset=shift_jis' http-equiv=content-type>";
+        assert_eq!(prescan(after), Some(SHIFT_JIS));
+        // No pragma: `content` alone is ignored, and so is a different http-equiv.
+        assert_eq!(
+            prescan(b"<meta content=\"text/html; charset=euc-jp\">"),
+            None
+        );
+        assert_eq!(
+            prescan(b"<meta http-equiv=refresh content=\"charset=euc-jp\">"),
+            None
+        );
+    }
+
+    #[test]
+    fn prescan_charset_attribute_needs_no_pragma_and_beats_content() {
+        let both = b"<meta content='text/html; charset=euc-jp' charset=shift_jis>";
+        assert_eq!(prescan(both), Some(SHIFT_JIS));
+        // A failed `charset` still blocks a later `content` and needs no pragma: nothing.
+        let failed = b"<meta charset=bogus content='charset=euc-jp' http-equiv=content-type>";
+        assert_eq!(prescan(failed), None);
+    }
+
+    #[test]
+    fn prescan_repeated_attributes_are_ignored() {
+        assert_eq!(
+            prescan(b"<meta charset=euc-jp charset=shift_jis>"),
+            Some(EUC_JP)
+        );
+        let pragma = b"<meta http-equiv=refresh http-equiv=content-type content='charset=gbk'>";
+        assert_eq!(prescan(pragma), None);
+    }
+
+    #[test]
+    fn prescan_goes_on_after_a_meta_without_charset() {
+        let doc = b"<meta name=viewport content=x><meta charset=bogus><meta charset=euc-jp>";
+        assert_eq!(prescan(doc), Some(EUC_JP));
+    }
+
+    #[test]
+    fn prescan_utf16_label_means_utf8_and_x_user_defined_means_windows_1252() {
+        assert_eq!(prescan(b"<meta charset=utf-16le>"), Some(UTF_8));
+        assert_eq!(prescan(b"<meta charset=UTF-16>"), Some(UTF_8));
+        let pragma = b"<meta http-equiv=content-type content='charset=utf-16be'>";
+        assert_eq!(prescan(pragma), Some(UTF_8));
+        assert_eq!(
+            prescan(b"<meta charset=x-user-defined>"),
+            Some(WINDOWS_1252)
+        );
+    }
+
+    #[test]
+    fn prescan_meta_content_extraction() {
+        let with = |content: &str| {
+            let doc = format!("<meta http-equiv=content-type content=\"{content}\">");
+            prescan(doc.as_bytes())
+        };
+        assert_eq!(
+            with("text/html; CHARSET = 'shift_jis' ; x"),
+            Some(SHIFT_JIS)
+        );
+        assert_eq!(with("charsetcharset=euc-jp"), Some(EUC_JP));
+        assert_eq!(with("charset x charset=gbk"), Some(GBK));
+        assert_eq!(with("charset=euc-jp;foo"), Some(EUC_JP));
+        assert_eq!(with("charset=euc-jp foo"), Some(EUC_JP));
+        assert_eq!(with("charset='euc-jp"), None, "unmatched quote");
+        assert_eq!(with("charset="), None, "no next character");
+        assert_eq!(with("text/html"), None);
+        assert_eq!(with("charset=nope"), None);
+    }
+
+    #[test]
+    fn prescan_meta_needs_space_or_slash() {
+        assert_eq!(prescan(b"<metacharset=euc-jp>"), None);
+        assert_eq!(prescan(b"<metax charset=euc-jp>"), None);
+        assert_eq!(prescan(b"<meta\tcharset=euc-jp>"), Some(EUC_JP));
+    }
+
+    // --- Prescan: what it skips ------------------------------------------------------------
+
+    #[test]
+    fn prescan_skips_comments() {
+        assert_eq!(
+            prescan(b"<!-- <meta charset=gbk> --><meta charset=euc-jp>"),
+            Some(EUC_JP)
+        );
+        // `<!-->` and `<!--->` are whole comments: the dashes may be those of `<!--`.
+        assert_eq!(prescan(b"<!--><meta charset=euc-jp>"), Some(EUC_JP));
+        assert_eq!(prescan(b"<!---><meta charset=euc-jp>"), Some(EUC_JP));
+        // `->` does not end a comment.
+        assert_eq!(
+            prescan(b"<!-- -> <meta charset=gbk> --><meta charset=euc-jp>"),
+            Some(EUC_JP)
+        );
+        // An unterminated comment runs out of bytes.
+        assert_eq!(prescan(b"<!-- <meta charset=gbk>"), None);
+    }
+
+    #[test]
+    fn prescan_skips_attributes_of_other_tags() {
+        let quoted = b"<div title='<meta charset=gbk>'><meta charset=euc-jp>";
+        assert_eq!(prescan(quoted), Some(EUC_JP));
+        let end_tag = b"</p title=\"<meta charset=gbk>\"><meta charset=euc-jp>";
+        assert_eq!(prescan(end_tag), Some(EUC_JP));
+        // An unquoted `>` ends the tag; what follows is scanned again.
+        assert_eq!(prescan(b"<a x=y><meta charset=euc-jp>"), Some(EUC_JP));
+    }
+
+    #[test]
+    fn prescan_skips_bang_slash_and_question_constructs() {
+        // `<?` hides a `<meta` up to the first `>`, quotes or not.
+        let php = b"<!DOCTYPE html></ x><?php echo '<meta charset=gbk>' ?><meta charset=euc-jp>";
+        assert_eq!(prescan(php), Some(EUC_JP));
+        // So text after an early `>` is scanned again.
+        assert_eq!(prescan(b"<?x a='>'<meta charset=gbk>?>"), Some(GBK));
+        assert_eq!(
+            prescan(b"<!DOCTYPE html><meta charset=euc-jp>"),
+            Some(EUC_JP)
+        );
+        assert_eq!(
+            prescan(b"</ <meta charset=gbk>><meta charset=euc-jp>"),
+            Some(EUC_JP)
+        );
+    }
+
+    #[test]
+    fn prescan_looks_at_the_first_1024_bytes_only() {
+        let meta = b"<meta charset=euc-jp>";
+        let mut doc = vec![b' '; PRESCAN_LIMIT - meta.len()];
+        doc.extend_from_slice(meta);
+        assert_eq!(prescan(&doc), Some(EUC_JP));
+        doc.insert(0, b' ');
+        // The `>` is now byte 1025: the meta is cut and the prescan runs out of bytes.
+        assert_eq!(prescan(&doc), None);
+        assert_eq!(ok(&doc, None).source, EncodingSource::Fallback);
+    }
+
+    #[test]
+    fn prescan_running_out_inside_a_meta_aborts() {
+        // Cut inside an unquoted value or before the closing quote: no result, per the standard.
+        assert_eq!(prescan(b"<meta charset=euc-jp"), None);
+        assert_eq!(prescan(b"<meta charset=\"euc-jp"), None);
+        // Even a complete quoted value needs a byte after it.
+        assert_eq!(prescan(b"<meta charset=\"euc-jp\""), None);
+        assert_eq!(prescan(b"<meta charset=\"euc-jp\" "), None);
+    }
+
+    // --- Prescan: XML declarations ---------------------------------------------------------
+
+    #[test]
+    fn prescan_utf16_xml_declaration() {
+        assert_eq!(prescan(b"<\0?\0x\0m\0l\0"), Some(UTF_16LE));
+        assert_eq!(prescan(b"\0<\0?\0x\0m\0l"), Some(UTF_16BE));
+    }
+
+    #[test]
+    fn prescan_xml_declaration_when_no_meta() {
+        let decl = b"<?xml version=\"1.0\" encoding = 'Shift_JIS'?><p>";
+        assert_eq!(prescan(decl), Some(SHIFT_JIS));
+        // A <meta> wins over the declaration.
+        assert_eq!(
+            prescan(b"<?xml encoding='gbk'?><meta charset=euc-jp>"),
+            Some(EUC_JP)
+        );
+        // UTF-16 in a declaration readable as ASCII means UTF-8.
+        assert_eq!(prescan(b"<?xml encoding=\"UTF-16\"?>"), Some(UTF_8));
+        // Not at the start, case-sensitive, spaces inside, or outside the declaration: nothing.
+        assert_eq!(prescan(b" <?xml encoding='gbk'?>"), None);
+        assert_eq!(prescan(b"<?XML encoding='gbk'?>"), None);
+        assert_eq!(prescan(b"<?xml encoding=' gbk'?>"), None);
+        assert_eq!(prescan(b"<?xml version='1.0'?> encoding='gbk'"), None);
+    }
+
+    #[test]
+    fn prescan_empty_and_plain_text() {
+        assert_eq!(prescan(b""), None);
+        assert_eq!(prescan(b"<"), None);
+        assert_eq!(prescan(b"plain text, no markup"), None);
+    }
+
+    // --- charset_from_content_type ---------------------------------------------------------
+
+    #[test]
+    fn content_type_charset() {
+        let get = |value: &str| charset_from_content_type(value);
+        assert_eq!(get("text/html; charset=UTF-8").as_deref(), Some("utf-8"));
+        assert_eq!(
+            get("text/html;charset=\"Shift_JIS\"").as_deref(),
+            Some("shift_jis")
+        );
+        assert_eq!(
+            get(" TEXT/HTML; Charset=ISO-8859-1 ").as_deref(),
+            Some("iso-8859-1")
+        );
+        assert_eq!(get("text/html; charset=foo").as_deref(), Some("foo"));
+        assert_eq!(get("text/html"), None);
+        assert_eq!(get("text/html; charset="), None);
+        assert_eq!(get("not a mime type"), None);
+    }
+
+    // --- encode: round trips and NCRs ------------------------------------------------------
+
+    /// Decodes with `label`, checks the text, re-encodes, and expects the input back.
+    fn round_trip(bytes: &[u8], label: Option<&str>, text: &str, encoding: &'static Encoding) {
+        let d = ok(bytes, label);
+        assert_eq!(
+            (d.text.as_str(), d.encoding, d.had_errors),
+            (text, encoding, false)
+        );
+        assert_eq!(encode(&d.text, d.encoding, d.bom), bytes);
+    }
+
+    #[test]
+    fn round_trip_utf8_with_and_without_bom() {
+        let text = "<p>héllo 日本 😀</p>\r\n";
+        round_trip(text.as_bytes(), Some("utf-8"), text, UTF_8);
+        let with_bom = [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat();
+        round_trip(&with_bom, None, text, UTF_8);
+    }
+
+    #[test]
+    fn round_trip_legacy_encodings() {
+        round_trip(b"caf\xE9 \x80\x93", None, "café €“", WINDOWS_1252);
+        round_trip(
+            b"\x93\xFA\x96\x7B\x8C\xEA",
+            Some("shift_jis"),
+            "日本語",
+            SHIFT_JIS,
+        );
+        round_trip(
+            b"\xC6\xFC\xCB\xDC\xB8\xEC",
+            Some("euc-jp"),
+            "日本語",
+            EUC_JP,
+        );
+        round_trip(b"\xD6\xD0\xCE\xC4\x80", Some("gbk"), "中文€", GBK);
+        let gb18030 = b"\xD6\xD0\xCE\xC4\x81\x30\x81\x30\x94\x39\xFC\x36";
+        round_trip(gb18030, Some("gb18030"), "中文\u{80}😀", GB18030);
+        round_trip(b"\xA3\xF3d\xBC", Some("iso-8859-2"), "Łódź", ISO_8859_2);
+    }
+
+    #[test]
+    fn round_trip_utf16() {
+        round_trip(
+            b"\xFF\xFEa\0\xE5\x65\x3D\xD8\x00\xDE",
+            None,
+            "a日😀",
+            UTF_16LE,
+        );
+        round_trip(
+            b"\xFE\xFF\0a\x65\xE5\xD8\x3D\xDE\x00",
+            None,
+            "a日😀",
+            UTF_16BE,
+        );
+        round_trip(b"a\0\xE5\x65", Some("utf-16le"), "a日", UTF_16LE);
+        round_trip(b"\0a\x65\xE5", Some("utf-16be"), "a日", UTF_16BE);
+    }
+
+    #[test]
+    fn round_trip_meta_declared_document() {
+        let doc = b"<meta charset=shift_jis><p>\x93\xFA\x96\x7B</p>";
+        round_trip(doc, None, "<meta charset=shift_jis><p>日本</p>", SHIFT_JIS);
+    }
+
+    #[test]
+    fn unrepresentable_characters_become_decimal_ncrs() {
+        assert_eq!(encode("日", WINDOWS_1252, false), b"&#26085;");
+        // The ISO-8859-1 label is windows-1252, which has €: use ISO-8859-2, which has not.
+        let latin2 = Encoding::for_label(b"iso-8859-2").unwrap();
+        assert_eq!(encode("€Ł😀", latin2, false), b"&#8364;\xA3&#128512;");
+        assert_eq!(encode("😀", SHIFT_JIS, false), b"&#128512;");
+    }
+
+    #[test]
+    fn encode_bom_only_where_one_exists() {
+        assert_eq!(encode("a", UTF_8, true), b"\xEF\xBB\xBFa");
+        assert_eq!(encode("a", UTF_16LE, true), b"\xFF\xFEa\0");
+        assert_eq!(encode("a", UTF_16BE, false), b"\0a");
+        assert_eq!(encode("a", WINDOWS_1252, true), b"a");
+        assert_eq!(encode("", UTF_16LE, false), b"");
+    }
+
+    #[test]
+    fn encode_replacement_as_utf8_and_x_user_defined_natively() {
+        assert_eq!(
+            encode("\u{FFFD}é", REPLACEMENT, false),
+            "\u{FFFD}é".as_bytes()
+        );
+        let d = ok(b"a\x80\xFF", Some("x-user-defined"));
+        assert_eq!(
+            (d.text.as_str(), d.encoding),
+            ("a\u{F780}\u{F7FF}", X_USER_DEFINED)
+        );
+        assert_eq!(encode(&d.text, d.encoding, d.bom), b"a\x80\xFF");
+        assert_eq!(encode("日", X_USER_DEFINED, false), b"&#26085;");
+    }
+
+    #[test]
+    fn encoding_source_serializes_kebab_case() {
+        let names = [
+            EncodingSource::Bom,
+            EncodingSource::Transport,
+            EncodingSource::Meta,
+            EncodingSource::Fallback,
+        ]
+        .map(|source| serde_json::to_string(&source).unwrap());
+        assert_eq!(
+            names,
+            ["\"bom\"", "\"transport\"", "\"meta\"", "\"fallback\""]
+        );
+    }
+
+    // --- No panic on any input -------------------------------------------------------------
+
+    /// xorshift64 (Marsaglia 2003): deterministic, no dependency.
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            usize::try_from(self.next() % n as u64).unwrap()
+        }
+    }
+
+    /// Fragments that steer random input into every branch of the prescan.
+    const FRAGMENTS: &[&[u8]] = &[
+        b"<meta ",
+        b"<META/",
+        b"charset",
+        b"=",
+        b"\"",
+        b"'",
+        b">",
+        b"/",
+        b" ",
+        b"\t",
+        b"<",
+        b"</",
+        b"<!--",
+        b"-->",
+        b"<!",
+        b"<?",
+        b"<?xml ",
+        b"encoding",
+        b"content=",
+        b";",
+        b"http-equiv=content-type ",
+        b"utf-16",
+        b"shift_jis",
+        b"x-user-defined",
+        b"\0",
+        b"\xEF\xBB\xBF",
+        b"\xFF\xFE",
+        b"\xFE\xFF",
+        b"<\0?\0x\0",
+        b"a",
+    ];
+
+    fn random_document(rng: &mut XorShift) -> Vec<u8> {
+        let len = rng.below(1600);
+        let mut doc = Vec::with_capacity(len + 32);
+        while doc.len() < len {
+            if rng.next() % 2 == 0 {
+                doc.extend_from_slice(FRAGMENTS[rng.below(FRAGMENTS.len())]);
+            } else {
+                doc.push(rng.next().to_le_bytes()[0]);
+            }
+        }
+        doc
+    }
+
+    #[test]
+    fn no_panic_on_random_input() {
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        let labels = [
+            None,
+            Some("utf-16le"),
+            Some("utf-16be"),
+            Some("bogus"),
+            Some("shift_jis"),
+        ];
+        for _ in 0..4000 {
+            let doc = random_document(&mut rng);
+            let found = prescan(&doc);
+            // Only the first 1024 bytes count.
+            assert_eq!(found, prescan(&doc[..doc.len().min(PRESCAN_LIMIT)]));
+            for label in labels {
+                if let Ok(d) = decode(&doc, label) {
+                    let _ = encode(&d.text, d.encoding, d.bom);
+                }
+            }
+        }
+    }
+}
