@@ -27,6 +27,9 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod decode;
+pub mod dom;
+mod rewrite;
 pub mod uri;
 
 pub use uri::{

@@ -1,0 +1,3 @@
+pub(crate) mod css;
+pub(crate) mod refresh;
+pub(crate) mod srcset;
