@@ -27,11 +27,23 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+// The stages, in the order data flows through them.
+pub mod base;
 pub mod decode;
 pub mod dom;
-mod rewrite;
+pub mod error;
+pub mod input;
+pub mod pipeline;
+pub mod report;
+pub mod rewrite;
+pub mod serialize;
 pub mod uri;
 
+pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
+pub use error::{Diagnostic, Error};
+pub use input::Headers;
+pub use report::{BaseRecord, LinkRecord, Report};
+pub use rewrite::RewriteOptions;
 pub use uri::{
     resolve, DotSegments, Profile, ResolveError, ResolveOptions, Resolved, Resolver, SameScheme,
     Uri, UriRef,

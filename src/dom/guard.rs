@@ -61,6 +61,8 @@ impl std::fmt::Display for LimitHit {
     }
 }
 
+impl std::error::Error for LimitHit {}
+
 /// RcDom, plus the bounds.
 pub(super) struct GuardedSink {
     dom: RcDom,

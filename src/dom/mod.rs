@@ -285,6 +285,19 @@ impl ElementRef {
     }
 }
 
+impl ElementRef {
+    /// Removes this element (and what it contains) from the tree.
+    pub fn detach(&self) {
+        let parent = self.handle.parent.take();
+        if let Some(parent) = parent.as_ref().and_then(|w| w.upgrade()) {
+            parent
+                .children
+                .borrow_mut()
+                .retain(|c| !std::rc::Rc::ptr_eq(c, &self.handle));
+        }
+    }
+}
+
 impl std::fmt::Debug for ElementRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "<{}> #{}", self.name(), self.id.0)

@@ -1,3 +1,723 @@
+//! ⑥ Rewriting: find every URL of a document (HTML-RULES §2–§4), resolve it against the base,
+//! and plan the edits that make relative ones absolute.
+//!
+//! The result is a [`Plan`]: a list of [`Edit`]s (where, old value, new value, why) and a
+//! [`Link`] record per URL occurrence. [`apply`] carries the edits out on the tree; another
+//! writer could apply the same plan to the source bytes, since each edit names its element by
+//! tree position and its attribute by name.
+
 pub(crate) mod css;
 pub(crate) mod refresh;
 pub(crate) mod srcset;
+pub(crate) mod targets;
+
+use std::ops::Range;
+
+use crate::base::{is_ascii_whitespace, with_base_element, Base, BaseSource, Outer};
+use crate::dom::{AttrNs, Document, ElementNs, ElementRef, NodeId};
+use crate::error::Diagnostic;
+use crate::uri::{Profile, ResolveOptions, Resolver, SameScheme, Uri, UriRef};
+use targets::{Kind, Role};
+
+/// How deep `iframe srcdoc` documents are followed (each level escapes the one inside it, so
+/// depth multiplies size; real pages nest one or two).
+const MAX_SRCDOC_DEPTH: usize = 8;
+
+/// What the rewriter may do besides resolving.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RewriteOptions {
+    /// Resolution profile and policies.
+    pub resolve: ResolveOptions,
+    /// Remove the `<base>` element instead of making its `href` absolute.
+    pub drop_base: bool,
+}
+
+/// The form a URL occurrence takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkKind {
+    /// An attribute whose value is one URL.
+    Url,
+    /// One candidate of a `srcset` / `imagesrcset`.
+    Srcset,
+    /// One item of a space- or comma-separated list (`ping`, `archive`, `profile`).
+    List,
+    /// The URL of a `<meta http-equiv=refresh>`.
+    Refresh,
+    /// A `url(…)` in CSS.
+    Css,
+    /// An `@import` in CSS.
+    CssImport,
+}
+
+/// One URL occurrence: what it was, what it resolves to, and what was done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The element it is in.
+    pub node: NodeId,
+    /// The element's local name.
+    pub element: String,
+    /// The attribute (`xlink:href` for XLink); `None` for the text of a `<style>` element.
+    pub attribute: Option<String>,
+    /// The form of the occurrence.
+    pub kind: LinkKind,
+    /// The URL as written (for lists, this item).
+    pub original: String,
+    /// Its absolute form; `None` when it could not be resolved (or was empty).
+    pub resolved: Option<String>,
+    /// It names the current document (RFC 2396 §4.2).
+    pub same_document: bool,
+    /// The document was changed at this URL.
+    pub rewritten: bool,
+    /// Why it was left as it was, when that is worth saying.
+    pub diagnostic: Option<Diagnostic>,
+    /// 0 for the document itself; n inside n levels of `iframe srcdoc`.
+    pub srcdoc_depth: usize,
+    /// The base it was resolved against (an `iframe srcdoc` document has its own).
+    pub base: Option<String>,
+    /// Where that base came from.
+    pub base_source: BaseSource,
+}
+
+/// Where an edit applies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditTarget {
+    /// An attribute's value.
+    Attribute {
+        /// Its namespace.
+        ns: AttrNs,
+        /// Its local name.
+        name: String,
+    },
+    /// The text of the element (`<style>`).
+    Text,
+    /// The element itself goes (the `<base>`, when asked to drop it).
+    Remove,
+}
+
+/// One change to the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// The element.
+    pub node: NodeId,
+    /// What part of it.
+    pub target: EditTarget,
+    /// The value before.
+    pub old: String,
+    /// The value after.
+    pub new: String,
+    /// Why (the rule applied).
+    pub reason: &'static str,
+}
+
+/// Everything the rewriter decided for one document.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The base that applies, and where it came from.
+    pub base: Base,
+    /// The `<base>` element that supplied or tried to supply it.
+    pub base_element: Option<NodeId>,
+    /// The changes, in document order.
+    pub edits: Vec<Edit>,
+    /// Every URL occurrence, in document order.
+    pub links: Vec<Link>,
+    /// Document-level diagnostics (ignored bases, …).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Plans the rewriting of `doc`, whose outer layers are `outer`.
+pub fn plan(doc: &Document, outer: &Outer, options: &RewriteOptions) -> Plan {
+    plan_at_depth(doc, outer, options, 0)
+}
+
+/// HTML-RULES §1 and RFC 2396 §5.1.1: the base of `doc` given its outer layers, and the `<base>`
+/// element that supplied or tried to supply it (the first HTML `base` with an `href`, in tree
+/// order, outside `<template>` contents). Later `<base href>` elements are reported.
+pub fn establish(
+    doc: &Document,
+    outer: &Outer,
+    options: ResolveOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Base, Option<(NodeId, String)>) {
+    let mut candidates = doc
+        .elements()
+        .iter()
+        .filter(|e| e.is_html("base") && !e.in_template())
+        .filter_map(|e| e.attr("href").map(|h| (e.id(), h)));
+    let chosen = candidates.next();
+    for (id, href) in candidates {
+        diagnostics.push(Diagnostic::new(
+            "duplicate-base",
+            format!("<base href={href:?}> (element #{}) is not the first base element with an href; browsers ignore it", id.0),
+        ));
+    }
+    let base = with_base_element(
+        &outer.base,
+        chosen.as_ref().map(|(_, h)| h.as_str()),
+        options,
+        diagnostics,
+    );
+    (base, chosen)
+}
+
+fn plan_at_depth(doc: &Document, outer: &Outer, options: &RewriteOptions, depth: usize) -> Plan {
+    let mut diagnostics = Vec::new();
+    let (base, chosen) = establish(doc, outer, options.resolve, &mut diagnostics);
+    let planner = Planner::new(base.clone(), outer, options, depth, &mut diagnostics);
+    let mut found = Found::default();
+    let chosen_id = chosen.as_ref().map(|(id, _)| *id);
+    for element in doc.elements() {
+        planner.element(&mut found, element, chosen_id);
+    }
+    let Found { edits, links } = found;
+    Plan {
+        base,
+        base_element: chosen_id,
+        edits,
+        links,
+        diagnostics,
+    }
+}
+
+/// Carries out `plan` on `doc`.
+pub fn apply(doc: &Document, plan: &Plan) {
+    for edit in &plan.edits {
+        let Some(element) = doc.element(edit.node) else {
+            continue;
+        };
+        match &edit.target {
+            EditTarget::Attribute { ns, name } => {
+                element.set_attr(*ns, name, &edit.new);
+            }
+            EditTarget::Text => element.set_text(&edit.new),
+            EditTarget::Remove => element.detach(),
+        }
+    }
+}
+
+/// The outcome for one URL value.
+struct Outcome {
+    resolved: Option<String>,
+    replacement: Option<String>,
+    same_document: bool,
+    diagnostic: Option<Diagnostic>,
+}
+
+/// What every URL of one document is resolved with (read-only while planning).
+struct Planner<'a> {
+    base: Base,
+    resolver: Option<Resolver>,
+    document_resolver: Option<Resolver>,
+    document_uri: Option<Uri>,
+    /// HTML-RULES §3: same-document references stay as written when the base is the
+    /// document's own URL; otherwise they get their absolute form.
+    keep_same_document: bool,
+    options: &'a RewriteOptions,
+    depth: usize,
+}
+
+/// What planning produces.
+#[derive(Default)]
+struct Found {
+    edits: Vec<Edit>,
+    links: Vec<Link>,
+}
+
+impl<'a> Planner<'a> {
+    fn new(
+        base: Base,
+        outer: &Outer,
+        options: &'a RewriteOptions,
+        depth: usize,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Planner<'a> {
+        let make = |uri: &Uri, diagnostics: &mut Vec<Diagnostic>| match Resolver::new(
+            uri.as_str(),
+            options.resolve,
+        ) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                diagnostics.push(Diagnostic::new(
+                    "no-base",
+                    format!("the base {uri} cannot be used: {e}"),
+                ));
+                None
+            }
+        };
+        let resolver = base.uri.as_ref().and_then(|u| make(u, diagnostics));
+        let document_resolver = outer
+            .document_uri
+            .as_ref()
+            .and_then(|u| make(u, diagnostics));
+        let keep_same_document = match (&base.uri, &outer.document_uri) {
+            (Some(b), Some(d)) => b.without_fragment() == d.without_fragment(),
+            _ => false,
+        };
+        Planner {
+            base,
+            resolver,
+            document_resolver,
+            document_uri: outer.document_uri.clone(),
+            keep_same_document,
+            options,
+            depth,
+        }
+    }
+
+    fn element(&self, out: &mut Found, element: &ElementRef, chosen_base: Option<NodeId>) {
+        // `<style>` contents (HTML and SVG): a stylesheet against the document base.
+        if element.name() == "style" && matches!(element.ns(), ElementNs::Html | ElementNs::Svg) {
+            self.style_element(out, element);
+        }
+        let mut attrs = Vec::new();
+        element.for_each_attr(|ns, name, value| {
+            if let Some(row) = targets::classify(element, ns, name) {
+                attrs.push((ns, name.to_owned(), value.to_owned(), row));
+            }
+        });
+        if attrs.is_empty() {
+            return;
+        }
+        // HTML 4.01 §13.3: classid, archive (and applet's code) are relative to codebase.
+        let codebase = attrs
+            .iter()
+            .any(|(_, _, _, r)| r.role == Role::CodebaseRelative)
+            .then(|| self.codebase_resolver(element))
+            .flatten();
+        for (ns, name, value, row) in attrs {
+            let attribute = match ns {
+                AttrNs::XLink => format!("xlink:{name}"),
+                _ => name.clone(),
+            };
+            if Some(element.id()) == chosen_base && name == "href" {
+                self.base_href(out, element, &value);
+                continue;
+            }
+            if row.kind == Kind::Srcdoc {
+                self.srcdoc(out, element, &value);
+                continue;
+            }
+            let resolver = match row.role {
+                Role::CodebaseRelative => codebase.as_ref().or(self.resolver.as_ref()),
+                Role::DocumentRelative => {
+                    self.document_resolver.as_ref().or(self.resolver.as_ref())
+                }
+                _ => self.resolver.as_ref(),
+            };
+            // A fragment alone in SVG is local, except on the navigation link svg:a.
+            let local_fragments = row.role == Role::SvgReference && element.name() != "a";
+            let ctx = UrlContext {
+                node: element.id(),
+                element: element.name(),
+                attribute: Some(&attribute),
+                role: row.role,
+                local_fragments,
+                resolver,
+            };
+            let new = match row.kind {
+                Kind::Url => {
+                    let whole = 0..value.len();
+                    self.splice(out, &ctx, &value, LinkKind::Url, std::iter::once(whole))
+                }
+                Kind::Srcset => self.splice(
+                    out,
+                    &ctx,
+                    &value,
+                    LinkKind::Srcset,
+                    srcset::srcset_urls(&value),
+                ),
+                Kind::SpaceList => self.splice(
+                    out,
+                    &ctx,
+                    &value,
+                    LinkKind::List,
+                    srcset::space_separated_urls(&value),
+                ),
+                Kind::CommaList => self.splice(
+                    out,
+                    &ctx,
+                    &value,
+                    LinkKind::List,
+                    srcset::comma_separated_urls(&value),
+                ),
+                Kind::Refresh => self.splice(
+                    out,
+                    &ctx,
+                    &value,
+                    LinkKind::Refresh,
+                    refresh::refresh_url(&value),
+                ),
+                Kind::Css => self.css(out, &ctx, &value, css::CssKind::Declarations),
+                Kind::Srcdoc => None,
+            };
+            if let Some(new) = new {
+                out.edits.push(Edit {
+                    node: element.id(),
+                    target: EditTarget::Attribute { ns, name },
+                    old: value,
+                    new,
+                    reason: row.source,
+                });
+            }
+        }
+    }
+
+    /// The chosen `<base href>`: made absolute (the established base), or dropped on request.
+    fn base_href(&self, out: &mut Found, element: &ElementRef, value: &str) {
+        let applied = self.base.source == BaseSource::BaseElement;
+        let resolved = self
+            .base
+            .uri
+            .as_ref()
+            .filter(|_| applied)
+            .map(|u| u.to_string());
+        let mut rewritten = false;
+        if self.options.drop_base {
+            out.edits.push(Edit {
+                node: element.id(),
+                target: EditTarget::Remove,
+                old: value.to_owned(),
+                new: String::new(),
+                reason: "--drop-base: the base element is removed; every URL is absolute already",
+            });
+            rewritten = true;
+        } else if let Some(new) = resolved.as_ref().filter(|r| *r != value) {
+            out.edits.push(Edit {
+                node: element.id(),
+                target: EditTarget::Attribute {
+                    ns: AttrNs::None,
+                    name: "href".to_owned(),
+                },
+                old: value.to_owned(),
+                new: new.clone(),
+                reason: "HTML LS §4.2.3: the base element's href, made absolute",
+            });
+            rewritten = true;
+        }
+        let diagnostic = (!applied).then(|| {
+            Diagnostic::new(
+                "base-ignored",
+                "this base element's href is not a usable base",
+            )
+        });
+        out.links.push(Link {
+            node: element.id(),
+            element: "base".to_owned(),
+            attribute: Some("href".to_owned()),
+            kind: LinkKind::Url,
+            original: value.to_owned(),
+            resolved,
+            same_document: false,
+            rewritten,
+            diagnostic,
+            srcdoc_depth: self.depth,
+            base: self.base.uri.as_ref().map(|u| u.to_string()),
+            base_source: self.base.source,
+        });
+    }
+
+    fn codebase_resolver(&self, element: &ElementRef) -> Option<Resolver> {
+        let codebase = element.attr("codebase")?;
+        let codebase = codebase.trim_matches(is_ascii_whitespace);
+        if codebase.is_empty() {
+            return None;
+        }
+        let absolute = match &self.resolver {
+            Some(r) => r.resolve(codebase).ok()?.uri,
+            None => codebase.to_owned(),
+        };
+        Resolver::new(&absolute, self.options.resolve).ok()
+    }
+
+    /// Resolves the URLs at `ranges` of `value`; returns the new value when any changed.
+    fn splice(
+        &self,
+        found: &mut Found,
+        ctx: &UrlContext<'_>,
+        value: &str,
+        kind: LinkKind,
+        ranges: impl IntoIterator<Item = Range<usize>>,
+    ) -> Option<String> {
+        let mut out: Option<String> = None;
+        let mut copied = 0;
+        for range in ranges {
+            let Some(raw) = value.get(range.clone()) else {
+                continue;
+            };
+            let outcome = self.resolve_value(ctx, raw, false);
+            let rewritten = outcome.replacement.is_some();
+            if let Some(replacement) = &outcome.replacement {
+                let o = out.get_or_insert_with(|| String::with_capacity(value.len() + 64));
+                o.push_str(value.get(copied..range.start).unwrap_or_default());
+                o.push_str(replacement);
+                copied = range.end;
+            }
+            self.record(found, ctx, kind, raw, outcome, rewritten);
+        }
+        let mut out = out?;
+        out.push_str(value.get(copied..).unwrap_or_default());
+        Some(out)
+    }
+
+    fn css(
+        &self,
+        out: &mut Found,
+        ctx: &UrlContext<'_>,
+        text: &str,
+        kind: css::CssKind,
+    ) -> Option<String> {
+        let mut found = Vec::new();
+        let new = css::rewrite_css(text, kind, &mut |u| {
+            let outcome = self.resolve_value(ctx, &u.value, true);
+            let replacement = outcome.replacement.clone();
+            let link_kind = if u.import {
+                LinkKind::CssImport
+            } else {
+                LinkKind::Css
+            };
+            found.push((u.value.to_string(), link_kind, outcome));
+            replacement
+        });
+        for (raw, link_kind, outcome) in found {
+            let rewritten = outcome.replacement.is_some();
+            self.record(out, ctx, link_kind, &raw, outcome, rewritten);
+        }
+        new
+    }
+
+    fn style_element(&self, out: &mut Found, element: &ElementRef) {
+        let text = element.text();
+        let ctx = UrlContext {
+            node: element.id(),
+            element: "style",
+            attribute: None,
+            role: Role::Resource,
+            local_fragments: true,
+            resolver: self.resolver.as_ref(),
+        };
+        if let Some(new) = self.css(out, &ctx, &text, css::CssKind::Stylesheet) {
+            out.edits.push(Edit {
+                node: element.id(),
+                target: EditTarget::Text,
+                old: text,
+                new,
+                reason: "HTML-RULES §4: url() and @import in a style element",
+            });
+        }
+    }
+
+    /// `iframe srcdoc`: a document of its own whose fallback base is ours (HTML LS §4.8.5).
+    fn srcdoc(&self, out: &mut Found, element: &ElementRef, value: &str) {
+        if self.depth >= MAX_SRCDOC_DEPTH {
+            return;
+        }
+        let inner = match Document::parse(value) {
+            Ok(inner) => inner,
+            Err(hit) => {
+                out.links.push(Link {
+                    node: element.id(),
+                    element: element.name().to_owned(),
+                    attribute: Some("srcdoc".to_owned()),
+                    kind: LinkKind::Url,
+                    original: String::new(),
+                    resolved: None,
+                    same_document: false,
+                    rewritten: false,
+                    diagnostic: Some(Diagnostic::new(
+                        "unparsed",
+                        format!("srcdoc left as it was: {hit}"),
+                    )),
+                    srcdoc_depth: self.depth,
+                    base: self.base.uri.as_ref().map(|u| u.to_string()),
+                    base_source: self.base.source,
+                });
+                return;
+            }
+        };
+        let outer = Outer {
+            base: self.base.clone(),
+            document_uri: Uri::parse("about:srcdoc").ok(),
+        };
+        let plan = plan_at_depth(&inner, &outer, self.options, self.depth + 1);
+        let changed = !plan.edits.is_empty();
+        out.links.extend(plan.links.iter().cloned().map(|mut l| {
+            // The outer element is where a reader finds it; keep the inner names for context.
+            l.node = element.id();
+            l
+        }));
+        if changed {
+            apply(&inner, &plan);
+            out.edits.push(Edit {
+                node: element.id(),
+                target: EditTarget::Attribute {
+                    ns: AttrNs::None,
+                    name: "srcdoc".to_owned(),
+                },
+                old: value.to_owned(),
+                new: inner.to_html(),
+                reason: "HTML LS §4.8.5: the srcdoc document, rewritten",
+            });
+        }
+    }
+
+    fn record(
+        &self,
+        out: &mut Found,
+        ctx: &UrlContext<'_>,
+        kind: LinkKind,
+        raw: &str,
+        outcome: Outcome,
+        rewritten: bool,
+    ) {
+        out.links.push(Link {
+            node: ctx.node,
+            element: ctx.element.to_owned(),
+            attribute: ctx.attribute.map(str::to_owned),
+            kind,
+            original: raw.to_owned(),
+            resolved: outcome.resolved,
+            same_document: outcome.same_document,
+            rewritten,
+            diagnostic: outcome.diagnostic,
+            srcdoc_depth: self.depth,
+            base: self.base.uri.as_ref().map(|u| u.to_string()),
+            base_source: self.base.source,
+        });
+    }
+
+    /// HTML-RULES §3 for one URL value.
+    fn resolve_value(&self, ctx: &UrlContext<'_>, raw: &str, in_css: bool) -> Outcome {
+        let value = raw.trim_matches(is_ascii_whitespace);
+        let keep = |resolved: Option<String>,
+                    same_document: bool,
+                    diagnostic: Option<Diagnostic>| Outcome {
+            resolved,
+            replacement: None,
+            same_document,
+            diagnostic,
+        };
+        if value.is_empty() {
+            return match ctx.role {
+                // `<a href="">` is the current document: same-document policy below.
+                Role::Hyperlink => self.same_document(ctx, ""),
+                // `action=""` submits to the document URL, whatever the base: kept.
+                Role::FormAction => keep(
+                    self.document_uri
+                        .as_ref()
+                        .map(|u| u.without_fragment().to_owned()),
+                    true,
+                    None,
+                ),
+                _ => keep(
+                    None,
+                    false,
+                    Some(Diagnostic::new(
+                        "empty-url",
+                        "an empty value names no resource; kept empty",
+                    )),
+                ),
+            };
+        }
+        let reference = UriRef::parse(value);
+        if self.stays_absolute(&reference) {
+            // HTML-RULES §3: absolute references stay byte-identical.
+            return keep(Some(value.to_owned()), false, None);
+        }
+        if reference.is_same_document() {
+            if in_css || ctx.local_fragments {
+                // `url(#x)` and SVG `href="#x"` are local references whatever the base.
+                let at = self.document_uri.as_ref().or(self.base.uri.as_ref());
+                return keep(
+                    at.map(|u| format!("{}{value}", u.without_fragment())),
+                    true,
+                    None,
+                );
+            }
+            return self.same_document(ctx, value);
+        }
+        let Some(resolver) = ctx.resolver else {
+            return keep(
+                None,
+                false,
+                Some(Diagnostic::new(
+                    "no-base",
+                    "no base URI: the relative reference is left as it was",
+                )),
+            );
+        };
+        match resolver.resolve(value) {
+            Ok(r) => {
+                let resolved = r.uri;
+                let replacement = (resolved != raw).then(|| resolved.clone());
+                Outcome {
+                    resolved: Some(resolved),
+                    replacement,
+                    same_document: false,
+                    diagnostic: None,
+                }
+            }
+            Err(e) => keep(
+                None,
+                false,
+                Some(Diagnostic::new("unresolvable", e.to_string())),
+            ),
+        }
+    }
+
+    /// A same-document reference (`#x`, or `""` on a hyperlink): kept when the base is the
+    /// document's own URL, else written in absolute form (HTML-RULES §3).
+    fn same_document(&self, ctx: &UrlContext<'_>, value: &str) -> Outcome {
+        let resolved = ctx
+            .resolver
+            .and_then(|r| r.resolve(value).ok())
+            .map(|r| r.uri);
+        let replacement = match &resolved {
+            Some(r) if !self.keep_same_document && r != value => Some(r.clone()),
+            _ => None,
+        };
+        Outcome {
+            resolved,
+            replacement,
+            same_document: true,
+            diagnostic: None,
+        }
+    }
+
+    /// Whether a reference with a scheme is left alone. It is, unless the profile reads it as
+    /// relative: the same-scheme loophole of RFC 2396 §5.2 step 3 (`--same-scheme compat`), or
+    /// WHATWG's rule for a special scheme equal to the base's without `//` (`http:g`).
+    fn stays_absolute(&self, reference: &UriRef<'_>) -> bool {
+        let Some(scheme) = reference.scheme else {
+            return false;
+        };
+        let Some(base) = self.base.uri.as_ref() else {
+            return true;
+        };
+        let same = scheme.eq_ignore_ascii_case(base.scheme()) && reference.authority.is_none();
+        let relative = match self.options.resolve.profile {
+            Profile::Whatwg => same && is_special(scheme),
+            _ => {
+                same && self.options.resolve.same_scheme == SameScheme::Compat
+                    && crate::uri::is_known_hierarchical(scheme)
+            }
+        };
+        !relative
+    }
+}
+
+/// WHATWG URL "special scheme" (other than file, which has its own state).
+fn is_special(scheme: &str) -> bool {
+    ["http", "https", "ws", "wss", "ftp"]
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(scheme))
+}
+
+/// Where a URL value is, for the record and the rules.
+struct UrlContext<'r> {
+    node: NodeId,
+    element: &'r str,
+    attribute: Option<&'r str>,
+    role: Role,
+    local_fragments: bool,
+    resolver: Option<&'r Resolver>,
+}

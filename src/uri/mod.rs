@@ -12,6 +12,7 @@ mod rfc1808;
 use std::str::FromStr;
 
 pub use parse::UriRef;
+pub(crate) use resolve::is_known_hierarchical;
 pub use resolve::{resolve, Resolved, Resolver};
 
 /// An absolute URI (RFC 2396 §3: it has a scheme), owned: one string plus component offsets.

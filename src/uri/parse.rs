@@ -132,47 +132,52 @@ pub(crate) struct Offsets {
 }
 
 impl Offsets {
-    /// Appendix B's split, as offsets into `input`.
+    /// Appendix B's split, as offsets into `input`, in one left-to-right pass over the bytes:
+    /// each group ends at the first of the delimiters that end it in the regular expression.
+    /// (Every delimiter is ASCII, so every offset falls on a character boundary.)
     pub fn of(input: &str) -> Offsets {
-        let len = input.len();
-        // Group 9: everything after the first '#'.
-        let hash = input.find('#');
-        let fragment = hash.map(|h| h + 1..len);
-        let end = hash.unwrap_or(len);
-        let head = input.get(..end).unwrap_or_default();
-        // Group 2: a scheme ends at the first ':' that comes before any '/', '?' or '#'.
-        let scheme = match head.find([':', '/', '?']) {
-            Some(i) if head.as_bytes().get(i) == Some(&b':') => {
-                is_scheme(head.get(..i).unwrap_or_default()).then_some(0..i)
-            }
-            _ => None,
+        let bytes = input.as_bytes();
+        let len = bytes.len();
+        // Group 2: `[^:/?#]+` then ':', and §3.1's grammar. No scheme character is one of
+        // ':', '/', '?' or '#', so a run of scheme characters followed by ':' is exactly a
+        // prefix that ends at the first of those four, at a ':', and is a scheme.
+        let run = bytes
+            .iter()
+            .position(|&b| !is_scheme_char(b))
+            .unwrap_or(len);
+        let scheme = (bytes.get(run) == Some(&b':')
+            && bytes.first().is_some_and(u8::is_ascii_alphabetic))
+        .then_some(0..run);
+        // `pos`: where the next group starts; `scanned`: how far the bytes from `pos` on are
+        // known to hold no '/', '?' or '#'. When the run is not a scheme, the path starts at 0
+        // and its scan resumes after the run.
+        let (mut pos, mut scanned) = match &scheme {
+            Some(s) => (s.end + 1, s.end + 1),
+            None => (0, run),
         };
-        let mut pos = scheme.as_ref().map_or(0, |s| s.end + 1);
-        // Group 7: after the first '?'.
-        let question = head
-            .get(pos..)
-            .and_then(|rest| rest.find('?'))
-            .map(|i| pos + i);
-        let query = question.map(|q| q + 1..end);
-        let before_query = question.unwrap_or(end);
-        // Group 4: after "//" up to the next '/'.
+        // Group 4: after "//", up to the next '/', '?' or '#'.
         let mut authority = None;
-        if head
-            .get(pos..before_query)
-            .is_some_and(|s| s.starts_with("//"))
-        {
+        if bytes.get(pos..).is_some_and(|rest| rest.starts_with(b"//")) {
             let from = pos + 2;
-            let to = head
-                .get(from..before_query)
-                .and_then(|s| s.find('/'))
-                .map_or(before_query, |i| from + i);
-            authority = Some(from..to);
-            pos = to;
+            pos = first_from(bytes, from, |b| matches!(b, b'/' | b'?' | b'#'));
+            scanned = pos;
+            authority = Some(from..pos);
         }
+        // Group 5: the path, up to '?' or '#'.
+        let path_end = first_from(bytes, scanned, |b| matches!(b, b'?' | b'#'));
+        // Group 7: after '?', up to '#'.
+        let mut hash = path_end;
+        let mut query = None;
+        if bytes.get(path_end) == Some(&b'?') {
+            hash = first_from(bytes, path_end + 1, |b| b == b'#');
+            query = Some(path_end + 1..hash);
+        }
+        // Group 9: everything after the first '#' (no group before it may contain one).
+        let fragment = (hash < len).then_some(hash + 1..len);
         Offsets {
             scheme,
             authority,
-            path: pos..before_query,
+            path: pos..path_end,
             query,
             fragment,
         }
@@ -191,16 +196,26 @@ impl Offsets {
     }
 }
 
-/// RFC 2396 §3.1: `scheme = alpha *( alpha | digit | "+" | "-" | "." )`.
-pub(crate) fn is_scheme(s: &str) -> bool {
-    let mut bytes = s.bytes();
-    matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic())
-        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+/// The index of the first byte at or after `from` for which `stop` holds, else `bytes.len()`.
+#[inline]
+fn first_from(bytes: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> usize {
+    bytes
+        .get(from..)
+        .and_then(|rest| rest.iter().position(|&b| stop(b)))
+        .map_or(bytes.len(), |i| from + i)
 }
+
+/// RFC 2396 §3.1: `alpha | digit | "+" | "-" | "."`, the characters of a scheme.
+#[inline]
+fn is_scheme_char(b: u8) -> bool {
+    matches!(b, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'+' | b'-' | b'.')
+}
+
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn parts(s: &str) -> (Option<&str>, Option<&str>, &str, Option<&str>, Option<&str>) {
         let r = UriRef::parse(s);
@@ -297,6 +312,69 @@ mod tests {
         let s = "a b/ü\\c?d e#f g";
         assert_eq!(parts(s), (None, None, "a b/ü\\c", Some("d e"), Some("f g")));
         assert_eq!(UriRef::parse(s).recompose(), s);
+    }
+
+    /// The split as it was first written, with four `find` scans: the oracle for the one-pass
+    /// [`Offsets::of`].
+    fn offsets_by_find(input: &str) -> Offsets {
+        let len = input.len();
+        let hash = input.find('#');
+        let fragment = hash.map(|h| h + 1..len);
+        let end = hash.unwrap_or(len);
+        let head = input.get(..end).unwrap_or_default();
+        let is_scheme = |s: &str| {
+            let mut bytes = s.bytes();
+            matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic()) && bytes.all(is_scheme_char)
+        };
+        let scheme = match head.find([':', '/', '?']) {
+            Some(i) if head.as_bytes().get(i) == Some(&b':') => {
+                is_scheme(head.get(..i).unwrap_or_default()).then_some(0..i)
+            }
+            _ => None,
+        };
+        let mut pos = scheme.as_ref().map_or(0, |s| s.end + 1);
+        let question = head
+            .get(pos..)
+            .and_then(|rest| rest.find('?'))
+            .map(|i| pos + i);
+        let query = question.map(|q| q + 1..end);
+        let before_query = question.unwrap_or(end);
+        let mut authority = None;
+        if head
+            .get(pos..before_query)
+            .is_some_and(|s| s.starts_with("//"))
+        {
+            let from = pos + 2;
+            let to = head
+                .get(from..before_query)
+                .and_then(|s| s.find('/'))
+                .map_or(before_query, |i| from + i);
+            authority = Some(from..to);
+            pos = to;
+        }
+        Offsets {
+            scheme,
+            authority,
+            path: pos..before_query,
+            query,
+            fragment,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+        /// The one-pass split and the four-scan split agree on every string.
+        #[test]
+        fn one_pass_split_equals_find_split(
+            s in prop_oneof![
+                prop::collection::vec(prop::sample::select(vec![
+                    "/", "//", "?", "#", ":", ".", "a", "B", "1", "+", "-", " ", "\u{fc}", "http:", "//h",
+                ]), 0..10).prop_map(|parts| parts.concat()),
+                "\\PC{0,16}",
+            ]
+        ) {
+            prop_assert_eq!(Offsets::of(&s), offsets_by_find(&s));
+        }
     }
 
     #[test]

@@ -1,9 +1,21 @@
 //! RFC 2396 §5.2, "Resolving Relative References to Absolute Form", step by step; and RFC 3986
 //! §5.2, which shares its shape. RFC 1808 lives in `rfc1808.rs`, WHATWG in the `url` crate.
 //!
+//! Two implementations of the one algorithm:
+//!
+//! - [`resolve_reference_slow`] follows the RFC's steps on split components, with step 6's
+//!   general segment stack ([`merge_paths`]). It handles every case.
+//! - [`Resolver::resolve_fast`] takes the same steps by copying slices of the base (split once,
+//!   in [`Resolver::new`]) and of the reference, and does step 6 without a segment stack when
+//!   no `.` or `..` segment is left to remove but leading `../` and `./`. It hands anything else
+//!   back to the first. A property test checks that the two agree wherever the fast one answers.
+//!
 //! The result is written straight into one `String` sized up front: resolving allocates nothing
 //! but that string.
 
+use std::ops::Range;
+
+use super::parse::Offsets;
 use super::{rfc1808, DotSegments, Profile, ResolveError, ResolveOptions, SameScheme, Uri, UriRef};
 
 /// An absolute URI produced by resolution.
@@ -30,9 +42,67 @@ pub struct Resolved {
 #[derive(Debug, Clone)]
 pub struct Resolver {
     base: Uri,
+    /// Where the base's parts lie, for the fast path.
+    layout: BaseLayout,
     options: ResolveOptions,
     /// The base as the WHATWG parser reads it; only for the whatwg profile.
     whatwg_base: Option<url::Url>,
+}
+
+/// The base split once, in [`Resolver::new`], as the fast path uses it. The components §5.2
+/// inherits from the base come in the base's own order, so each inherited run is one slice of
+/// the base string (recomposing a parsed string gives it back byte for byte).
+#[derive(Debug, Clone)]
+struct BaseLayout {
+    /// `base[..scheme_end]` is `scheme ":"` (inherited by step 4).
+    scheme_end: usize,
+    /// `base[..path_start]` is `scheme ":" ["//" authority]` (inherited by steps 5 and 6).
+    path_start: usize,
+    /// `base[path_start..path_end]` is the path.
+    path_end: usize,
+    /// `base[..document_end]` is the base without its fragment (step 2).
+    document_end: usize,
+    /// Whether relative references can be resolved against the base (RFC 2396 §3).
+    hierarchical: bool,
+    /// `base[dir_end]` is the last `/` of the path: `base[path_start..=dir_end]` is step 6a's
+    /// "all but the last segment of the base path". `None` for an empty path (`http://a`).
+    dir_end: Option<usize>,
+    /// How many segments that directory puts in step 6's buffer before the reference path:
+    /// `/b/c/d;p` gives `b` and `c`, 2.
+    dir_segments: usize,
+    /// Whether none of those segments is `.` or `..`.
+    dir_clean: bool,
+}
+
+impl BaseLayout {
+    fn of(base: &Uri) -> BaseLayout {
+        let text = base.as_str();
+        let offsets = &base.offsets;
+        let path_start = offsets.path.start;
+        let path = text.get(offsets.path.clone()).unwrap_or_default();
+        let last_slash = path.rfind('/');
+        // As `merge_paths` reads it: the segments between the path's first '/' and its last.
+        let directory = last_slash.and_then(|i| path.get(1..i));
+        let mut dir_segments = 0;
+        let mut dir_clean = true;
+        for segment in directory.into_iter().flat_map(|d| d.split('/')) {
+            dir_segments += 1;
+            dir_clean &= !matches!(segment, "." | "..");
+        }
+        BaseLayout {
+            scheme_end: offsets.scheme.as_ref().map_or(0, |s| s.end + 1),
+            path_start,
+            path_end: offsets.path.end,
+            document_end: offsets
+                .fragment
+                .as_ref()
+                .map_or(text.len(), |f| f.start.saturating_sub(1)),
+            hierarchical: offsets.authority.is_some() || path.starts_with('/'),
+            dir_end: last_slash.map(|i| path_start + i),
+            dir_segments,
+            dir_clean,
+        }
+    }
 }
 
 impl Resolver {
@@ -64,6 +134,7 @@ impl Resolver {
             _ => None,
         };
         Ok(Resolver {
+            layout: BaseLayout::of(&base),
             base,
             options,
             whatwg_base,
@@ -100,16 +171,30 @@ impl Resolver {
     /// As [`Resolver::resolve`].
     pub fn resolve_into(&self, reference: &str, out: &mut String) -> Result<bool, ResolveError> {
         out.clear();
-        let r = UriRef::parse(reference);
-        let same_document = r.is_same_document();
-        let base = self.base.as_ref();
+        // RFC 2396 §4.2: empty, or a fragment alone. (No scheme, authority, path or query means
+        // nothing before the '#'; this is `UriRef::parse(reference).is_same_document()`.)
+        let same_document = reference.is_empty() || reference.starts_with('#');
+        // Room for the longest result (the base, a '/', the reference), so that no resolution
+        // grows `out` a second time.
+        let room = self.base.as_str().len() + reference.len() + 1;
         let result = match self.options.profile {
             Profile::Rfc2396 | Profile::Rfc3986 => {
-                out.reserve(base.len() + reference.len() + 1);
-                resolve_2396_or_3986(&base, r, &self.options, out)
+                out.reserve(room);
+                match self.resolve_fast(reference, out) {
+                    Some(result) => result,
+                    None => {
+                        out.clear();
+                        resolve_reference_slow(
+                            &self.base.as_ref(),
+                            UriRef::parse(reference),
+                            &self.options,
+                            out,
+                        )
+                    }
+                }
             }
             Profile::Rfc1808 => {
-                out.reserve(base.len() + reference.len() + 1);
+                out.reserve(room);
                 rfc1808::resolve(self.base.as_str(), reference, &self.options, out)
             }
             Profile::Whatwg => self.resolve_whatwg(reference, out),
@@ -135,6 +220,194 @@ impl Resolver {
                 })
             }
         }
+    }
+
+    /// RFC 2396 §5.2 (and RFC 3986 §5.2.2) as [`resolve_reference_slow`] takes it, branch for
+    /// branch, but writing slices: the inherited part of the base is one slice of it (see
+    /// [`BaseLayout`]), and what the reference contributes from some component on is one slice
+    /// of the reference, since step 7 recomposes components in the order they were parsed.
+    ///
+    /// Appends to `out` and returns `Some` with the result, or returns `None` (with `out` to be
+    /// cleared) for what it leaves to the general code: the same-scheme loophole of step 3, and
+    /// a merge in which step 6 has a `.` or `..` segment to remove other than leading `../` and
+    /// `./` in the reference (see [`Resolver::merge_fast`]).
+    fn resolve_fast(&self, reference: &str, out: &mut String) -> Option<Result<(), Failure>> {
+        let base = self.base.as_str();
+        let layout = &self.layout;
+        let rfc3986 = self.options.profile == Profile::Rfc3986;
+
+        // §5.2 step 2: the empty reference or a fragment alone: the base up to its '#', then
+        // the reference ("" or "#" fragment).
+        if reference.is_empty() || reference.starts_with('#') {
+            out.push_str(base.get(..layout.document_end)?);
+            out.push_str(reference);
+            return Some(Ok(()));
+        }
+
+        let r = Offsets::of(reference);
+        let path = reference.get(r.path.clone())?;
+        // Step 7's "?" query "#" fragment: everything after the path.
+        let tail = reference.get(r.path.end..)?;
+
+        // §5.2 step 3: a reference with a scheme is absolute; recomposing it gives it back.
+        if let Some(scheme) = r.scheme.clone() {
+            let scheme = reference.get(scheme)?;
+            let base_scheme = base.get(..layout.scheme_end.saturating_sub(1))?;
+            if self.options.same_scheme == SameScheme::Compat
+                && base_scheme.eq_ignore_ascii_case(scheme)
+                && is_known_hierarchical(scheme)
+            {
+                // The same-scheme loophole: left to the general code.
+                return None;
+            }
+            if rfc3986 {
+                // RFC 3986 §5.2.2: T.path = remove_dot_segments(R.path).
+                out.push_str(reference.get(..r.path.start)?);
+                remove_dot_segments(out, path);
+                out.push_str(tail);
+            } else {
+                out.push_str(reference);
+            }
+            return Some(Ok(()));
+        }
+
+        // The reference is relative from here on; an opaque base has nothing to resolve it
+        // against.
+        if !layout.hierarchical {
+            return Some(Err(Failure::Opaque));
+        }
+
+        // §5.2 step 4: a network-path reference keeps everything but the scheme.
+        if r.authority.is_some() {
+            out.push_str(base.get(..layout.scheme_end)?);
+            if rfc3986 {
+                out.push_str(reference.get(..r.path.start)?);
+                remove_dot_segments(out, path);
+                out.push_str(tail);
+            } else {
+                out.push_str(reference);
+            }
+            return Some(Ok(()));
+        }
+
+        if path.starts_with('/') {
+            // §5.2 step 5: an absolute-path reference replaces the base path (RFC 3986 removes
+            // its dot segments).
+            out.push_str(base.get(..layout.path_start)?);
+            if rfc3986 {
+                remove_dot_segments(out, path);
+                out.push_str(tail);
+            } else {
+                out.push_str(reference);
+            }
+            return Some(Ok(()));
+        }
+
+        if rfc3986 && path.is_empty() {
+            // RFC 3986 §5.2.2: an empty path keeps the base path, and the base query (with its
+            // '?') unless the reference has one.
+            let inherited = match r.query {
+                Some(_) => layout.path_end,
+                None => layout.document_end,
+            };
+            out.push_str(base.get(..inherited)?);
+            out.push_str(tail);
+            return Some(Ok(()));
+        }
+
+        // §5.2 step 6: merge, without a segment stack when it can; step 7: the query and
+        // fragment come from the reference alone, right after its path.
+        self.merge_fast(out, reference, r.path, self.options.dot_segment_policy())
+    }
+
+    /// RFC 2396 §5.2 steps 6a–6g, then step 7's query and fragment, for the common shape: a base
+    /// directory free of `.` and `..` segments, and a reference path made of leading `../` and
+    /// `./` followed by segments that are neither. `None` for any other shape.
+    ///
+    /// Why this is steps 6a–6g: step 6a's buffer is the `k` directory segments of the base, then
+    /// the segments of the reference path. Steps 6b–6e (`merge_paths` takes them left to right
+    /// with a stack, the same thing) then see, in order:
+    ///
+    /// - the `k` directory segments: none is `.` or `..`, so they are pushed;
+    /// - each leading `./`: a `.` segment that is not the last (a segment follows its `/`), so
+    ///   6b removes it with nothing else changed;
+    /// - each leading `../`: a `..` that is not the last. While the stack holds a directory
+    ///   segment (never `..`), 6d removes that segment with it; after `k` of them the stack is
+    ///   empty, and step 6g's policy applies: `Keep` pushes `..`, which no later `..` can remove
+    ///   (`../..` is not `<segment>/..`); `Remove` drops it; `Error` fails;
+    /// - the rest: no `.` or `..` among its segments, so they are pushed as they are, each after
+    ///   a `/`.
+    ///
+    /// So with `up` leading `../`, the path is the base directory cut after the `/` that ends
+    /// its first `k - up` segments when `up <= k`, else `"/.."` `up - k` times (Keep) or nothing
+    /// (Remove) then `/`; then the rest verbatim. The rest and the reference's query and fragment
+    /// are one slice of the reference.
+    fn merge_fast(
+        &self,
+        out: &mut String,
+        reference: &str,
+        path: Range<usize>,
+        policy: DotSegments,
+    ) -> Option<Result<(), Failure>> {
+        let layout = &self.layout;
+        if !layout.dir_clean {
+            return None;
+        }
+        let bytes = reference.as_bytes();
+        // The leading "../" (counted) and "./" (skipped).
+        let mut rest = path.start;
+        let mut up = 0;
+        loop {
+            match bytes.get(rest..path.end)? {
+                [b'.', b'.', b'/', ..] => {
+                    up += 1;
+                    rest += 3;
+                }
+                [b'.', b'/', ..] => rest += 2,
+                _ => break,
+            }
+        }
+        if has_dot_segment(bytes.get(rest..path.end)?) {
+            return None;
+        }
+        let base = self.base.as_str();
+        match layout.dir_end {
+            _ if up > layout.dir_segments => {
+                out.push_str(base.get(..layout.path_start)?);
+                match policy {
+                    // Step 6g: more ".." than directory segments.
+                    DotSegments::Keep => {
+                        for _ in layout.dir_segments..up {
+                            out.push_str("/..");
+                        }
+                        out.push('/');
+                    }
+                    DotSegments::Remove => out.push('/'),
+                    DotSegments::Error => return Some(Err(Failure::AboveRoot)),
+                }
+            }
+            Some(dir_end) => {
+                // Steps 6a–6e: one '/' back per "..". The scheme, the authority and what is
+                // left of the directory, with its closing '/', are one slice of the base.
+                let mut cut = dir_end;
+                for _ in 0..up {
+                    cut = layout.path_start
+                        + base
+                            .get(layout.path_start..cut)?
+                            .bytes()
+                            .rposition(|b| b == b'/')?;
+                }
+                out.push_str(base.get(..=cut)?);
+            }
+            // An empty base path (`http://a`): no directory, and the merge gives "/" then the
+            // reference path, as RFC 3986 §5.2.3 does (see `merge_paths`).
+            None => {
+                out.push_str(base.get(..layout.path_start)?);
+                out.push('/');
+            }
+        }
+        out.push_str(reference.get(rest..)?);
+        Some(Ok(()))
     }
 
     fn resolve_whatwg(&self, reference: &str, out: &mut String) -> Result<(), Failure> {
@@ -181,8 +454,9 @@ pub(super) enum Failure {
     Whatwg(String),
 }
 
-/// RFC 2396 §5.2 (and RFC 3986 §5.2.2, whose branches differ only where marked).
-fn resolve_2396_or_3986(
+/// RFC 2396 §5.2 (and RFC 3986 §5.2.2, whose branches differ only where marked): the general
+/// algorithm, for every case. [`Resolver::resolve_fast`] answers first where it can.
+fn resolve_reference_slow(
     base: &UriRef<'_>,
     mut r: UriRef<'_>,
     options: &ResolveOptions,
@@ -269,9 +543,24 @@ fn resolve_2396_or_3986(
     Ok(())
 }
 
+/// Whether `path` has a `.` or `..` segment, in one pass.
+fn has_dot_segment(path: &[u8]) -> bool {
+    // The dots since the start of the current segment; 3 once it is anything else.
+    let mut dots = 0u8;
+    for &b in path {
+        match b {
+            b'/' if dots == 1 || dots == 2 => return true,
+            b'/' => dots = 0,
+            b'.' if dots < 3 => dots += 1,
+            _ => dots = 3,
+        }
+    }
+    dots == 1 || dots == 2
+}
+
 /// Schemes whose URIs are hierarchical (draft-ietf-uri-url-07 and their successors): the only
 /// ones on which the same-scheme loophole of §5.2 step 3 is applied.
-fn is_known_hierarchical(scheme: &str) -> bool {
+pub(crate) fn is_known_hierarchical(scheme: &str) -> bool {
     const HIERARCHICAL: [&str; 10] = [
         "http", "https", "ftp", "file", "gopher", "nntp", "wais", "prospero", "ws", "wss",
     ];
@@ -483,6 +772,94 @@ mod tests {
     }
 }
 
+/// What the fast path says, and what the general algorithm says, for one reference: the
+/// result string or the failure's name.
+#[cfg(test)]
+fn fast_and_slow(resolver: &Resolver, reference: &str) -> (Option<Result<String, &'static str>>, Result<String, &'static str>) {
+    fn outcome(result: Result<(), Failure>, out: String) -> Result<String, &'static str> {
+        match result {
+            Ok(()) => Ok(out),
+            Err(Failure::Opaque) => Err("opaque"),
+            Err(Failure::AboveRoot) => Err("above root"),
+            Err(Failure::Whatwg(_)) => Err("whatwg"),
+        }
+    }
+    let mut fast = String::new();
+    let fast = resolver
+        .resolve_fast(reference, &mut fast)
+        .map(|result| outcome(result, fast));
+    let mut slow = String::new();
+    let result = resolve_reference_slow(
+        &resolver.base.as_ref(),
+        UriRef::parse(reference),
+        &resolver.options,
+        &mut slow,
+    );
+    (fast, outcome(result, slow))
+}
+
+#[cfg(test)]
+mod fast_path {
+    use super::*;
+
+    fn resolver(base: &str, dot_segments: Option<DotSegments>) -> Resolver {
+        let options = ResolveOptions {
+            dot_segments,
+            ..ResolveOptions::default()
+        };
+        Resolver::new(base, options).unwrap_or_else(|e| unreachable!("{e}"))
+    }
+
+    /// The shapes the fast path is for answer there (and as the general code does); the others
+    /// go to the general code.
+    #[test]
+    fn which_references_take_the_fast_path() {
+        let r = resolver("http://a/b/c/d;p?q#f", None);
+        for reference in [
+            "", "#s", "g:h", "//g", "/g", "/./g", "g", "./g", "g/", "g?y", "g;x?y#s", "./", "../",
+            "../g", "./../g", "../../", "../../g", "../../../g", "?y", "g?y/./x", "g#s/../x",
+        ] {
+            let (fast, slow) = fast_and_slow(&r, reference);
+            assert_eq!(fast, Some(slow), "{reference:?}");
+        }
+        for reference in [".", "..", "../..", "g/./h", "g/../h", "./g/.", "g;x=1/../y"] {
+            assert_eq!(fast_and_slow(&r, reference).0, None, "{reference:?}");
+        }
+        assert_eq!(
+            fast_and_slow(&resolver("http://a/b/c/d", Some(DotSegments::Error)), "../../../g").0,
+            Some(Err("above root"))
+        );
+        assert_eq!(
+            fast_and_slow(&resolver("http://a/b/c/d", Some(DotSegments::Remove)), "../../../g").0,
+            Some(Ok("http://a/g".to_owned()))
+        );
+        assert_eq!(
+            fast_and_slow(&resolver("http://a", None), "../g").0,
+            Some(Ok("http://a/../g".to_owned()))
+        );
+        assert_eq!(
+            fast_and_slow(&resolver("mailto:x@y", None), "g").0,
+            Some(Err("opaque"))
+        );
+        // A base directory with a dot segment leaves every merge to the general code.
+        assert_eq!(fast_and_slow(&resolver("http://a/b/../c/d", None), "g").0, None);
+        // So does the same-scheme loophole.
+        let compat = Resolver::new(
+            "http://a/b/c/d;p?q",
+            ResolveOptions {
+                same_scheme: SameScheme::Compat,
+                ..ResolveOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(fast_and_slow(&compat, "http:g").0, None);
+        assert_eq!(
+            fast_and_slow(&compat, "ftp:g").0,
+            Some(Ok("ftp:g".to_owned()))
+        );
+    }
+}
+
 #[cfg(test)]
 mod properties {
     use super::*;
@@ -502,6 +879,82 @@ mod properties {
             let mut literal = String::new();
             remove_dot_segments(&mut literal, &format!("/{reference}"));
             prop_assert_eq!(stacked, literal);
+        }
+    }
+
+    // The strategies of tests/properties.rs, plus paths made of dot segments.
+
+    /// References built from URI-ish pieces, so that dots, slashes and delimiters meet often.
+    fn uriish() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop::sample::select(vec![
+                "/", ".", "..", "./", "../", "?", "#", ":", ";", "//", "a", "b", "g", "http:",
+                "x:", "%2e", " ", "\u{fc}", "\\", "@", "=",
+            ]),
+            0..12,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    /// Paths of `.`, `..` and plain segments, with an optional query and fragment: the shapes
+    /// step 6 works on.
+    fn dotted() -> impl Strategy<Value = String> {
+        (
+            prop::collection::vec(
+                prop::sample::select(vec![".", "..", "a", "b", "", "a.", ".b", "..."]),
+                0..8,
+            ),
+            prop::sample::select(vec!["", "/", "?y", "#s", "?y/../x#s/./x"]),
+        )
+            .prop_map(|(segments, tail)| format!("{}{tail}", segments.join("/")))
+    }
+
+    fn any_ref() -> impl Strategy<Value = String> {
+        prop_oneof![uriish(), dotted(), "\\PC{0,24}", ".{0,12}"]
+    }
+
+    fn base() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("http://a/b/c/d;p?q".to_owned()),
+            Just("http://a".to_owned()),
+            Just("http://a/".to_owned()),
+            Just("file:///x/y/z".to_owned()),
+            Just("https://h:8080/p/q/?r#f".to_owned()),
+            Just("mailto:x@y".to_owned()),
+            Just("foo:/a/b".to_owned()),
+            Just("HTTP://a/b/c".to_owned()),
+            uriish().prop_map(|s| format!("http://h/{s}")),
+            dotted().prop_map(|s| format!("http://h/{s}")),
+            dotted().prop_map(|s| format!("foo:/{s}")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+
+        /// Wherever the fast path answers, it answers as the general algorithm does: same
+        /// string, or same failure, for rfc2396 and rfc3986, every dot-segment policy and both
+        /// same-scheme modes.
+        #[test]
+        fn fast_path_equals_general_algorithm(b in base(), reference in any_ref()) {
+            let policies = [None, Some(DotSegments::Keep), Some(DotSegments::Remove), Some(DotSegments::Error)];
+            for profile in [Profile::Rfc2396, Profile::Rfc3986] {
+                for dot_segments in policies {
+                    for same_scheme in [SameScheme::Strict, SameScheme::Compat] {
+                        let options = ResolveOptions { profile, dot_segments, same_scheme };
+                        let Ok(resolver) = Resolver::new(&b, options) else { continue };
+                        let (fast, slow) = fast_and_slow(&resolver, &reference);
+                        if let Some(fast) = fast {
+                            prop_assert_eq!(&fast, &slow, "{:?} against {:?}, {:?}", reference, b, options);
+                        }
+                        // And `resolve_into`, fast or not, gives the general answer.
+                        let mut out = String::new();
+                        let public = resolver.resolve_into(&reference, &mut out);
+                        prop_assert_eq!(public.is_ok(), slow.is_ok());
+                        prop_assert_eq!(out, slow.unwrap_or_default());
+                    }
+                }
+            }
         }
     }
 }

@@ -19,6 +19,109 @@ pub enum Command {
     /// empty reference). Exit 0 when all resolved, 1 when some could not be, 2 on bad usage or
     /// an unusable base.
     Resolve(ResolveArgs),
+    /// Rewrite every relative URL of a document to absolute form, keeping everything else.
+    ///
+    /// Writes the result to stdout, to -o FILE, or back to INPUT with --in-place (through a
+    /// temporary file renamed on success: the original is untouched on any error).
+    /// Exit 0 on success, 2 on unusable input or bad usage (nothing is written).
+    Rewrite(RewriteArgs),
+    /// List every URL occurrence with its resolution and the base it was resolved against.
+    Links(LinksArgs),
+    /// Print the established base URI and the RFC 2396 §5.1 layer that supplied it.
+    Base(BaseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RewriteArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Write the result here instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE", conflicts_with = "in_place")]
+    pub output: Option<std::path::PathBuf>,
+    /// Replace INPUT with the result (temporary file, then rename).
+    #[arg(long)]
+    pub in_place: bool,
+    /// Encode the output in this encoding (a WHATWG label) instead of the document's own;
+    /// <meta charset> declarations follow.
+    #[arg(long, value_name = "LABEL")]
+    pub output_charset: Option<String>,
+    /// Remove the <base> element instead of making its href absolute.
+    #[arg(long)]
+    pub drop_base: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LinksArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format: JSON Lines (one object per link) or tab-separated values with a header.
+    #[arg(long, value_enum, default_value_t = LinksFormat::Jsonl)]
+    pub format: LinksFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct BaseArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format: a JSON object per document, or "BASE<TAB>SOURCE" text.
+    #[arg(long, value_enum, default_value_t = BaseFormat::Jsonl)]
+    pub format: BaseFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum LinksFormat {
+    Jsonl,
+    Tsv,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum BaseFormat {
+    Jsonl,
+    Text,
+}
+
+/// The input and its base layers (RFC 2396 §5.1), shared by rewrite, links and base.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// The document: a path, or - for stdin.
+    #[arg(value_name = "INPUT", default_value = "-")]
+    pub input: String,
+    /// §5.1.3 the URI the document was retrieved from (after redirects).
+    #[arg(long, value_name = "URI")]
+    pub url: Option<String>,
+    /// §5.1.2 Content-Base of the encapsulating entity.
+    #[arg(long, value_name = "URI")]
+    pub content_base: Option<String>,
+    /// §5.1.2 Content-Location of the encapsulating entity (may be relative: resolved against
+    /// --url, then --default-base).
+    #[arg(long, value_name = "URI")]
+    pub content_location: Option<String>,
+    /// A header field of the encapsulating entity, "Name: value" (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// A raw HTTP response or MIME header block (e.g. from curl -D or wget -S; the last
+    /// response of a redirect chain counts).
+    #[arg(long = "headers", value_name = "FILE")]
+    pub headers_file: Option<std::path::PathBuf>,
+    /// Whether Content-Base / Content-Location from --header/--headers set the base: entity
+    /// (RFC 2396 §5.1.2, RFC 2068/2616, MHTML) or browser (RFC 7231 §3.1.4.2: they do not).
+    /// --content-base and --content-location always count.
+    #[arg(long, value_enum, default_value_t = HeaderBaseArg::Entity, value_name = "MODE")]
+    pub header_base: HeaderBaseArg,
+    /// §5.1.4 the application default base, used when no other layer gives one.
+    #[arg(long, value_name = "URI")]
+    pub default_base: Option<String>,
+    /// The transport charset (a WHATWG label); overrides a Content-Type charset from headers.
+    #[arg(long, value_name = "LABEL")]
+    pub charset: Option<String>,
+    #[command(flatten)]
+    pub resolution: ResolutionArgs,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum HeaderBaseArg {
+    Entity,
+    Browser,
 }
 
 #[derive(Debug, Args)]

@@ -6,10 +6,17 @@ mod args;
 use std::io::{self, BufWriter, Read, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
-use linkbase::Resolver;
+use std::path::Path;
 
-use args::{Cli, Command, ResolveArgs};
+use clap::Parser;
+use linkbase::pipeline::{self, HtmlInput, Options};
+use linkbase::report::{write_jsonl, write_tsv};
+use linkbase::{BaseLayers, HeaderBase, Headers, Resolver, RewriteOptions};
+
+use args::{
+    BaseArgs, BaseFormat, Cli, Command, HeaderBaseArg, InputArgs, LinksArgs, LinksFormat,
+    ResolveArgs, RewriteArgs,
+};
 
 /// The documented exit codes (CONTRACT.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +39,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Resolve(args) => run_resolve(&args),
+        Command::Rewrite(args) => run_rewrite(&args),
+        Command::Links(args) => run_links(&args),
+        Command::Base(args) => run_base(&args),
     };
     match result {
         Ok(exit) => ExitCode::from(exit as u8),
@@ -133,4 +143,179 @@ fn run_resolve(args: &ResolveArgs) -> Result<Exit, Failure> {
     }
     out.flush()?;
     Ok(if failed > 0 { Exit::Problems } else { Exit::Ok })
+}
+
+/// The document's bytes and everything known about it from the options.
+struct Loaded {
+    name: String,
+    bytes: Vec<u8>,
+    layers: BaseLayers,
+    charset: Option<String>,
+    diagnostics: Vec<linkbase::Diagnostic>,
+}
+
+impl Loaded {
+    fn html_input(&self) -> HtmlInput<'_> {
+        HtmlInput {
+            name: &self.name,
+            bytes: &self.bytes,
+            layers: self.layers.clone(),
+            charset: self.charset.clone(),
+            diagnostics: self.diagnostics.clone(),
+        }
+    }
+}
+
+fn load(args: &InputArgs) -> Result<Loaded, Fatal> {
+    let name = args.input.clone();
+    let bytes = if name == "-" {
+        let mut bytes = Vec::new();
+        io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Fatal(format!("stdin: {e}")))?;
+        bytes
+    } else {
+        std::fs::read(&name).map_err(|e| Fatal(format!("{name}: {e}")))?
+    };
+    let mut headers = match &args.headers_file {
+        Some(path) => {
+            let raw = std::fs::read(path).map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
+            // Header blocks are ASCII by RFC; other bytes are kept as replacement characters.
+            Headers::parse(&String::from_utf8_lossy(&raw))
+        }
+        None => Headers::new(),
+    };
+    for line in &args.headers {
+        if !headers.push_line(line) {
+            return Err(Fatal(format!(
+                "--header {line:?}: expected \"Name: value\""
+            )));
+        }
+    }
+    let mut layers = BaseLayers {
+        content_base: args.content_base.clone(),
+        content_location: args.content_location.clone(),
+        retrieval_uri: args.url.clone(),
+        default_base: args.default_base.clone(),
+    };
+    let mode = match args.header_base {
+        HeaderBaseArg::Entity => HeaderBase::Entity,
+        HeaderBaseArg::Browser => HeaderBase::Browser,
+    };
+    let diagnostics = layers.add_headers(&headers, mode);
+    let charset = args.charset.clone().or_else(|| {
+        headers
+            .get("Content-Type")
+            .and_then(linkbase::decode::charset_from_content_type)
+    });
+    Ok(Loaded {
+        name,
+        bytes,
+        layers,
+        charset,
+        diagnostics,
+    })
+}
+
+fn options(
+    args: &InputArgs,
+    drop_base: bool,
+    output_charset: Option<&str>,
+) -> Result<Options, Fatal> {
+    let output_encoding = match output_charset {
+        Some(label) => Some(
+            encoding_rs::Encoding::for_label(label.trim().as_bytes()).ok_or_else(|| {
+                Fatal(format!("--output-charset {label:?}: not an encoding label"))
+            })?,
+        ),
+        None => None,
+    };
+    Ok(Options {
+        rewrite: RewriteOptions {
+            resolve: args.resolution.options(),
+            drop_base,
+        },
+        output_encoding,
+        ..Options::default()
+    })
+}
+
+fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
+    if args.in_place && args.input.input == "-" {
+        return Err(Fatal("--in-place needs an INPUT file, not stdin".into()).into());
+    }
+    let loaded = load(&args.input)?;
+    let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
+    let out = pipeline::rewrite(&loaded.html_input(), &options).map_err(Fatal::from)?;
+    let target = if args.in_place {
+        Some(Path::new(&args.input.input).to_path_buf())
+    } else {
+        args.output.clone()
+    };
+    match target {
+        Some(path) => write_atomically(&path, &out.bytes)?,
+        None => {
+            let mut stdout = io::stdout().lock();
+            stdout.write_all(&out.bytes)?;
+            stdout.flush()?;
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`: a reader
+/// never sees half a file, and on any error the original is untouched. An existing file's
+/// permissions are kept.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Fatal> {
+    let shown = path.display();
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(dir).map_err(|e| Fatal(format!("{shown}: {e}")))?;
+    tmp.write_all(bytes)
+        .map_err(|e| Fatal(format!("{shown}: {e}")))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Fatal(format!("{shown}: {e}")))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        std::fs::set_permissions(tmp.path(), meta.permissions())
+            .map_err(|e| Fatal(format!("{shown}: {e}")))?;
+    }
+    tmp.persist(path)
+        .map_err(|e| Fatal(format!("{shown}: {}", e.error)))?;
+    Ok(())
+}
+
+fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
+    let loaded = load(&args.input)?;
+    let options = options(&args.input, false, None)?;
+    let report = pipeline::links(&loaded.html_input(), &options).map_err(Fatal::from)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    match args.format {
+        LinksFormat::Jsonl => write_jsonl(&mut out, &report.links)?,
+        LinksFormat::Tsv => write_tsv(&mut out, &report.links, true)?,
+    }
+    out.flush()?;
+    Ok(Exit::Ok)
+}
+
+fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
+    let loaded = load(&args.input)?;
+    let options = options(&args.input, false, None)?;
+    let report = pipeline::links(&loaded.html_input(), &options).map_err(Fatal::from)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    match args.format {
+        BaseFormat::Jsonl => write_jsonl(&mut out, std::slice::from_ref(&report.base))?,
+        BaseFormat::Text => writeln!(
+            out,
+            "{}\t{}",
+            report.base.base.as_deref().unwrap_or(""),
+            report.base.base_source
+        )?,
+    }
+    out.flush()?;
+    Ok(Exit::Ok)
 }

@@ -1,0 +1,406 @@
+//! ④ Establishing the base URI, RFC 2396 §5.1, innermost layer first, remembering which layer
+//! gave it:
+//!
+//! 1. §5.1.1 base embedded in the content: the first `<base href>` (HTML-RULES §1);
+//! 2. §5.1.2 base from the encapsulating entity: `Content-Base`, then `Content-Location`
+//!    (RFC 2068 §14.11/§14.15, RFC 2110 §5, RFC 2557 §5);
+//! 3. §5.1.3 the URI used to retrieve the document (after redirects);
+//! 4. §5.1.4 an application default.
+//!
+//! A relative value in any layer is resolved against the layers outside it.
+
+use crate::error::Diagnostic;
+use crate::input::Headers;
+use crate::uri::{ResolveError, ResolveOptions, Resolver, Uri, UriRef};
+
+/// Which layer of RFC 2396 §5.1 supplied the base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BaseSource {
+    /// §5.1.1: the document's `<base href>`.
+    BaseElement,
+    /// §5.1.2: a `Content-Base` header of the encapsulating entity (RFC 2068, RFC 2110).
+    ContentBase,
+    /// §5.1.2: a `Content-Location` header of the encapsulating entity (RFC 2616, RFC 2557).
+    ContentLocation,
+    /// §5.1.3: the retrieval URI.
+    RetrievalUri,
+    /// §5.1.4: the application's default.
+    Default,
+    /// No layer gave a base: relative references cannot be resolved.
+    None,
+}
+
+impl BaseSource {
+    /// The name used in reports (`base-element`, `content-base`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            BaseSource::BaseElement => "base-element",
+            BaseSource::ContentBase => "content-base",
+            BaseSource::ContentLocation => "content-location",
+            BaseSource::RetrievalUri => "retrieval-uri",
+            BaseSource::Default => "default",
+            BaseSource::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for BaseSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A base URI and the layer it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Base {
+    /// The absolute base URI; `None` when no layer supplied one.
+    pub uri: Option<Uri>,
+    /// Which layer supplied it.
+    pub source: BaseSource,
+}
+
+impl Base {
+    /// No base at all.
+    pub fn none() -> Base {
+        Base {
+            uri: None,
+            source: BaseSource::None,
+        }
+    }
+}
+
+/// How header fields from `--header`/`--headers` count toward the base (issue #3: HTTP changed
+/// its mind, so both readings are offered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeaderBase {
+    /// `Content-Base`, then `Content-Location`, are the encapsulating entity's base: RFC 2396
+    /// §5.1.2 with RFC 2068 §14.11/§14.15, RFC 2616 §14.14 and RFC 2110/2557 (default).
+    #[default]
+    Entity,
+    /// They are not a base, as RFC 7231 §3.1.4.2 (App. B) and browsers have it: the base is
+    /// `<base href>`, else the retrieval URI. The fields are reported as ignored.
+    Browser,
+}
+
+/// The layers outside the document's content (§5.1.2–§5.1.4), as the caller knows them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BaseLayers {
+    /// §5.1.2 `Content-Base` of the encapsulating entity.
+    pub content_base: Option<String>,
+    /// §5.1.2 `Content-Location` of the encapsulating entity.
+    pub content_location: Option<String>,
+    /// §5.1.3 the retrieval URI, after redirects.
+    pub retrieval_uri: Option<String>,
+    /// §5.1.4 the application default.
+    pub default_base: Option<String>,
+}
+
+impl BaseLayers {
+    /// Adds the entity layer from a header block, under `mode`. Explicit values already set
+    /// (from `--content-base` / `--content-location`) win over the headers. Returns what was
+    /// ignored, as diagnostics.
+    pub fn add_headers(&mut self, headers: &Headers, mode: HeaderBase) -> Vec<Diagnostic> {
+        let mut diagnostics = Vec::new();
+        for (name, slot) in [
+            ("Content-Base", &mut self.content_base),
+            ("Content-Location", &mut self.content_location),
+        ] {
+            let Some(value) = headers.get(name) else {
+                continue;
+            };
+            match mode {
+                HeaderBase::Entity => {
+                    if slot.is_none() {
+                        *slot = Some(value.to_owned());
+                    }
+                }
+                HeaderBase::Browser => diagnostics.push(Diagnostic::new(
+                    "header-ignored",
+                    format!(
+                        "{name}: {value} is not a base under --header-base browser (RFC 7231 §3.1.4.2)"
+                    ),
+                )),
+            }
+        }
+        diagnostics
+    }
+}
+
+/// The base outside the document, and the document's own URL.
+#[derive(Debug, Clone)]
+pub struct Outer {
+    /// The base from layers 2–4: what applies when the document has no usable `<base>` (the
+    /// HTML LS "fallback base URL").
+    pub base: Base,
+    /// The document's own URL (HTML LS "document's URL"): the retrieval URI, else the default.
+    /// Same-document references are kept as they are when the base equals it.
+    pub document_uri: Option<Uri>,
+}
+
+/// Layers 2–4 of §5.1, outermost first, each relative value resolved against what lies outside.
+///
+/// # Errors
+/// [`crate::Error::BadBase`] when `--url` or `--default-base` is not an absolute URI: those are
+/// the caller's own statements, not the document's, so a bad one stops the run.
+pub fn outer_base(
+    layers: &BaseLayers,
+    options: ResolveOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Outer, crate::Error> {
+    let absolute = |option: &'static str, value: &str| {
+        Uri::parse(value.trim()).map_err(|source| crate::Error::BadBase {
+            option,
+            value: value.to_owned(),
+            source,
+        })
+    };
+    let mut base = Base::none();
+    if let Some(value) = &layers.default_base {
+        base = Base {
+            uri: Some(absolute("--default-base", value)?),
+            source: BaseSource::Default,
+        };
+    }
+    if let Some(value) = &layers.retrieval_uri {
+        base = Base {
+            uri: Some(absolute("--url", value)?),
+            source: BaseSource::RetrievalUri,
+        };
+    }
+    let document_uri = base.uri.clone();
+    // §5.1.2: Content-Base beats Content-Location in the same heading (RFC 2068 §14.11,
+    // RFC 2110 §5); a relative Content-Location is resolved against the layers outside.
+    for (value, source) in [
+        (&layers.content_location, BaseSource::ContentLocation),
+        (&layers.content_base, BaseSource::ContentBase),
+    ] {
+        let Some(value) = value else { continue };
+        match layer_value(value, &base, options) {
+            Ok(uri) => {
+                base = Base {
+                    uri: Some(uri),
+                    source,
+                }
+            }
+            Err(why) => diagnostics.push(Diagnostic::new(
+                "base-ignored",
+                format!(
+                    "{}: {value:?} is not a usable base: {why}",
+                    header_name(source)
+                ),
+            )),
+        }
+    }
+    Ok(Outer { base, document_uri })
+}
+
+fn header_name(source: BaseSource) -> &'static str {
+    match source {
+        BaseSource::ContentBase => "Content-Base",
+        BaseSource::ContentLocation => "Content-Location",
+        _ => "base",
+    }
+}
+
+/// A layer's value made absolute against the base outside it.
+fn layer_value(value: &str, outer: &Base, options: ResolveOptions) -> Result<Uri, String> {
+    let value = value.trim_matches(is_ascii_whitespace);
+    let reference = UriRef::parse(value);
+    // RFC 2557 §8.3: a `cid:` Content-Location is a label for matching, never a base.
+    if reference
+        .scheme
+        .is_some_and(|s| s.eq_ignore_ascii_case("cid") || s.eq_ignore_ascii_case("mid"))
+    {
+        return Err("a cid:/mid: location is a label, not a base (RFC 2557 §8.3)".to_owned());
+    }
+    if reference.scheme.is_some() {
+        return Uri::parse(value).map_err(|e| e.to_string());
+    }
+    let Some(outer_uri) = &outer.uri else {
+        return Err("it is relative and there is no base outside it to resolve it against".into());
+    };
+    let resolved = Resolver::new(outer_uri.as_str(), options)
+        .and_then(|r| r.resolve(value))
+        .map_err(|e: ResolveError| e.to_string())?;
+    Uri::parse(&resolved.uri).map_err(|e| e.to_string())
+}
+
+/// §5.1.1 for HTML: the document's `<base href>` value (the first `base` in tree order that has
+/// one), resolved against the outer base. A value that cannot serve is ignored and reported, and
+/// the outer base applies (HTML LS "set the frozen base URL").
+pub fn with_base_element(
+    outer: &Base,
+    href: Option<&str>,
+    options: ResolveOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Base {
+    let Some(href) = href else {
+        return outer.clone();
+    };
+    let trimmed = href.trim_matches(is_ascii_whitespace);
+    // HTML LS: a data: or javascript: base URL is not used.
+    let scheme = UriRef::parse(trimmed).scheme;
+    if scheme
+        .is_some_and(|s| s.eq_ignore_ascii_case("data") || s.eq_ignore_ascii_case("javascript"))
+    {
+        diagnostics.push(Diagnostic::new(
+            "base-ignored",
+            format!("<base href={href:?}>: a data: or javascript: base is ignored (HTML LS \"set the frozen base URL\")"),
+        ));
+        return outer.clone();
+    }
+    let resolved = match &outer.uri {
+        // An empty href resolves to the outer base without its fragment (§4.2, HTML-RULES §1).
+        Some(o) => Resolver::new(o.as_str(), options)
+            .and_then(|r| r.resolve(trimmed))
+            .map(|r| r.uri)
+            .map_err(|e| e.to_string()),
+        None if scheme.is_some() => Ok(trimmed.to_owned()),
+        None => Err(
+            "it is relative and no layer outside the document gives a base to resolve it against"
+                .to_owned(),
+        ),
+    };
+    match resolved.and_then(|s| Uri::parse(&s).map_err(|e| e.to_string())) {
+        Ok(uri) => Base {
+            uri: Some(uri),
+            source: BaseSource::BaseElement,
+        },
+        Err(why) => {
+            diagnostics.push(Diagnostic::new(
+                "base-ignored",
+                format!("<base href={href:?}> is not a usable base: {why}"),
+            ));
+            outer.clone()
+        }
+    }
+}
+
+/// HTML LS "ASCII whitespace": tab, LF, FF, CR, space.
+pub(crate) fn is_ascii_whitespace(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\x0C' | '\r' | ' ')
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn layers(
+        cb: Option<&str>,
+        cl: Option<&str>,
+        url: Option<&str>,
+        def: Option<&str>,
+    ) -> BaseLayers {
+        BaseLayers {
+            content_base: cb.map(Into::into),
+            content_location: cl.map(Into::into),
+            retrieval_uri: url.map(Into::into),
+            default_base: def.map(Into::into),
+        }
+    }
+
+    fn outer(l: &BaseLayers) -> (Option<String>, BaseSource, Vec<Diagnostic>) {
+        let mut d = Vec::new();
+        let o = outer_base(l, ResolveOptions::default(), &mut d).unwrap();
+        (o.base.uri.map(|u| u.to_string()), o.base.source, d)
+    }
+
+    #[test]
+    fn precedence_innermost_first() {
+        let all = layers(
+            Some("http://cb/x/"),
+            Some("http://cl/y/"),
+            Some("http://url/z"),
+            Some("http://def/"),
+        );
+        assert_eq!(outer(&all).0.as_deref(), Some("http://cb/x/"));
+        assert_eq!(outer(&all).1, BaseSource::ContentBase);
+        let l = layers(
+            None,
+            Some("http://cl/y/"),
+            Some("http://url/z"),
+            Some("http://def/"),
+        );
+        assert_eq!(outer(&l).1, BaseSource::ContentLocation);
+        let l = layers(None, None, Some("http://url/z"), Some("http://def/"));
+        assert_eq!(outer(&l).1, BaseSource::RetrievalUri);
+        let l = layers(None, None, None, Some("http://def/"));
+        assert_eq!(outer(&l).1, BaseSource::Default);
+        assert_eq!(outer(&BaseLayers::default()).1, BaseSource::None);
+    }
+
+    #[test]
+    fn relative_layers_resolve_outward() {
+        let l = layers(None, Some("../c/"), Some("http://h/a/b/doc"), None);
+        assert_eq!(outer(&l).0.as_deref(), Some("http://h/a/c/"));
+        // Nothing outside: ignored, reported, falls back.
+        let l = layers(None, Some("c/"), None, None);
+        let (uri, source, d) = outer(&l);
+        assert_eq!((uri, source), (None, BaseSource::None));
+        assert_eq!(d.len(), 1);
+        // cid: is a label.
+        let l = layers(None, Some("cid:x@y"), Some("http://h/"), None);
+        assert_eq!(outer(&l).1, BaseSource::RetrievalUri);
+    }
+
+    #[test]
+    fn bad_url_option_is_an_error() {
+        let mut d = Vec::new();
+        let e = outer_base(
+            &layers(None, None, Some("not/absolute"), None),
+            ResolveOptions::default(),
+            &mut d,
+        );
+        assert!(matches!(
+            e,
+            Err(crate::Error::BadBase {
+                option: "--url",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn base_element_rules() {
+        let o = Base {
+            uri: Some(Uri::parse("http://h/a/b#f").unwrap()),
+            source: BaseSource::RetrievalUri,
+        };
+        let mut d = Vec::new();
+        let opts = ResolveOptions::default();
+        let b = with_base_element(&o, Some(" ../x/ "), opts, &mut d);
+        assert_eq!(
+            (b.uri.unwrap().as_str(), b.source),
+            ("http://h/x/", BaseSource::BaseElement)
+        );
+        let b = with_base_element(&o, Some(""), opts, &mut d);
+        assert_eq!(b.uri.unwrap().as_str(), "http://h/a/b");
+        let b = with_base_element(&o, Some("?q"), opts, &mut d);
+        assert_eq!(b.uri.unwrap().as_str(), "http://h/a/?q");
+        assert!(d.is_empty());
+        let b = with_base_element(&o, Some("javascript:alert(1)"), opts, &mut d);
+        assert_eq!(b.source, BaseSource::RetrievalUri);
+        let b = with_base_element(&Base::none(), Some("rel/"), opts, &mut d);
+        assert_eq!(b.source, BaseSource::None);
+        assert_eq!(d.len(), 2);
+    }
+
+    #[test]
+    fn browser_mode_ignores_header_bases() {
+        let h = Headers::parse("Content-Location: http://cl/\nContent-Base: http://cb/\n");
+        let mut l = BaseLayers::default();
+        assert_eq!(l.add_headers(&h, HeaderBase::Browser).len(), 2);
+        assert_eq!(l, BaseLayers::default());
+        assert!(l.add_headers(&h, HeaderBase::Entity).is_empty());
+        assert_eq!(l.content_base.as_deref(), Some("http://cb/"));
+        // An explicit option wins over the header.
+        let mut l = BaseLayers {
+            content_location: Some("http://explicit/".into()),
+            ..Default::default()
+        };
+        l.add_headers(&h, HeaderBase::Entity);
+        assert_eq!(l.content_location.as_deref(), Some("http://explicit/"));
+    }
+}

@@ -1,0 +1,108 @@
+//! ① What comes in besides the bytes: the header block of the encapsulating entity (an HTTP
+//! response or a MIME heading, RFC 2396 §5.1.2) and the caller's base layers.
+
+/// Header fields, in order, names as given. Lookups are case-insensitive (RFC 822 §3.4.7,
+/// RFC 9110 §5.1).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Headers {
+    fields: Vec<(String, String)>,
+    /// The block began with an HTTP status line (`HTTP/1.1 200 OK`): an HTTP response.
+    http: bool,
+}
+
+impl Headers {
+    /// No fields.
+    pub fn new() -> Headers {
+        Headers::default()
+    }
+
+    /// Parses a raw header block: an optional HTTP status line, then `Name: value` fields with
+    /// folded continuation lines (RFC 822 §3.1.1 unfolding), up to the first empty line. When the
+    /// text holds several responses (a redirect chain saved by `curl -D` or `wget -S`), the last
+    /// one is the entity's. Lines that are not fields are skipped.
+    pub fn parse(block: &str) -> Headers {
+        let mut headers = Headers::new();
+        for line in block.split('\n') {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if line.starts_with("HTTP/") {
+                // A new response starts: it replaces what came before (redirects).
+                headers = Headers {
+                    fields: Vec::new(),
+                    http: true,
+                };
+                continue;
+            }
+            if line.is_empty() {
+                continue;
+            }
+            if line.starts_with([' ', '\t']) {
+                if let Some((_, value)) = headers.fields.last_mut() {
+                    value.push(' ');
+                    value.push_str(line.trim());
+                }
+                continue;
+            }
+            headers.push_line(line);
+        }
+        headers
+    }
+
+    /// Adds one `Name: value` field; says whether the line had that shape.
+    pub fn push_line(&mut self, line: &str) -> bool {
+        match line.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() && !name.contains([' ', '\t']) => {
+                self.fields
+                    .push((name.trim().to_owned(), value.trim().to_owned()));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the block was an HTTP response.
+    pub fn is_http(&self) -> bool {
+        self.http
+    }
+
+    /// The last value of field `name` (a later field overrides an earlier one).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every field, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.fields.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_unfolds_and_keeps_the_last_response() {
+        let h = Headers::parse(
+            "HTTP/1.1 301 Moved\r\nLocation: /x\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/html;\r\n charset=utf-8\r\ncontent-location: /a/\r\n\r\n",
+        );
+        assert!(h.is_http());
+        assert_eq!(h.get("Location"), None);
+        assert_eq!(h.get("CONTENT-TYPE"), Some("text/html; charset=utf-8"));
+        assert_eq!(h.get("Content-Location"), Some("/a/"));
+        let h = Headers::parse("Content-Base: http://h/\n");
+        assert!(!h.is_http());
+        assert_eq!(h.get("content-base"), Some("http://h/"));
+    }
+
+    #[test]
+    fn push_line_wants_a_field() {
+        let mut h = Headers::new();
+        assert!(h.push_line("X-A: 1"));
+        assert!(!h.push_line("no colon"));
+        assert!(!h.push_line("bad name: 1"));
+        assert_eq!(h.iter().count(), 1);
+    }
+}

@@ -1,0 +1,160 @@
+//! ⑦ What linkbase tells link checkers: the base of each document and every link with its
+//! resolution and base provenance (CONTRACT.md `links` and `base`).
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::base::BaseSource;
+use crate::decode::EncodingSource;
+use crate::error::Diagnostic;
+use crate::rewrite::{Link, LinkKind};
+
+/// One line of `linkbase links`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LinkRecord {
+    /// The MIME part path (`1.2`), or `None` for a bare HTML document.
+    pub part: Option<String>,
+    /// The element's local name.
+    pub element: String,
+    /// The attribute; `None` for the text of a `<style>` element.
+    pub attribute: Option<String>,
+    /// The URL as written.
+    pub original: String,
+    /// Its absolute form, or `None` when it could not be resolved.
+    pub resolved: Option<String>,
+    /// The base it was resolved against.
+    pub base: Option<String>,
+    /// Which RFC 2396 §5.1 layer gave that base.
+    pub base_source: BaseSource,
+    /// It names the current document (RFC 2396 §4.2).
+    pub same_document: bool,
+    /// The form of the occurrence (`url`, `srcset`, `css`, …).
+    pub kind: LinkKind,
+    /// `rewrite` changes the document here.
+    pub rewritten: bool,
+    /// Why it was left as it was, when worth saying.
+    pub diagnostic: Option<String>,
+    /// 0, or the depth of `iframe srcdoc` documents it sits in.
+    pub srcdoc_depth: usize,
+}
+
+impl LinkRecord {
+    /// The record for `link`, in MIME part `part`.
+    pub fn new(link: &Link, part: Option<&str>) -> LinkRecord {
+        LinkRecord {
+            part: part.map(str::to_owned),
+            element: link.element.clone(),
+            attribute: link.attribute.clone(),
+            original: link.original.clone(),
+            resolved: link.resolved.clone(),
+            base: link.base.clone(),
+            base_source: link.base_source,
+            same_document: link.same_document,
+            kind: link.kind,
+            rewritten: link.rewritten,
+            diagnostic: link.diagnostic.as_ref().map(|d| d.to_string()),
+            srcdoc_depth: link.srcdoc_depth,
+        }
+    }
+}
+
+/// One line of `linkbase base`: the established base of a document and how it was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BaseRecord {
+    /// The MIME part path, or `None` for a bare HTML document.
+    pub part: Option<String>,
+    /// The base URI, or `None` when no layer gave one.
+    pub base: Option<String>,
+    /// Which RFC 2396 §5.1 layer gave it.
+    pub base_source: BaseSource,
+    /// The document's character encoding.
+    pub encoding: &'static str,
+    /// Where the encoding came from.
+    pub encoding_source: EncodingSource,
+    /// Non-fatal findings: ignored bases, unknown charset labels, …
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Everything found in one document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The base.
+    pub base: BaseRecord,
+    /// Every link, in document order.
+    pub links: Vec<LinkRecord>,
+}
+
+/// Writes records as JSON Lines.
+///
+/// # Errors
+/// The writer's.
+pub fn write_jsonl<T: Serialize>(out: &mut impl Write, records: &[T]) -> io::Result<()> {
+    for record in records {
+        serde_json_line(out, record)?;
+    }
+    Ok(())
+}
+
+fn serde_json_line<T: Serialize>(out: &mut impl Write, record: &T) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, record).map_err(io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+/// The columns of `links --format tsv`, in order; the first line of the output names them.
+pub const TSV_COLUMNS: [&str; 9] = [
+    "part",
+    "element",
+    "attribute",
+    "original",
+    "resolved",
+    "base",
+    "base_source",
+    "same_document",
+    "diagnostic",
+];
+
+/// Writes link records as tab-separated values with a header line. Tabs, newlines and
+/// backslashes inside values are escaped as `\t`, `\n`, `\r`, `\\`; an absent value is empty.
+///
+/// # Errors
+/// The writer's.
+pub fn write_tsv(out: &mut impl Write, records: &[LinkRecord], header: bool) -> io::Result<()> {
+    if header {
+        writeln!(out, "{}", TSV_COLUMNS.join("\t"))?;
+    }
+    for r in records {
+        let same = if r.same_document { "true" } else { "false" };
+        let fields = [
+            r.part.as_deref().unwrap_or(""),
+            &r.element,
+            r.attribute.as_deref().unwrap_or(""),
+            &r.original,
+            r.resolved.as_deref().unwrap_or(""),
+            r.base.as_deref().unwrap_or(""),
+            r.base_source.name(),
+            same,
+            r.diagnostic.as_deref().unwrap_or(""),
+        ];
+        let line: Vec<String> = fields.iter().map(|f| tsv_escape(f)).collect();
+        writeln!(out, "{}", line.join("\t"))?;
+    }
+    Ok(())
+}
+
+fn tsv_escape(s: &str) -> String {
+    if !s.contains(['\t', '\n', '\r', '\\']) {
+        return s.to_owned();
+    }
+    let mut o = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\t' => o.push_str("\\t"),
+            '\n' => o.push_str("\\n"),
+            '\r' => o.push_str("\\r"),
+            '\\' => o.push_str("\\\\"),
+            c => o.push(c),
+        }
+    }
+    o
+}
