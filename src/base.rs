@@ -204,7 +204,11 @@ fn header_name(source: BaseSource) -> &'static str {
 }
 
 /// A layer's value made absolute against the base outside it.
-fn layer_value(value: &str, outer: &Base, options: ResolveOptions) -> Result<Uri, String> {
+pub(crate) fn layer_value(
+    value: &str,
+    outer: &Base,
+    options: ResolveOptions,
+) -> Result<Uri, String> {
     let value = value.trim_matches(is_ascii_whitespace);
     let reference = UriRef::parse(value);
     // RFC 2557 §8.3: a `cid:` Content-Location is a label for matching, never a base.
@@ -224,6 +228,75 @@ fn layer_value(value: &str, outer: &Base, options: ResolveOptions) -> Result<Uri
         .and_then(|r| r.resolve(value))
         .map_err(|e: ResolveError| e.to_string())?;
     Uri::parse(&resolved.uri).map_err(|e| e.to_string())
+}
+
+/// The base of a MIME body part's content from its headings (MHTML.md §4, RFC 2557 §5, RFC 2110
+/// §5): start from `thismessage:/` (RFC 2557 §5(e)), then the caller's default and retrieval URI
+/// (§5(d)), then every heading from the outermost to the part's own — each one's
+/// `Content-Location`, then `Content-Base`, resolved against what lies outside it — so the
+/// innermost usable value wins and Content-Base beats Content-Location in one heading.
+/// `headings` lists the part indices outermost first; `own_location` says whether the last
+/// heading's Content-Location counts (it does for the part's base; it does not when the part's
+/// own Content-Location is what is being resolved, RFC 2557 §8.2(c)).
+pub fn heading_base(
+    headings: &[(Option<&str>, Option<&str>)],
+    layers: &BaseLayers,
+    options: ResolveOptions,
+    own_location: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Base {
+    let mut base = Base {
+        uri: Uri::parse("thismessage:/").ok(),
+        source: BaseSource::Default,
+    };
+    let mut outer_layers = Vec::new();
+    if let Some(d) = &layers.default_base {
+        outer_layers.push((d.as_str(), BaseSource::Default));
+    }
+    if let Some(u) = &layers.retrieval_uri {
+        outer_layers.push((u.as_str(), BaseSource::RetrievalUri));
+    }
+    for (value, source) in outer_layers {
+        if let Ok(uri) = Uri::parse(value.trim()) {
+            base = Base {
+                uri: Some(uri),
+                source,
+            };
+        }
+    }
+    let last = headings.len().saturating_sub(1);
+    for (i, (location, content_base)) in headings.iter().enumerate() {
+        let location = if i == last && !own_location {
+            None
+        } else {
+            *location
+        };
+        for (value, source) in [
+            (location, BaseSource::ContentLocation),
+            (*content_base, BaseSource::ContentBase),
+        ] {
+            let Some(value) = value else { continue };
+            match layer_value(value, &base, options) {
+                Ok(uri) => {
+                    base = Base {
+                        uri: Some(uri),
+                        source,
+                    }
+                }
+                Err(why) if !value.trim().to_ascii_lowercase().starts_with("cid:") => diagnostics
+                    .push(Diagnostic::new(
+                        "base-ignored",
+                        format!(
+                            "{}: {value:?} is not a usable base: {why}",
+                            header_name(source)
+                        ),
+                    )),
+                // A cid: Content-Location is a label (Chrome writes one on every CSS part).
+                Err(_) => {}
+            }
+        }
+    }
+    base
 }
 
 /// §5.1.1 for HTML: the document's `<base href>` value (the first `base` in tree order that has

@@ -28,16 +28,17 @@
 #![deny(missing_docs)]
 
 // The stages, in the order data flows through them.
-pub mod base;
+pub mod input;
 pub mod decode;
 pub mod dom;
-pub mod error;
-pub mod input;
-pub mod pipeline;
-pub mod report;
+pub mod base;
+pub mod uri;
 pub mod rewrite;
 pub mod serialize;
-pub mod uri;
+pub mod report;
+pub mod error;
+pub mod pipeline;
+pub mod message;
 
 pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
 pub use error::{Diagnostic, Error};

@@ -4,7 +4,7 @@
 
 use encoding_rs::Encoding;
 
-use crate::base::{outer_base, BaseLayers};
+use crate::base::{outer_base, BaseLayers, Outer};
 use crate::decode::{self, Decoded};
 use crate::dom::{Document, ParseLimits};
 use crate::error::{Diagnostic, Error};
@@ -73,17 +73,11 @@ pub struct Rewritten {
 /// # Ok::<(), linkbase::Error>(())
 /// ```
 pub fn rewrite(input: &HtmlInput<'_>, options: &Options) -> Result<Rewritten, Error> {
-    let (decoded, doc, plan, mut diagnostics) = analyse(input, options)?;
-    rewrite::apply(&doc, &plan);
-    let encoding = options.output_encoding.unwrap_or(decoded.encoding);
-    if encoding != decoded.encoding {
-        serialize::retarget_charset_declarations(&doc, encoding);
-    }
-    let bytes = serialize::serialize(&doc, encoding, decoded.bom);
-    diagnostics.extend(plan.diagnostics.iter().cloned());
+    let a = analyse(input, options)?;
+    let bytes = finish(&a, options);
     Ok(Rewritten {
         bytes,
-        report: report(&decoded, &plan, diagnostics, None),
+        report: report(&a, None),
     })
 }
 
@@ -92,30 +86,54 @@ pub fn rewrite(input: &HtmlInput<'_>, options: &Options) -> Result<Rewritten, Er
 /// # Errors
 /// As [`rewrite`].
 pub fn links(input: &HtmlInput<'_>, options: &Options) -> Result<Report, Error> {
-    let (decoded, _doc, plan, mut diagnostics) = analyse(input, options)?;
-    diagnostics.extend(plan.diagnostics.iter().cloned());
-    Ok(report(&decoded, &plan, diagnostics, None))
+    let a = analyse(input, options)?;
+    Ok(report(&a, None))
+}
+
+/// A document decoded, parsed, with its base established and its edits planned.
+pub(crate) struct Analysed {
+    pub decoded: Decoded,
+    pub doc: Document,
+    pub plan: Plan,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// Decode, parse, establish the base and plan: everything but changing the document.
-fn analyse(
-    input: &HtmlInput<'_>,
+fn analyse(input: &HtmlInput<'_>, options: &Options) -> Result<Analysed, Error> {
+    let mut diagnostics = input.diagnostics.clone();
+    let outer = outer_base(&input.layers, options.rewrite.resolve, &mut diagnostics)?;
+    analyse_html(
+        input.name,
+        input.bytes,
+        input.charset.as_deref(),
+        diagnostics,
+        &outer,
+        options,
+    )
+}
+
+/// The HTML stages for a document whose outer base is already known (a bare document, or a
+/// MIME body part).
+pub(crate) fn analyse_html(
+    name: &str,
+    bytes: &[u8],
+    charset: Option<&str>,
+    mut diagnostics: Vec<Diagnostic>,
+    outer: &Outer,
     options: &Options,
-) -> Result<(Decoded, Document, Plan, Vec<Diagnostic>), Error> {
-    let decoded =
-        decode::decode(input.bytes, input.charset.as_deref()).map_err(|source| Error::Decode {
-            input: input.name.to_owned(),
-            source,
-        })?;
+) -> Result<Analysed, Error> {
+    let decoded = decode::decode(bytes, charset).map_err(|source| Error::Decode {
+        input: name.to_owned(),
+        source,
+    })?;
     if decoded.encoding == encoding_rs::REPLACEMENT {
         // HTML LS maps ISO-2022-KR, HZ-GB-2312 and friends to "replacement", which decodes the
         // whole document to one U+FFFD: rewriting would destroy it, so refuse instead.
         return Err(Error::Unsupported {
-            input: input.name.to_owned(),
+            input: name.to_owned(),
             message: "its charset maps to the \"replacement\" encoding (HTML LS), which cannot be decoded without destroying it".into(),
         });
     }
-    let mut diagnostics = input.diagnostics.clone();
     diagnostics.extend(
         decoded
             .diagnostics
@@ -124,31 +142,42 @@ fn analyse(
     );
     let doc = Document::parse_with_limits(&decoded.text, options.limits).map_err(|source| {
         Error::Limit {
-            input: input.name.to_owned(),
+            input: name.to_owned(),
             source,
         }
     })?;
-    let outer = outer_base(&input.layers, options.rewrite.resolve, &mut diagnostics)?;
-    let plan = rewrite::plan(&doc, &outer, &options.rewrite);
-    Ok((decoded, doc, plan, diagnostics))
+    let plan = rewrite::plan(&doc, outer, &options.rewrite);
+    diagnostics.extend(plan.diagnostics.iter().cloned());
+    Ok(Analysed {
+        decoded,
+        doc,
+        plan,
+        diagnostics,
+    })
 }
 
-fn report(
-    decoded: &Decoded,
-    plan: &Plan,
-    diagnostics: Vec<Diagnostic>,
-    part: Option<&str>,
-) -> Report {
+/// Applies the plan and serializes in the output encoding.
+pub(crate) fn finish(a: &Analysed, options: &Options) -> Vec<u8> {
+    rewrite::apply(&a.doc, &a.plan);
+    let encoding = options.output_encoding.unwrap_or(a.decoded.encoding);
+    if encoding != a.decoded.encoding {
+        serialize::retarget_charset_declarations(&a.doc, encoding);
+    }
+    serialize::serialize(&a.doc, encoding, a.decoded.bom)
+}
+
+pub(crate) fn report(a: &Analysed, part: Option<&str>) -> Report {
     Report {
         base: BaseRecord {
             part: part.map(str::to_owned),
-            base: plan.base.uri.as_ref().map(|u| u.to_string()),
-            base_source: plan.base.source,
-            encoding: decoded.encoding.name(),
-            encoding_source: decoded.source,
-            diagnostics,
+            base: a.plan.base.uri.as_ref().map(|u| u.to_string()),
+            base_source: a.plan.base.source,
+            encoding: a.decoded.encoding.name(),
+            encoding_source: a.decoded.source,
+            diagnostics: a.diagnostics.clone(),
         },
-        links: plan
+        links: a
+            .plan
             .links
             .iter()
             .map(|l| LinkRecord::new(l, part))

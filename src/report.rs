@@ -37,6 +37,9 @@ pub struct LinkRecord {
     pub diagnostic: Option<String>,
     /// 0, or the depth of `iframe srcdoc` documents it sits in.
     pub srcdoc_depth: usize,
+    /// In a MIME message: the part the resolved reference names (RFC 2557 §8.2, RFC 2392), when
+    /// one does.
+    pub target_part: Option<String>,
 }
 
 impl LinkRecord {
@@ -55,6 +58,7 @@ impl LinkRecord {
             rewritten: link.rewritten,
             diagnostic: link.diagnostic.as_ref().map(|d| d.to_string()),
             srcdoc_depth: link.srcdoc_depth,
+            target_part: None,
         }
     }
 }
@@ -102,7 +106,7 @@ fn serde_json_line<T: Serialize>(out: &mut impl Write, record: &T) -> io::Result
 }
 
 /// The columns of `links --format tsv`, in order; the first line of the output names them.
-pub const TSV_COLUMNS: [&str; 9] = [
+pub const TSV_COLUMNS: [&str; 10] = [
     "part",
     "element",
     "attribute",
@@ -112,6 +116,7 @@ pub const TSV_COLUMNS: [&str; 9] = [
     "base_source",
     "same_document",
     "diagnostic",
+    "target_part",
 ];
 
 /// Writes link records as tab-separated values with a header line. Tabs, newlines and
@@ -135,6 +140,7 @@ pub fn write_tsv(out: &mut impl Write, records: &[LinkRecord], header: bool) -> 
             r.base_source.name(),
             same,
             r.diagnostic.as_deref().unwrap_or(""),
+            r.target_part.as_deref().unwrap_or(""),
         ];
         let line: Vec<String> = fields.iter().map(|f| tsv_escape(f)).collect();
         writeln!(out, "{}", line.join("\t"))?;

@@ -113,6 +113,7 @@ fn quoted(id: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use crate::dom::Document;
 
     #[test]

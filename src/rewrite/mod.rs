@@ -648,7 +648,8 @@ impl<'a> Planner<'a> {
         match resolver.resolve(value) {
             Ok(r) => {
                 let resolved = r.uri;
-                let replacement = (resolved != raw).then(|| resolved.clone());
+                let replacement =
+                    (resolved != raw && !is_fictitious(&resolved)).then(|| resolved.clone());
                 Outcome {
                     resolved: Some(resolved),
                     replacement,
@@ -672,7 +673,9 @@ impl<'a> Planner<'a> {
             .and_then(|r| r.resolve(value).ok())
             .map(|r| r.uri);
         let replacement = match &resolved {
-            Some(r) if !self.keep_same_document && r != value => Some(r.clone()),
+            Some(r) if !self.keep_same_document && r != value && !is_fictitious(r) => {
+                Some(r.clone())
+            }
             _ => None,
         };
         Outcome {
@@ -703,6 +706,14 @@ impl<'a> Planner<'a> {
         };
         !relative
     }
+}
+
+/// RFC 2557 §8.2(d): a URI resolved against `thismessage:/` is fictitious, a label for matching
+/// parts inside one message; written into the document it would point nowhere, so the
+/// reference keeps its relative text.
+fn is_fictitious(uri: &str) -> bool {
+    uri.get(..12)
+        .is_some_and(|s| s.eq_ignore_ascii_case("thismessage:"))
 }
 
 /// WHATWG URL "special scheme" (other than file, which has its own state).

@@ -9,8 +9,10 @@ use std::process::ExitCode;
 use std::path::Path;
 
 use clap::Parser;
+use linkbase::message::{self, MessageInput};
 use linkbase::pipeline::{self, HtmlInput, Options};
 use linkbase::report::{write_jsonl, write_tsv};
+use linkbase::Report;
 use linkbase::{BaseLayers, HeaderBase, Headers, Resolver, RewriteOptions};
 
 use args::{
@@ -155,6 +157,25 @@ struct Loaded {
 }
 
 impl Loaded {
+    /// A MIME message (`.eml`, `.mht`, `.mhtml`, or an RFC 822 heading naming MIME) rather than
+    /// a bare HTML document.
+    fn is_message(&self) -> bool {
+        let ext = Path::new(&self.name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        matches!(ext.as_deref(), Some("eml" | "mht" | "mhtml"))
+            || linkbase::input::mime::looks_like_message(&self.bytes)
+    }
+
+    fn message_input(&self) -> MessageInput<'_> {
+        MessageInput {
+            name: &self.name,
+            bytes: &self.bytes,
+            layers: self.layers.clone(),
+        }
+    }
+
     fn html_input(&self) -> HtmlInput<'_> {
         HtmlInput {
             name: &self.name,
@@ -247,17 +268,25 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     }
     let loaded = load(&args.input)?;
     let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
-    let out = pipeline::rewrite(&loaded.html_input(), &options).map_err(Fatal::from)?;
+    let bytes = if loaded.is_message() {
+        message::rewrite_message(&loaded.message_input(), &options)
+            .map_err(Fatal::from)?
+            .bytes
+    } else {
+        pipeline::rewrite(&loaded.html_input(), &options)
+            .map_err(Fatal::from)?
+            .bytes
+    };
     let target = if args.in_place {
         Some(Path::new(&args.input.input).to_path_buf())
     } else {
         args.output.clone()
     };
     match target {
-        Some(path) => write_atomically(&path, &out.bytes)?,
+        Some(path) => write_atomically(&path, &bytes)?,
         None => {
             let mut stdout = io::stdout().lock();
-            stdout.write_all(&out.bytes)?;
+            stdout.write_all(&bytes)?;
             stdout.flush()?;
         }
     }
@@ -292,11 +321,12 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Fatal> {
 fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
     let loaded = load(&args.input)?;
     let options = options(&args.input, false, None)?;
-    let report = pipeline::links(&loaded.html_input(), &options).map_err(Fatal::from)?;
+    let reports = reports(&loaded, &options)?;
+    let links: Vec<_> = reports.into_iter().flat_map(|r| r.links).collect();
     let mut out = BufWriter::new(io::stdout().lock());
     match args.format {
-        LinksFormat::Jsonl => write_jsonl(&mut out, &report.links)?,
-        LinksFormat::Tsv => write_tsv(&mut out, &report.links, true)?,
+        LinksFormat::Jsonl => write_jsonl(&mut out, &links)?,
+        LinksFormat::Tsv => write_tsv(&mut out, &links, true)?,
     }
     out.flush()?;
     Ok(Exit::Ok)
@@ -305,17 +335,37 @@ fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
 fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
     let loaded = load(&args.input)?;
     let options = options(&args.input, false, None)?;
-    let report = pipeline::links(&loaded.html_input(), &options).map_err(Fatal::from)?;
+    let bases: Vec<_> = reports(&loaded, &options)?
+        .into_iter()
+        .map(|r| r.base)
+        .collect();
     let mut out = BufWriter::new(io::stdout().lock());
     match args.format {
-        BaseFormat::Jsonl => write_jsonl(&mut out, std::slice::from_ref(&report.base))?,
-        BaseFormat::Text => writeln!(
-            out,
-            "{}\t{}",
-            report.base.base.as_deref().unwrap_or(""),
-            report.base.base_source
-        )?,
+        BaseFormat::Jsonl => write_jsonl(&mut out, &bases)?,
+        BaseFormat::Text => {
+            for b in &bases {
+                // A MIME part's path comes first, so each line says which part it is about.
+                if let Some(part) = &b.part {
+                    write!(out, "{part}\t")?;
+                }
+                writeln!(
+                    out,
+                    "{}\t{}",
+                    b.base.as_deref().unwrap_or(""),
+                    b.base_source
+                )?;
+            }
+        }
     }
     out.flush()?;
     Ok(Exit::Ok)
+}
+
+/// One report per document: the HTML document, or each HTML part of a message.
+fn reports(loaded: &Loaded, options: &Options) -> Result<Vec<Report>, Fatal> {
+    if loaded.is_message() {
+        Ok(message::links_message(&loaded.message_input(), options)?)
+    } else {
+        Ok(vec![pipeline::links(&loaded.html_input(), options)?])
+    }
 }

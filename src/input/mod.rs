@@ -1,5 +1,7 @@
-//! ① What comes in besides the bytes: the header block of the encapsulating entity (an HTTP
-//! response or a MIME heading, RFC 2396 §5.1.2) and the caller's base layers.
+//! ① What comes in: the header block of the encapsulating entity (an HTTP response or a MIME
+//! heading, RFC 2396 §5.1.2), and MIME messages (`mime`).
+
+pub mod mime;
 
 /// Header fields, in order, names as given. Lookups are case-insensitive (RFC 822 §3.4.7,
 /// RFC 9110 §5.1).
@@ -57,6 +59,11 @@ impl Headers {
             }
             _ => false,
         }
+    }
+
+    /// Adds one field.
+    pub fn push_field(&mut self, name: &str, value: &str) {
+        self.fields.push((name.to_owned(), value.to_owned()));
     }
 
     /// Whether the block was an HTTP response.

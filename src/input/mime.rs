@@ -1,0 +1,362 @@
+//! ① MIME messages (`.eml`, `.mht`, `.mhtml`): the part tree, with absolute byte spans into the
+//! input, built by `mailparse` behind this adapter. No other module sees a mailparse type.
+//!
+//! `message/rfc822` bodies are descended into (RFC 2046 §5.2.1): the enclosed message is a new
+//! scope for matching (RFC 2557 §7) but its headings are still a base source. Nesting is bounded.
+
+use std::ops::Range;
+
+use mailparse::{MailHeaderMap, ParsedMail};
+
+use super::Headers;
+
+/// How deep `message/rfc822` nesting is followed (mailparse bounds multipart nesting itself).
+const MAX_MESSAGE_DEPTH: usize = 16;
+
+/// What a part is, structurally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartKind {
+    /// A leaf: text/html, image/png, …
+    Leaf,
+    /// `multipart/*`: its children are parts.
+    Multipart,
+    /// `message/rfc822`: its one child is the enclosed message.
+    Message,
+}
+
+/// One entity of a MIME message: the top-level message, a multipart, a leaf, an enclosed message.
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// IMAP section path (RFC 3501 §6.4.5): `1`, `1.2`, …; empty for the top-level message.
+    pub path: String,
+    /// Heading fields, unfolded, RFC 2047-decoded.
+    pub headers: Headers,
+    /// The media type, lower-case (`text/html`); `text/plain` when absent (RFC 2045 §5.2).
+    pub mime_type: String,
+    /// The `charset` parameter of Content-Type, if any.
+    pub charset: Option<String>,
+    /// Content-Transfer-Encoding, lower-case; `7bit` when absent (RFC 2045 §6.1).
+    pub transfer_encoding: String,
+    /// Where the body lies in the input (before transfer decoding). `None` inside an enclosed
+    /// message whose own transfer encoding had to be undone first: such parts can be read but
+    /// not rewritten in place.
+    pub body: Option<Range<usize>>,
+    /// The body, transfer-decoded (leaves only; containers have none).
+    pub decoded: Option<Vec<u8>>,
+    /// Indices of the children in [`MessageTree::parts`].
+    pub children: Vec<usize>,
+    /// Index of the parent.
+    pub parent: Option<usize>,
+    /// Structure.
+    pub kind: PartKind,
+    /// Content-ID without angle brackets.
+    pub content_id: Option<String>,
+    /// Content-Location as written (unfolded, RFC 2047-decoded, RFC 2557 §4.4).
+    pub content_location: Option<String>,
+    /// Content-Base as written (RFC 2110; accepted on input only).
+    pub content_base: Option<String>,
+    /// The multipart's `type` and `start` parameters (RFC 2387 §3.1–§3.2).
+    pub related_type: Option<String>,
+    /// See `related_type`.
+    pub related_start: Option<String>,
+    /// The line ending the part's heading uses (`\r\n` or `\n`), for re-encoding its body.
+    pub eol: &'static str,
+}
+
+/// A whole message: parts in pre-order; index 0 is the top-level message.
+#[derive(Debug, Clone)]
+pub struct MessageTree {
+    /// Every part, parents before children.
+    pub parts: Vec<Part>,
+    /// Things that were wrong but not fatal (truncation, depth).
+    pub diagnostics: Vec<String>,
+}
+
+/// Why a message could not be read at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a readable MIME message: {0}")]
+pub struct MimeError(String);
+
+/// Whether `bytes` look like a MIME message rather than an HTML document: an RFC 822 heading
+/// (a `Name:` field on the first line, no `<` before it) that names MIME or a content type.
+pub fn looks_like_message(bytes: &[u8]) -> bool {
+    let head = bytes.get(..bytes.len().min(4096)).unwrap_or(bytes);
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let Some(first) = head.split(|&b| b == b'\n').next() else {
+        return false;
+    };
+    let is_field = |line: &[u8]| {
+        line.iter().position(|&b| b == b':').is_some_and(|i| {
+            i > 0
+                && line
+                    .get(..i)
+                    .is_some_and(|n| n.iter().all(|&b| b.is_ascii_graphic() && b != b':'))
+        })
+    };
+    if !is_field(first) {
+        return false;
+    }
+    // Up to the blank line ending the heading, a MIME field must appear.
+    let lower: Vec<u8> = head.to_ascii_lowercase();
+    let end = find(&lower, b"\n\n")
+        .or_else(|| find(&lower, b"\r\n\r\n"))
+        .unwrap_or(lower.len());
+    let heading = lower.get(..end).unwrap_or(&lower);
+    [
+        &b"\nmime-version:"[..],
+        b"\ncontent-type:",
+        b"\ncontent-location:",
+    ]
+    .iter()
+    .any(|f| find(heading, f).is_some())
+        || heading.starts_with(b"mime-version:")
+        || heading.starts_with(b"content-type:")
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Parses `bytes` into a part tree.
+///
+/// # Errors
+/// [`MimeError`] when mailparse refuses the top-level heading (nested trouble only gives
+/// diagnostics).
+pub fn parse(bytes: &[u8]) -> Result<MessageTree, MimeError> {
+    let mail = mailparse::parse_mail(bytes).map_err(|e| MimeError(e.to_string()))?;
+    let mut tree = MessageTree {
+        parts: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let origin = Origin::Source(bytes.as_ptr() as usize);
+    add(&mut tree, &mail, None, String::new(), true, origin, 0);
+    Ok(tree)
+}
+
+/// Whether spans are offsets into the input, or the bytes were decoded first.
+#[derive(Clone, Copy)]
+enum Origin {
+    /// The address of the input's first byte.
+    Source(usize),
+    Decoded,
+}
+
+/// Adds `mail` and what it contains. `section` is its IMAP section number (RFC 3501 §6.4.5);
+/// a message's own body, when it is not multipart, is numbered `section.1` (`1` at the top).
+fn add(
+    tree: &mut MessageTree,
+    mail: &ParsedMail<'_>,
+    parent: Option<usize>,
+    section: String,
+    is_message: bool,
+    origin: Origin,
+    depth: usize,
+) {
+    let index = tree.parts.len();
+    let join = |base: &str, n: usize| {
+        if base.is_empty() {
+            n.to_string()
+        } else {
+            format!("{base}.{n}")
+        }
+    };
+    let mut headers = Headers::new();
+    for h in &mail.headers {
+        headers.push_field(&h.get_key(), &h.get_value());
+    }
+    let mime_type = mail.ctype.mimetype.to_ascii_lowercase();
+    let kind = if mime_type.starts_with("multipart/") {
+        PartKind::Multipart
+    } else if mime_type == "message/rfc822" || mime_type == "message/global" {
+        PartKind::Message
+    } else {
+        PartKind::Leaf
+    };
+    let transfer_encoding = mail
+        .headers
+        .get_first_value("Content-Transfer-Encoding")
+        .map(|v| v.trim().to_ascii_lowercase())
+        .unwrap_or_else(|| "7bit".to_owned());
+    let raw_body = mail.get_body_encoded();
+    let raw_body = match &raw_body {
+        mailparse::body::Body::Base64(b) | mailparse::body::Body::QuotedPrintable(b) => b.get_raw(),
+        mailparse::body::Body::SevenBit(b) | mailparse::body::Body::EightBit(b) => b.get_raw(),
+        mailparse::body::Body::Binary(b) => b.get_raw(),
+    };
+    let body = match origin {
+        Origin::Source(start) => {
+            let at = (raw_body.as_ptr() as usize).saturating_sub(start);
+            Some(at..at + raw_body.len())
+        }
+        Origin::Decoded => None,
+    };
+    let eol = if mail.raw_bytes.windows(2).any(|w| w == b"\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let strip = |v: String| {
+        v.trim()
+            .trim_start_matches('<')
+            .trim_end_matches('>')
+            .trim()
+            .to_owned()
+    };
+    let decoded =
+        (kind == PartKind::Leaf).then(|| mail.get_body_raw().unwrap_or_else(|_| raw_body.to_vec()));
+    let path = if is_message && kind != PartKind::Multipart {
+        join(&section, 1)
+    } else {
+        section
+    };
+    tree.parts.push(Part {
+        path: path.clone(),
+        content_id: headers.get("Content-ID").map(|v| strip(v.to_owned())),
+        content_location: headers.get("Content-Location").map(unfold_location),
+        content_base: headers.get("Content-Base").map(unfold_location),
+        headers,
+        charset: mail.ctype.params.get("charset").cloned(),
+        related_type: mail
+            .ctype
+            .params
+            .get("type")
+            .map(|t| t.trim().to_ascii_lowercase()),
+        related_start: mail.ctype.params.get("start").map(|s| strip(s.clone())),
+        mime_type,
+        transfer_encoding,
+        body,
+        decoded,
+        children: Vec::new(),
+        parent,
+        kind,
+        eol,
+    });
+    if let Some(p) = parent.and_then(|p| tree.parts.get_mut(p)) {
+        p.children.push(index);
+    }
+    match kind {
+        PartKind::Multipart => {
+            for (n, sub) in mail.subparts.iter().enumerate() {
+                add(
+                    tree,
+                    sub,
+                    Some(index),
+                    join(&path, n + 1),
+                    false,
+                    origin,
+                    depth,
+                );
+            }
+            if mail.subparts.is_empty() {
+                tree.diagnostics.push(format!(
+                    "part {}: multipart without parts (missing boundary?)",
+                    display_path(&path)
+                ));
+            }
+        }
+        PartKind::Message => {
+            if depth >= MAX_MESSAGE_DEPTH {
+                tree.diagnostics.push(format!(
+                    "part {path}: message/rfc822 nested deeper than {MAX_MESSAGE_DEPTH}; not descended"
+                ));
+                return;
+            }
+            // An identity transfer encoding keeps the enclosed message's bytes where they are;
+            // otherwise it is decoded first and can be read but not rewritten in place.
+            let identity = matches!(
+                tree.parts.get(index).map(|p| p.transfer_encoding.as_str()),
+                Some("7bit" | "8bit" | "binary")
+            );
+            let decoded_bytes;
+            let (bytes, inner_origin) = if identity {
+                (raw_body, origin)
+            } else {
+                decoded_bytes = mail.get_body_raw().unwrap_or_default();
+                (decoded_bytes.as_slice(), Origin::Decoded)
+            };
+            match mailparse::parse_mail(bytes) {
+                Ok(inner) => add(
+                    tree,
+                    &inner,
+                    Some(index),
+                    path.clone(),
+                    true,
+                    inner_origin,
+                    depth + 1,
+                ),
+                Err(e) => tree
+                    .diagnostics
+                    .push(format!("part {path}: enclosed message unreadable: {e}")),
+            }
+        }
+        PartKind::Leaf => {}
+    }
+}
+
+/// RFC 2557 §4.4.3: header values are unfolded and RFC 2047-decoded (mailparse did both); what
+/// remains of folding whitespace inside a URL is removed.
+fn unfold_location(value: &str) -> String {
+    value.split_whitespace().collect()
+}
+
+/// A part path for messages: the top level shows as `0`.
+pub fn display_path(path: &str) -> &str {
+    if path.is_empty() {
+        "0"
+    } else {
+        path
+    }
+}
+
+impl MessageTree {
+    /// Indices of the ancestors of `part`, innermost first.
+    pub fn ancestors(&self, part: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut at = self.parts.get(part).and_then(|p| p.parent);
+        while let Some(i) = at {
+            out.push(i);
+            at = self.parts.get(i).and_then(|p| p.parent);
+        }
+        out
+    }
+
+    /// RFC 2387 §3.1–3.2 / RFC 2557 §7 root of a multipart/related: the `start` part; else the
+    /// first part whose type equals the `type` parameter; else the first part; and if that is not
+    /// HTML, the first text/html part (MHTML.md §3.6).
+    pub fn related_root(&self, related: usize) -> Option<usize> {
+        let p = self.parts.get(related)?;
+        let children = &p.children;
+        if let Some(start) = &p.related_start {
+            if let Some(c) = children.iter().find(|&&c| {
+                self.parts.get(c).and_then(|x| x.content_id.as_deref()) == Some(start.as_str())
+            }) {
+                return Some(*c);
+            }
+        }
+        if let Some(t) = &p.related_type {
+            if let Some(c) = children
+                .iter()
+                .find(|&&c| self.parts.get(c).is_some_and(|x| &x.mime_type == t))
+            {
+                return Some(*c);
+            }
+        }
+        let first = *children.first()?;
+        if self
+            .parts
+            .get(first)
+            .is_some_and(|x| x.mime_type == "text/html" || x.kind != PartKind::Leaf)
+        {
+            return Some(first);
+        }
+        children
+            .iter()
+            .find(|&&c| {
+                self.parts
+                    .get(c)
+                    .is_some_and(|x| x.mime_type == "text/html")
+            })
+            .copied()
+            .or(Some(first))
+    }
+}

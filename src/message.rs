@@ -1,0 +1,419 @@
+//! MIME messages through the pipeline: each `text/html` body part gets its base from its
+//! headings (MHTML.md §4), goes through the HTML stages, has its references matched to the
+//! message's parts (RFC 2557 §8.2, RFC 2392), and — when rewritten — is re-encoded in its own
+//! charset, Content-Transfer-Encoding and line endings and put back where it was. Every other
+//! byte of the message is copied as it was.
+
+use std::ops::Range;
+
+use base64::Engine as _;
+
+use crate::base::{heading_base, layer_value, BaseLayers, Outer};
+use crate::error::{Diagnostic, Error};
+use crate::input::mime::{self, MessageTree, PartKind};
+use crate::pipeline::{analyse_html, finish, report, Options};
+use crate::report::{BaseRecord, Report};
+
+/// A MIME message and what is known about it from outside.
+#[derive(Debug, Clone, Default)]
+pub struct MessageInput<'a> {
+    /// How to name it in errors.
+    pub name: &'a str,
+    /// The message's bytes.
+    pub bytes: &'a [u8],
+    /// Outer layers: `--url` (RFC 2557 §5(d)), `--default-base`; `--content-base` and
+    /// `--content-location` act as a heading around the whole message.
+    pub layers: BaseLayers,
+}
+
+/// The output of [`rewrite_message`].
+#[derive(Debug, Clone)]
+pub struct RewrittenMessage {
+    /// The message with its changed HTML parts re-encoded in place.
+    pub bytes: Vec<u8>,
+    /// One report per HTML part, in message order.
+    pub reports: Vec<Report>,
+}
+
+/// Rewrites the HTML parts of a MIME message.
+///
+/// # Errors
+/// [`Error::Decode`] when the input is not a readable MIME message, [`Error::BadBase`] for an
+/// unusable `--url` / `--default-base`. Trouble inside one part only leaves that part as it was,
+/// with a diagnostic in its report.
+pub fn rewrite_message(
+    input: &MessageInput<'_>,
+    options: &Options,
+) -> Result<RewrittenMessage, Error> {
+    process(input, options, true)
+}
+
+/// The links of every HTML part of a MIME message.
+///
+/// # Errors
+/// As [`rewrite_message`].
+pub fn links_message(input: &MessageInput<'_>, options: &Options) -> Result<Vec<Report>, Error> {
+    Ok(process(input, options, false)?.reports)
+}
+
+fn process(
+    input: &MessageInput<'_>,
+    options: &Options,
+    rewrite: bool,
+) -> Result<RewrittenMessage, Error> {
+    // The caller's own statements are checked like a bare document's.
+    crate::base::outer_base(
+        &BaseLayers {
+            content_base: None,
+            content_location: None,
+            ..input.layers.clone()
+        },
+        options.rewrite.resolve,
+        &mut Vec::new(),
+    )?;
+    let tree = mime::parse(input.bytes).map_err(|e| Error::Unsupported {
+        input: input.name.to_owned(),
+        message: e.to_string(),
+    })?;
+    let resolve = options.rewrite.resolve;
+    // Each part's resolved Content-Location (RFC 2557 §8.2(c)), for matching.
+    let keys: Vec<Option<String>> = (0..tree.parts.len())
+        .map(|i| {
+            let part = tree.parts.get(i)?;
+            let location = part.content_location.as_deref()?;
+            let base = heading_base(
+                &headings(&tree, i, &input.layers),
+                &input.layers,
+                resolve,
+                false,
+                &mut Vec::new(),
+            );
+            layer_value(location, &base, resolve)
+                .ok()
+                .map(|u| u.to_string())
+        })
+        .collect();
+    let mut reports = Vec::new();
+    let mut splices: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
+    let tree_diagnostics: Vec<Diagnostic> = tree
+        .diagnostics
+        .iter()
+        .map(|d| Diagnostic::new("mime", d.clone()))
+        .collect();
+    for (i, part) in tree.parts.iter().enumerate() {
+        if part.kind != PartKind::Leaf || part.mime_type != "text/html" {
+            continue;
+        }
+        let path = mime::display_path(&part.path).to_owned();
+        let mut diagnostics = if reports.is_empty() {
+            tree_diagnostics.clone()
+        } else {
+            Vec::new()
+        };
+        let heads = headings(&tree, i, &input.layers);
+        let base = heading_base(&heads, &input.layers, resolve, true, &mut diagnostics);
+        // The part's own URL: its Content-Location made absolute, else the retrieval URI.
+        let document_uri = keys
+            .get(i)
+            .cloned()
+            .flatten()
+            .and_then(|k| crate::Uri::parse(&k).ok())
+            .or_else(|| {
+                input
+                    .layers
+                    .retrieval_uri
+                    .as_deref()
+                    .and_then(|u| crate::Uri::parse(u).ok())
+            });
+        let outer = Outer { base, document_uri };
+        let body = part.decoded.as_deref().unwrap_or_default();
+        let name = format!("{} part {path}", input.name);
+        let analysed = match analyse_html(
+            &name,
+            body,
+            part.charset.as_deref(),
+            diagnostics.clone(),
+            &outer,
+            options,
+        ) {
+            Ok(a) => a,
+            Err(e) => {
+                diagnostics.push(Diagnostic::new(
+                    "part-skipped",
+                    format!("left as it was: {e}"),
+                ));
+                reports.push(Report {
+                    base: BaseRecord {
+                        part: Some(path),
+                        base: None,
+                        base_source: crate::BaseSource::None,
+                        encoding: "",
+                        encoding_source: crate::decode::EncodingSource::Fallback,
+                        diagnostics,
+                    },
+                    links: Vec::new(),
+                });
+                continue;
+            }
+        };
+        let mut part_report = report(&analysed, Some(&path));
+        for link in &mut part_report.links {
+            if let Some(resolved) = &link.resolved {
+                link.target_part = target(&tree, &keys, i, resolved)
+                    .and_then(|t| tree.parts.get(t))
+                    .map(|t| mime::display_path(&t.path).to_owned());
+            }
+        }
+        if rewrite && !analysed.plan.edits.is_empty() {
+            match (&part.body, transfer_encode(&finish(&analysed, options), &part.transfer_encoding, part.eol)) {
+                (Some(span), Some(encoded)) => splices.push((span.clone(), encoded)),
+                (None, _) => part_report.base.diagnostics.push(Diagnostic::new(
+                    "part-skipped",
+                    "inside an encoded message/rfc822: links reported, the part left as it was",
+                )),
+                (_, None) => part_report.base.diagnostics.push(Diagnostic::new(
+                    "part-skipped",
+                    format!("Content-Transfer-Encoding {:?} cannot be written back; the part left as it was", part.transfer_encoding),
+                )),
+            }
+        }
+        reports.push(part_report);
+    }
+    Ok(RewrittenMessage {
+        bytes: splice(input.bytes, splices),
+        reports,
+    })
+}
+
+/// The headings around part `i`, outermost first, ending with the part's own; the caller's
+/// `--content-location` / `--content-base` stand as a heading around the whole message.
+fn headings<'t>(
+    tree: &'t MessageTree,
+    i: usize,
+    layers: &'t BaseLayers,
+) -> Vec<(Option<&'t str>, Option<&'t str>)> {
+    let mut chain: Vec<usize> = tree.ancestors(i);
+    chain.reverse();
+    chain.push(i);
+    let mut out = vec![(
+        layers.content_location.as_deref(),
+        layers.content_base.as_deref(),
+    )];
+    out.extend(
+        chain
+            .into_iter()
+            .filter_map(|p| tree.parts.get(p))
+            .map(|p| (p.content_location.as_deref(), p.content_base.as_deref())),
+    );
+    out
+}
+
+/// RFC 2557 §8.2(d) and §8.3: the part a resolved reference names, searched in the innermost
+/// enclosing multipart/related first, then the enclosing ones — not in siblings, and not across
+/// a `message/rfc822` (a new scope, §7). `cid:` references match Content-IDs only (RFC 2392:
+/// `%`-decoded, brackets stripped; the raw form too, as RFC 2392's own example needs).
+fn target(
+    tree: &MessageTree,
+    keys: &[Option<String>],
+    from: usize,
+    resolved: &str,
+) -> Option<usize> {
+    let cid = resolved
+        .get(..4)
+        .filter(|s| s.eq_ignore_ascii_case("cid:"))
+        .and_then(|_| resolved.get(4..));
+    let decoded_cid = cid.map(percent_decode);
+    let matches = |j: usize| -> bool {
+        let Some(part) = tree.parts.get(j) else {
+            return false;
+        };
+        match cid {
+            Some(raw) => part
+                .content_id
+                .as_deref()
+                .is_some_and(|id| id == raw || decoded_cid.as_deref() == Some(id)),
+            None => keys.get(j).and_then(|k| k.as_deref()) == Some(resolved),
+        }
+    };
+    for a in tree.ancestors(from) {
+        let part = tree.parts.get(a)?;
+        if part.kind == PartKind::Message {
+            break;
+        }
+        if part.mime_type != "multipart/related" {
+            continue;
+        }
+        // The aggregate's members: descendants, without entering nested aggregates or messages
+        // (which may be targets themselves, RFC 2557 example 9.6).
+        let mut stack: Vec<usize> = part.children.iter().rev().copied().collect();
+        while let Some(j) = stack.pop() {
+            if matches(j) {
+                return Some(j);
+            }
+            if let Some(p) = tree.parts.get(j) {
+                if p.kind == PartKind::Multipart && p.mime_type != "multipart/related" {
+                    stack.extend(p.children.iter().rev());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `%XX` sequences decoded (RFC 2392 §2); invalid ones kept.
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |k: usize| bytes.get(k).and_then(|c| (*c as char).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The body in its Content-Transfer-Encoding, lines ended with `eol`, encoded lines within 76
+/// characters (RFC 2045 §6.7, §6.8). `None` for an encoding we do not write.
+fn transfer_encode(body: &[u8], encoding: &str, eol: &str) -> Option<Vec<u8>> {
+    // The HTML serializer ends lines with LF (the parser normalised CRLF, HTML LS §13.2.3.5).
+    let with_eol = |bytes: &[u8]| -> Vec<u8> {
+        if eol == "\n" {
+            return bytes.to_vec();
+        }
+        let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 40);
+        for &b in bytes {
+            if b == b'\n' {
+                out.extend_from_slice(eol.as_bytes());
+            } else {
+                out.push(b);
+            }
+        }
+        out
+    };
+    match encoding {
+        "7bit" | "8bit" | "binary" => Some(with_eol(body)),
+        "quoted-printable" => {
+            // quoted_printable writes CRLF line breaks; text mode keeps CRLF pairs as breaks.
+            let crlf = if eol == "\r\n" {
+                with_eol(body)
+            } else {
+                to_crlf(body)
+            };
+            let encoded = quoted_printable::encode(crlf);
+            Some(if eol == "\n" {
+                from_crlf(&encoded)
+            } else {
+                encoded
+            })
+        }
+        "base64" => {
+            let text = base64::engine::general_purpose::STANDARD.encode(body);
+            let mut out = Vec::with_capacity(text.len() + text.len() / 76 * 2 + 2);
+            for (n, line) in text.as_bytes().chunks(76).enumerate() {
+                if n > 0 {
+                    out.extend_from_slice(eol.as_bytes());
+                }
+                out.extend_from_slice(line);
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+fn to_crlf(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 40);
+    for &b in bytes {
+        if b == b'\n' {
+            out.push(b'\r');
+        }
+        out.push(b);
+    }
+    out
+}
+
+fn from_crlf(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+            i += 1;
+            continue;
+        }
+        out.push(b);
+        i += 1;
+    }
+    out
+}
+
+/// The input with each span replaced; spans are leaves' bodies, so they do not overlap.
+fn splice(input: &[u8], mut splices: Vec<(Range<usize>, Vec<u8>)>) -> Vec<u8> {
+    splices.sort_by_key(|(r, _)| r.start);
+    let mut out = Vec::with_capacity(input.len() + 1024);
+    let mut at = 0;
+    for (range, bytes) in splices {
+        if range.start < at || range.end > input.len() {
+            continue;
+        }
+        out.extend_from_slice(input.get(at..range.start).unwrap_or_default());
+        out.extend_from_slice(&bytes);
+        at = range.end;
+    }
+    out.extend_from_slice(input.get(at..).unwrap_or_default());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn transfer_encodings_keep_line_endings_and_width() {
+        let body = "<p>caf\u{e9} ".repeat(30) + "\n<a>x</a>\n";
+        for eol in ["\r\n", "\n"] {
+            let qp = transfer_encode(body.as_bytes(), "quoted-printable", eol).unwrap();
+            let text = String::from_utf8(qp.clone()).unwrap();
+            assert!(text.split(eol).all(|l| l.len() <= 76), "{text}");
+            if eol == "\n" {
+                assert!(!text.contains('\r'));
+            }
+            // Strict decoding wants CRLF line breaks.
+            let crlf = if eol == "\n" {
+                to_crlf(&qp)
+            } else {
+                qp.clone()
+            };
+            let decoded =
+                quoted_printable::decode(&crlf, quoted_printable::ParseMode::Strict).unwrap();
+            assert_eq!(from_crlf(&decoded), body.as_bytes());
+            let b64 = transfer_encode(body.as_bytes(), "base64", eol).unwrap();
+            let text = String::from_utf8(b64).unwrap();
+            assert!(text.split(eol).all(|l| l.len() <= 76));
+            let joined: String = text.split(eol).collect();
+            assert_eq!(
+                base64::engine::general_purpose::STANDARD
+                    .decode(joined)
+                    .unwrap(),
+                body.as_bytes()
+            );
+        }
+        assert_eq!(transfer_encode(b"a\nb", "8bit", "\r\n").unwrap(), b"a\r\nb");
+        assert_eq!(transfer_encode(b"a", "x-uuencode", "\n"), None);
+    }
+
+    #[test]
+    fn cid_percent_decoding() {
+        assert_eq!(percent_decode("foo4%25foo1@bar.net"), "foo4%foo1@bar.net");
+        assert_eq!(percent_decode("a%2"), "a%2");
+    }
+}
