@@ -39,6 +39,7 @@ pub mod report;
 pub mod error;
 pub mod pipeline;
 pub mod message;
+pub mod site;
 
 pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
 pub use error::{Diagnostic, Error};

@@ -184,3 +184,34 @@ pub(crate) fn report(a: &Analysed, part: Option<&str>) -> Report {
             .collect(),
     }
 }
+
+/// The fragment targets of an HTML document: every `id`, and the `name` of every `a` (HTML LS
+/// "find a potential indicated element"), for checking `#fragment` links.
+///
+/// # Errors
+/// As [`links`].
+pub fn fragment_ids(input: &HtmlInput<'_>, options: &Options) -> Result<Vec<String>, Error> {
+    let decoded =
+        decode::decode(input.bytes, input.charset.as_deref()).map_err(|source| Error::Decode {
+            input: input.name.to_owned(),
+            source,
+        })?;
+    let doc = Document::parse_with_limits(&decoded.text, options.limits).map_err(|source| {
+        Error::Limit {
+            input: input.name.to_owned(),
+            source,
+        }
+    })?;
+    let mut ids = Vec::new();
+    for element in doc.elements().iter().filter(|e| !e.in_template()) {
+        if let Some(id) = element.attr("id") {
+            ids.push(id);
+        }
+        if element.is_html("a") {
+            if let Some(name) = element.attr("name") {
+                ids.push(name);
+            }
+        }
+    }
+    Ok(ids)
+}

@@ -29,6 +29,37 @@ pub enum Command {
     Links(LinksArgs),
     /// Print the established base URI and the RFC 2396 §5.1 layer that supplied it.
     Base(BaseArgs),
+    /// Check every link of a site tree: internal targets must exist (a directory means its
+    /// index.html) and #fragments must name an id; external links are listed, not fetched.
+    ///
+    /// Exit 0 when nothing is broken, 1 when links are broken (missing file, missing fragment,
+    /// outside the site root), 2 when files could not be read or parsed.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The site's root directory.
+    #[arg(value_name = "DIR")]
+    pub dir: std::path::PathBuf,
+    /// The URL the root is published at; each file's URL is this joined with its path.
+    #[arg(long, value_name = "URL")]
+    pub site_url: String,
+    /// human: broken links and a summary; jsonl / tsv: every link with its verdict, for tools.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    pub format: CheckFormat,
+    /// Worker threads (default: every core).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub resolution: ResolutionArgs,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum CheckFormat {
+    Human,
+    Jsonl,
+    Tsv,
 }
 
 #[derive(Debug, Args)]
@@ -48,6 +79,13 @@ pub struct RewriteArgs {
     /// Remove the <base> element instead of making its href absolute.
     #[arg(long)]
     pub drop_base: bool,
+    /// With a directory INPUT: the URL the directory is published at. Each file's URL is this
+    /// joined with its path; HTML and MIME files are rewritten, others copied to -o OUTDIR.
+    #[arg(long, value_name = "URL")]
+    pub site_url: Option<String>,
+    /// Worker threads for a directory (default: every core).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 #[derive(Debug, Args)]

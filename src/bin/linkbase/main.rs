@@ -2,6 +2,7 @@
 //! command found problems it was asked to find, 2 bad usage or unusable input.
 
 mod args;
+mod walk;
 
 use std::io::{self, BufWriter, Read, Write};
 use std::process::ExitCode;
@@ -16,8 +17,8 @@ use linkbase::Report;
 use linkbase::{BaseLayers, HeaderBase, Headers, Resolver, RewriteOptions};
 
 use args::{
-    BaseArgs, BaseFormat, Cli, Command, HeaderBaseArg, InputArgs, LinksArgs, LinksFormat,
-    ResolveArgs, RewriteArgs,
+    BaseArgs, BaseFormat, CheckArgs, CheckFormat, Cli, Command, HeaderBaseArg, InputArgs,
+    LinksArgs, LinksFormat, ResolveArgs, RewriteArgs,
 };
 
 /// The documented exit codes (CONTRACT.md).
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
         Command::Rewrite(args) => run_rewrite(&args),
         Command::Links(args) => run_links(&args),
         Command::Base(args) => run_base(&args),
+        Command::Check(args) => run_check(&args),
     };
     match result {
         Ok(exit) => ExitCode::from(exit as u8),
@@ -263,6 +265,9 @@ fn options(
 }
 
 fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
+    if Path::new(&args.input.input).is_dir() {
+        return run_rewrite_tree(args);
+    }
     if args.in_place && args.input.input == "-" {
         return Err(Fatal("--in-place needs an INPUT file, not stdin".into()).into());
     }
@@ -368,4 +373,116 @@ fn reports(loaded: &Loaded, options: &Options) -> Result<Vec<Report>, Fatal> {
     } else {
         Ok(vec![pipeline::links(&loaded.html_input(), options)?])
     }
+}
+
+/// Sizes rayon's global pool (once per process: one command runs per process).
+fn set_jobs(jobs: Option<usize>) -> Result<(), Fatal> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = jobs {
+        builder = builder.num_threads(n.max(1));
+    }
+    builder
+        .build_global()
+        .map_err(|e| Fatal(format!("thread pool: {e}")))
+}
+
+/// `rewrite DIR --site-url URL (-o OUTDIR | --in-place)`.
+fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
+    let root = Path::new(&args.input.input);
+    let site_url = args.site_url.as_deref().ok_or_else(|| {
+        Fatal(format!(
+            "{}: a directory needs --site-url URL",
+            root.display()
+        ))
+    })?;
+    let site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;
+    if args.output.is_none() && !args.in_place {
+        return Err(Fatal(format!(
+            "{}: a directory needs -o OUTDIR or --in-place",
+            root.display()
+        ))
+        .into());
+    }
+    let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
+    let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
+    for s in &tree.skipped {
+        eprintln!("linkbase: {s}");
+    }
+    set_jobs(args.jobs)?;
+    let counts = walk::rewrite_tree(
+        &tree,
+        &site,
+        args.output.as_deref(),
+        &options,
+        |path, bytes| write_atomically(path, bytes).map_err(|Fatal(m)| m),
+    );
+    let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed);
+    if failed > 0 {
+        eprintln!("linkbase: {failed} of {} files failed", tree.entries.len());
+        return Ok(Exit::Unusable);
+    }
+    Ok(Exit::Ok)
+}
+
+/// `check DIR --site-url URL`.
+fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
+    let mut site = linkbase::site::Site::new(&args.site_url).map_err(Fatal::from)?;
+    let options = Options {
+        rewrite: RewriteOptions {
+            resolve: args.resolution.options(),
+            drop_base: false,
+        },
+        ..Options::default()
+    };
+    let tree = walk::walk(&args.dir).map_err(|e| Fatal(format!("{}: {e}", args.dir.display())))?;
+    for s in &tree.skipped {
+        eprintln!("linkbase: {s}");
+    }
+    let mut out = BufWriter::new(io::stdout().lock());
+    if args.format == CheckFormat::Tsv {
+        writeln!(
+            out,
+            "file\tverdict\ttarget\t{}",
+            linkbase::report::TSV_COLUMNS.join("\t")
+        )?;
+    }
+    let format = args.format;
+    set_jobs(args.jobs)?;
+    let (totals, counts) = {
+        walk::check_tree(&tree, &mut site, &options, |records| match format {
+            CheckFormat::Human => walk::write_human(&mut out, records),
+            CheckFormat::Jsonl => write_jsonl(&mut out, records),
+            CheckFormat::Tsv => {
+                for r in records {
+                    let mut line = Vec::new();
+                    write_tsv(&mut line, std::slice::from_ref(&r.link), false)?;
+                    write!(
+                        out,
+                        "{}\t{}\t{}\t",
+                        r.file,
+                        r.verdict.name(),
+                        r.target.as_deref().unwrap_or("")
+                    )?;
+                    out.write_all(&line)?;
+                }
+                Ok(())
+            }
+        })
+    }?;
+    if format == CheckFormat::Human {
+        writeln!(
+            out,
+            "{} pages, {} links: {} internal, {} broken ({} outside the site root); {} external (listed, not fetched); {} unresolvable",
+            totals.pages, totals.links, totals.internal + totals.outside_root, totals.broken, totals.outside_root, totals.external, totals.unresolvable
+        )?;
+    }
+    out.flush()?;
+    let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed);
+    Ok(if failed > 0 {
+        Exit::Unusable
+    } else if totals.broken > 0 {
+        Exit::Problems
+    } else {
+        Exit::Ok
+    })
 }

@@ -1,0 +1,401 @@
+//! Whole sites: a directory tree published at a site URL (mirrors, static-site builds).
+//!
+//! - Each file's retrieval URI (RFC 2396 §5.1.3) is the site URL joined with its path below the
+//!   root, percent-encoded where RFC 2396 §2.4.3 requires: `docs/a b.html` under
+//!   `https://h/site/` is `https://h/site/docs/a%20b.html`. An `index.html` keeps its own URL
+//!   (`…/dir/index.html`, as wget and HTTrack save it); relative links resolve the same from
+//!   `…/dir/` and `…/dir/index.html`, and a link to `…/dir/` names `dir/index.html`.
+//! - A resolved link is internal when it has the site URL's scheme and authority and its path lies
+//!   under the site path; it then names a file of the tree, or leaves the root (a `..` that climbs
+//!   out). Nothing here touches the file system: the caller walked the tree once.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use crate::uri::{Uri, UriRef};
+
+/// The file a directory URL names (HTTP servers' and static hosts' convention).
+pub const INDEX_FILE: &str = "index.html";
+
+/// A site: its URL, the files and directories of its tree, and the ids of its HTML pages.
+#[derive(Debug, Clone)]
+pub struct Site {
+    url: Uri,
+    files: HashSet<String>,
+    dirs: HashSet<String>,
+    /// Per HTML page, the hashes of its `id`s and `<a name>`s (8 bytes each, whatever the id).
+    ids: HashMap<String, HashSet<u64>>,
+}
+
+/// Where a resolved link points, seen from the site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A file of the tree (its path below the root), and the fragment if any.
+    Internal {
+        /// The file, `/`-separated, relative to the root.
+        path: String,
+        /// The fragment, without `#`.
+        fragment: Option<String>,
+    },
+    /// Under the site URL but climbing out of the root (`/site/../etc/passwd`).
+    OutsideRoot,
+    /// Another site, or another scheme.
+    External,
+}
+
+/// The verdict on one link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The target file exists (and the fragment names an id in it).
+    Ok,
+    /// No such file in the tree.
+    Missing,
+    /// The file exists but has no element with that id or name.
+    MissingFragment,
+    /// Resolves outside the site root: reported, never read.
+    OutsideRoot,
+    /// Outside the site: listed, not fetched.
+    External,
+    /// Could not be resolved (no base, opaque base).
+    Unresolvable,
+}
+
+impl Verdict {
+    /// Whether this verdict is a broken link.
+    pub fn is_broken(self) -> bool {
+        matches!(
+            self,
+            Verdict::Missing | Verdict::MissingFragment | Verdict::OutsideRoot
+        )
+    }
+
+    /// The name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Missing => "missing",
+            Verdict::MissingFragment => "missing-fragment",
+            Verdict::OutsideRoot => "outside-root",
+            Verdict::External => "external",
+            Verdict::Unresolvable => "unresolvable",
+        }
+    }
+}
+
+/// Errors building a [`Site`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SiteError {
+    /// The site URL cannot serve.
+    #[error("--site-url {0:?} must be an absolute hierarchical URI with an authority, like https://example.com/docs/")]
+    BadUrl(String),
+}
+
+impl Site {
+    /// A site published at `url` (a trailing `/` is added to its path if missing).
+    ///
+    /// # Errors
+    /// [`SiteError::BadUrl`] when `url` is not absolute with an authority.
+    pub fn new(url: &str) -> Result<Site, SiteError> {
+        let parsed = UriRef::parse(url.trim());
+        if parsed.scheme.is_none() || parsed.authority.is_none() {
+            return Err(SiteError::BadUrl(url.to_owned()));
+        }
+        let mut text = format!(
+            "{}://{}{}",
+            parsed.scheme.unwrap_or_default(),
+            parsed.authority.unwrap_or_default(),
+            parsed.path
+        );
+        if !text.ends_with('/') {
+            text.push('/');
+        }
+        let url = Uri::parse(&text).map_err(|_| SiteError::BadUrl(url.to_owned()))?;
+        Ok(Site {
+            url,
+            files: HashSet::new(),
+            dirs: HashSet::new(),
+            ids: HashMap::new(),
+        })
+    }
+
+    /// The site URL, ending in `/`.
+    pub fn url(&self) -> &Uri {
+        &self.url
+    }
+
+    /// Records a file of the tree (`/`-separated path below the root); its directories too.
+    pub fn add_file(&mut self, path: &str) {
+        let mut dir = path;
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            self.dirs.insert(parent.to_owned());
+            dir = parent;
+        }
+        self.files.insert(path.to_owned());
+    }
+
+    /// Records the ids (and `<a name>` values) of an HTML page.
+    pub fn add_ids<'a>(&mut self, path: &str, ids: impl IntoIterator<Item = &'a str>) {
+        self.ids
+            .insert(path.to_owned(), ids.into_iter().map(hash_id).collect());
+    }
+
+    /// How many files the tree has.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether the tree has no files.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The retrieval URI of a file of the tree.
+    pub fn file_url(&self, path: &str) -> String {
+        let mut url = self.url.as_str().to_owned();
+        for (n, segment) in path.split('/').enumerate() {
+            if n > 0 {
+                url.push('/');
+            }
+            percent_encode_segment(segment, &mut url);
+        }
+        url
+    }
+
+    /// Where `resolved` (an absolute URI) points.
+    pub fn target(&self, resolved: &str) -> Target {
+        let r = UriRef::parse(resolved);
+        let site = self.url.as_ref();
+        let same_origin = r
+            .scheme
+            .zip(site.scheme)
+            .is_some_and(|(a, b)| a.eq_ignore_ascii_case(b))
+            && r.authority
+                .zip(site.authority)
+                .is_some_and(|(a, b)| a.eq_ignore_ascii_case(b));
+        if !same_origin {
+            return Target::External;
+        }
+        // Remove dot segments (escaped ones too: a server decodes them) from the whole path, so
+        // that `/site/docs/../../x` and RFC 2396's kept `/../x` are both seen for what they are.
+        let mut stack: Vec<String> = Vec::new();
+        let mut climbed = false;
+        let mut trailing_slash = false;
+        for raw in r.path.split('/').skip(1) {
+            let segment = percent_decode(raw);
+            trailing_slash = matches!(segment.as_str(), "" | "." | "..");
+            match segment.as_str() {
+                "." => {}
+                ".." => {
+                    climbed = true;
+                    stack.pop();
+                }
+                _ => stack.push(segment),
+            }
+        }
+        let mut normalized = format!("/{}", stack.join("/"));
+        if trailing_slash && !normalized.ends_with('/') {
+            normalized.push('/');
+        }
+        let under = normalized
+            .strip_prefix(site.path)
+            .map(str::to_owned)
+            // `https://h/site` (no slash) is the site root too.
+            .or_else(|| (format!("{normalized}/") == site.path).then(String::new));
+        match under {
+            Some(rest) => {
+                // Climbing out and back in (`/site/../site/x`) still reads only inside the root.
+                self.internal(&rest, r.fragment)
+            }
+            None if climbed => Target::OutsideRoot,
+            None => Target::External,
+        }
+    }
+
+    fn internal(&self, path: &str, fragment: Option<&str>) -> Target {
+        let path = if path.is_empty() || path.ends_with('/') || self.dirs.contains(path) {
+            let dir = path.trim_end_matches('/');
+            if dir.is_empty() {
+                INDEX_FILE.to_owned()
+            } else {
+                format!("{dir}/{INDEX_FILE}")
+            }
+        } else {
+            path.to_owned()
+        };
+        Target::Internal {
+            path,
+            fragment: fragment.filter(|f| !f.is_empty()).map(str::to_owned),
+        }
+    }
+
+    /// The verdict on a link whose resolution is `resolved` (`None`: it could not be resolved).
+    pub fn check(&self, resolved: Option<&str>) -> (Verdict, Target) {
+        let Some(resolved) = resolved else {
+            return (Verdict::Unresolvable, Target::External);
+        };
+        let target = self.target(resolved);
+        let verdict = match &target {
+            Target::External => Verdict::External,
+            Target::OutsideRoot => Verdict::OutsideRoot,
+            Target::Internal { path, fragment } => {
+                if !self.files.contains(path) {
+                    Verdict::Missing
+                } else {
+                    match (fragment, self.ids.get(path)) {
+                        // HTML LS "find a potential indicated element": the id as written, then
+                        // percent-decoded.
+                        (Some(f), Some(ids))
+                            if !ids.contains(&hash_id(f))
+                                && !ids.contains(&hash_id(&percent_decode(f)))
+                                // "top" and the empty fragment name the top of any document.
+                                && !f.eq_ignore_ascii_case("top") =>
+                        {
+                            Verdict::MissingFragment
+                        }
+                        _ => Verdict::Ok,
+                    }
+                }
+            }
+        };
+        (verdict, target)
+    }
+}
+
+fn hash_id(id: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// RFC 2396 §2.4.3: escape what may not appear in a path segment.
+fn percent_encode_segment(segment: &str, out: &mut String) {
+    for b in segment.bytes() {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'_'
+                    | b'.'
+                    | b'!'
+                    | b'~'
+                    | b'*'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b':'
+                    | b'@'
+                    | b'&'
+                    | b'='
+                    | b'+'
+                    | b'$'
+                    | b','
+                    | b';'
+            );
+        if keep {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+}
+
+/// `%XX` decoded (as UTF-8, lossily); invalid escapes kept as written.
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_owned();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |k: usize| bytes.get(k).and_then(|c| char::from(*c).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn site() -> Site {
+        let mut s = Site::new("https://h.example/site").unwrap();
+        for f in [
+            "index.html",
+            "docs/index.html",
+            "docs/a b.html",
+            "img/x.png",
+        ] {
+            s.add_file(f);
+        }
+        s.add_ids("docs/a b.html", ["intro", "caf\u{e9}"]);
+        s.add_ids("index.html", []);
+        s
+    }
+
+    #[test]
+    fn file_urls() {
+        let s = site();
+        assert_eq!(s.url().as_str(), "https://h.example/site/");
+        assert_eq!(
+            s.file_url("docs/a b.html"),
+            "https://h.example/site/docs/a%20b.html"
+        );
+        assert_eq!(
+            s.file_url("docs/index.html"),
+            "https://h.example/site/docs/index.html"
+        );
+    }
+
+    #[test]
+    fn targets_and_verdicts() {
+        let s = site();
+        let v = |u: &str| s.check(Some(u)).0;
+        assert_eq!(
+            v("https://h.example/site/docs/a%20b.html#intro"),
+            Verdict::Ok
+        );
+        assert_eq!(
+            v("https://H.EXAMPLE/site/docs/a%20b.html#caf%C3%A9"),
+            Verdict::Ok
+        );
+        assert_eq!(
+            v("https://h.example/site/docs/a%20b.html#nope"),
+            Verdict::MissingFragment
+        );
+        assert_eq!(v("https://h.example/site/docs/"), Verdict::Ok);
+        assert_eq!(v("https://h.example/site/docs"), Verdict::Ok);
+        assert_eq!(v("https://h.example/site/"), Verdict::Ok);
+        assert_eq!(v("https://h.example/site"), Verdict::Ok);
+        assert_eq!(v("https://h.example/site/img/x.png#frag"), Verdict::Ok);
+        assert_eq!(v("https://h.example/site/nope.html"), Verdict::Missing);
+        assert_eq!(
+            v("https://h.example/site/../etc/passwd"),
+            Verdict::OutsideRoot
+        );
+        assert_eq!(
+            v("https://h.example/site/docs/%2e%2e/%2e%2e/x"),
+            Verdict::OutsideRoot
+        );
+        assert_eq!(v("https://h.example/other/x"), Verdict::External);
+        assert_eq!(
+            v("https://h.example/../../etc/passwd"),
+            Verdict::OutsideRoot
+        );
+        assert_eq!(v("https://h.example/site/docs/../img/x.png"), Verdict::Ok);
+        assert_eq!(v("http://h.example/site/index.html"), Verdict::External);
+        assert_eq!(v("mailto:x@y"), Verdict::External);
+        assert_eq!(s.check(None).0, Verdict::Unresolvable);
+    }
+}
