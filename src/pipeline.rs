@@ -1,6 +1,6 @@
 //! The stages, in order, and nothing else:
-//! input → [`decode`](crate::decode) → [`Document::parse`] → [`base`](crate::base) →
-//! [`rewrite::plan`] → [`rewrite::apply`] → [`serialize`](crate::serialize) / [`report`](crate::report).
+//! input → [`decode`] → [`Document::parse`] → [`base`](crate::base) →
+//! [`rewrite::plan`] → [`rewrite::apply`] → [`serialize`] / [`report`](crate::report).
 
 use encoding_rs::Encoding;
 
@@ -39,7 +39,7 @@ pub struct Options {
     pub limits: ParseLimits,
 }
 
-/// The output of [`rewrite`].
+/// The output of [`rewrite()`].
 #[derive(Debug, Clone)]
 pub struct Rewritten {
     /// The rewritten document, encoded.
@@ -84,7 +84,7 @@ pub fn rewrite(input: &HtmlInput<'_>, options: &Options) -> Result<Rewritten, Er
 /// Every link of an HTML document with its resolution, and the document's base.
 ///
 /// # Errors
-/// As [`rewrite`].
+/// As [`rewrite()`].
 pub fn links(input: &HtmlInput<'_>, options: &Options) -> Result<Report, Error> {
     let a = analyse(input, options)?;
     Ok(report(&a, None))
