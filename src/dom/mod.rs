@@ -22,6 +22,8 @@ use markup5ever_rcdom::{Handle, NodeData, RcDom};
 /// A parsed HTML document.
 pub struct Document {
     dom: RcDom,
+    /// Parsed as a fragment: the tree's one `html` element holds the fragment's nodes.
+    fragment: bool,
     /// Elements in tree order, built on first use: the index of an element here is its
     /// [`NodeId`], which is how an edit plan names a place in the tree.
     elements: OnceCell<Vec<ElementRef>>,
@@ -106,6 +108,32 @@ impl Document {
         }
         Ok(Document {
             dom,
+            fragment: false,
+            elements: OnceCell::new(),
+        })
+    }
+
+    /// Parses `text` as the contents of a `<body>` with scripting disabled (HTML LS "HTML
+    /// fragment parsing algorithm"): the markup a `<noscript>` holds for consumers without
+    /// scripting. Within the same bounds as [`Document::parse`].
+    ///
+    /// # Errors
+    /// [`LimitHit`] when the fragment passes a bound.
+    pub fn parse_fragment(text: &str, limits: ParseLimits) -> Result<Document, LimitHit> {
+        let tripped = Rc::new(Cell::new(None));
+        let sink = guard::GuardedSink::new(limits, text.len(), tripped.clone());
+        let mut opts = ParseOpts::default();
+        opts.tree_builder.scripting_enabled = false;
+        let context = html5ever::QualName::new(None, ns!(html), html5ever::local_name!("body"));
+        let dom = html5ever::parse_fragment(sink, opts, context, Vec::new(), false)
+            .one(StrTendril::from_slice(text))
+            .into_dom();
+        if let Some(hit) = tripped.get() {
+            return Err(hit);
+        }
+        Ok(Document {
+            dom,
+            fragment: true,
             elements: OnceCell::new(),
         })
     }
@@ -125,6 +153,11 @@ impl Document {
     /// Serializes the document as HTML text (HTML LS "serializing HTML fragments" of the
     /// document's children), template contents and full doctypes included.
     pub fn to_html(&self) -> String {
+        if self.fragment {
+            // The fragment's nodes are the children of the one `html` element.
+            let root = self.dom.document.children.borrow().first().cloned();
+            return root.map(|r| serialize::serialize(&r)).unwrap_or_default();
+        }
         serialize::serialize(&self.dom.document)
     }
 }

@@ -163,6 +163,18 @@ pub fn establish(
 fn plan_at_depth(doc: &Document, outer: &Outer, options: &RewriteOptions, depth: usize) -> Plan {
     let mut diagnostics = Vec::new();
     let (base, chosen) = establish(doc, outer, options.resolve, &mut diagnostics);
+    plan_with_base(doc, outer, options, depth, base, chosen, diagnostics)
+}
+
+fn plan_with_base(
+    doc: &Document,
+    outer: &Outer,
+    options: &RewriteOptions,
+    depth: usize,
+    base: Base,
+    chosen: Option<(NodeId, String)>,
+    mut diagnostics: Vec<Diagnostic>,
+) -> Plan {
     let planner = Planner::new(base.clone(), outer, options, depth, &mut diagnostics);
     let mut found = Found::default();
     let chosen_id = chosen.as_ref().map(|(id, _)| *id);
@@ -268,6 +280,9 @@ impl<'a> Planner<'a> {
         // `<style>` contents (HTML and SVG): a stylesheet against the document base.
         if element.name() == "style" && matches!(element.ns(), ElementNs::Html | ElementNs::Svg) {
             self.style_element(out, element);
+        }
+        if element.is_html("noscript") {
+            self.noscript(out, element);
         }
         let mut attrs = Vec::new();
         element.for_each_attr(|ns, name, value| {
@@ -502,6 +517,40 @@ impl<'a> Planner<'a> {
                 old: text,
                 new,
                 reason: "HTML-RULES §4: url() and @import in a style element",
+            });
+        }
+    }
+
+    /// `<noscript>`: parsed with scripting on (as browsers that run scripts do), its contents
+    /// are text; consumers without scripting — crawlers, link checkers, mail readers — read them
+    /// as markup. That markup is parsed as a fragment, rewritten against our base, and written
+    /// back as the element's text, which the serializer emits as it is.
+    fn noscript(&self, out: &mut Found, element: &ElementRef) {
+        let text = element.text();
+        if text.trim().is_empty() || self.depth >= MAX_SRCDOC_DEPTH {
+            return;
+        }
+        let Ok(fragment) = Document::parse_fragment(&text, crate::dom::ParseLimits::default()) else {
+            return;
+        };
+        let outer = Outer {
+            base: self.base.clone(),
+            document_uri: self.document_uri.clone(),
+        };
+        // Same document, same base: a <base> inside <noscript> does not count.
+        let plan = plan_with_base(&fragment, &outer, self.options, self.depth, self.base.clone(), None, Vec::new());
+        out.links.extend(plan.links.iter().cloned().map(|mut l| {
+            l.node = element.id();
+            l
+        }));
+        if !plan.edits.is_empty() {
+            apply(&fragment, &plan);
+            out.edits.push(Edit {
+                node: element.id(),
+                target: EditTarget::Text,
+                old: text,
+                new: fragment.to_html(),
+                reason: "HTML LS §4.12.2: noscript markup, as consumers without scripting read it",
             });
         }
     }
