@@ -339,7 +339,9 @@ pub fn with_base_element(
     // say) is not used, whatever profile resolves the links.
     let resolved = resolved.and_then(|s| match url::Url::parse(&s) {
         Ok(_) => Ok(s),
-        Err(e) => Err(format!("it cannot be parsed as a URL ({e}; HTML LS \"set the frozen base URL\")")),
+        Err(e) => Err(format!(
+            "it cannot be parsed as a URL ({e}; HTML LS \"set the frozen base URL\")"
+        )),
     });
     match resolved.and_then(|s| Uri::parse(&s).map_err(|e| e.to_string())) {
         Ok(uri) => Base {

@@ -530,7 +530,8 @@ impl<'a> Planner<'a> {
         if text.trim().is_empty() || self.depth >= MAX_SRCDOC_DEPTH {
             return;
         }
-        let Ok(fragment) = Document::parse_fragment(&text, crate::dom::ParseLimits::default()) else {
+        let Ok(fragment) = Document::parse_fragment(&text, crate::dom::ParseLimits::default())
+        else {
             return;
         };
         let outer = Outer {
@@ -538,7 +539,15 @@ impl<'a> Planner<'a> {
             document_uri: self.document_uri.clone(),
         };
         // Same document, same base: a <base> inside <noscript> does not count.
-        let plan = plan_with_base(&fragment, &outer, self.options, self.depth, self.base.clone(), None, Vec::new());
+        let plan = plan_with_base(
+            &fragment,
+            &outer,
+            self.options,
+            self.depth,
+            self.base.clone(),
+            None,
+            Vec::new(),
+        );
         out.links.extend(plan.links.iter().cloned().map(|mut l| {
             l.node = element.id();
             l
