@@ -1224,21 +1224,7 @@ mod tests {
 
     // --- No panic on any input -------------------------------------------------------------
 
-    /// xorshift64 (Marsaglia 2003): deterministic, no dependency.
-    struct XorShift(u64);
-
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            usize::try_from(self.next() % n as u64).unwrap()
-        }
-    }
+    use crate::testutil::XorShift;
 
     /// Fragments that steer random input into every branch of the prescan.
     const FRAGMENTS: &[&[u8]] = &[

@@ -40,6 +40,8 @@ pub mod error;
 pub mod pipeline;
 pub mod message;
 pub mod site;
+#[cfg(test)]
+mod testutil;
 
 pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
 pub use error::{Diagnostic, Error};

@@ -864,16 +864,7 @@ mod tests {
         );
     }
 
-    /// A small deterministic xorshift64 generator.
-    struct XorShift(u64);
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
+    use crate::testutil::XorShift;
 
     #[test]
     fn pseudo_random_inputs_never_panic() {
@@ -915,10 +906,7 @@ mod tests {
         ];
         let mut rng = XorShift(0xD1B5_4A32_D192_ED03);
         for i in 0..4000 {
-            let len = rng.next() % 30;
-            let css: String = (0..len)
-                .map(|_| alphabet[(rng.next() % alphabet.len() as u64) as usize])
-                .collect();
+            let css = rng.string(&alphabet, 29);
             let kind = if i % 2 == 0 { Stylesheet } else { Declarations };
             let urls = css_urls(&css, kind);
             let mut last = 0;

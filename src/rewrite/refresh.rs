@@ -216,16 +216,7 @@ mod tests {
         assert_eq!(refresh_url("é; url=x"), None);
     }
 
-    /// A small deterministic xorshift64 generator.
-    struct XorShift(u64);
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
+    use crate::testutil::XorShift;
 
     #[test]
     fn pseudo_random_inputs_never_panic() {
@@ -235,10 +226,7 @@ mod tests {
         ];
         let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
         for _ in 0..5000 {
-            let len = rng.next() % 24;
-            let c: String = (0..len)
-                .map(|_| alphabet[(rng.next() % alphabet.len() as u64) as usize])
-                .collect();
+            let c = rng.string(&alphabet, 23);
             if let Some(r) = refresh_url(&c) {
                 let u = c.get(r.clone()).expect("range on char boundaries");
                 assert!(!u.is_empty(), "{c:?}");

@@ -259,22 +259,7 @@ mod tests {
         assert_eq!(comma_separated_urls(",x,"), vec![1..2]);
     }
 
-    /// A small deterministic xorshift64 generator.
-    struct XorShift(u64);
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn string(&mut self, alphabet: &[&str], max_len: u64) -> String {
-            let len = self.next() % (max_len + 1);
-            (0..len)
-                .map(|_| alphabet[(self.next() % alphabet.len() as u64) as usize])
-                .collect()
-        }
-    }
+    use crate::testutil::XorShift;
 
     fn check_ranges(value: &str, ranges: &[Range<usize>]) {
         let mut last_end = 0;
