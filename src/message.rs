@@ -126,16 +126,22 @@ fn process(
                     .and_then(|u| crate::Uri::parse(u).ok())
             });
         let outer = Outer { base, document_uri };
-        let body = part.decoded.as_deref().unwrap_or_default();
         let name = format!("{} part {path}", input.name);
-        let analysed = match analyse_html(
-            &name,
-            body,
-            part.charset.as_deref(),
-            diagnostics.clone(),
-            &outer,
-            options,
-        ) {
+        let analysed = match part
+            .decoded
+            .as_deref()
+            .ok_or_else(|| "its body cannot be decoded".to_owned())
+            .and_then(|body| {
+                analyse_html(
+                    &name,
+                    body,
+                    part.charset.as_deref(),
+                    diagnostics.clone(),
+                    &outer,
+                    options,
+                )
+                .map_err(|e| e.to_string())
+            }) {
             Ok(a) => a,
             Err(e) => {
                 diagnostics.push(Diagnostic::new(
@@ -164,17 +170,34 @@ fn process(
                     .map(|t| mime::display_path(&t.path).to_owned());
             }
         }
-        if rewrite && !analysed.plan.edits.is_empty() {
-            match (&part.body, transfer_encode(&finish(&analysed, options), &part.transfer_encoding, part.eol)) {
-                (Some(span), Some(encoded)) => splices.push((span.clone(), encoded)),
-                (None, _) => part_report.base.diagnostics.push(Diagnostic::new(
-                    "part-skipped",
-                    "inside an encoded message/rfc822: links reported, the part left as it was",
-                )),
-                (_, None) => part_report.base.diagnostics.push(Diagnostic::new(
-                    "part-skipped",
-                    format!("Content-Transfer-Encoding {:?} cannot be written back; the part left as it was", part.transfer_encoding),
-                )),
+        let writable = part.body.is_some() && is_writable(&part.transfer_encoding);
+        if !analysed.plan.edits.is_empty() && !writable {
+            // Reported and resolved, but not changed: say so, and do not claim a rewrite.
+            let why = if part.body.is_none() {
+                "inside an encoded message/rfc822: links reported, the part left as it was"
+                    .to_owned()
+            } else {
+                format!(
+                    "Content-Transfer-Encoding {:?} cannot be written back; the part left as it was",
+                    part.transfer_encoding
+                )
+            };
+            part_report
+                .base
+                .diagnostics
+                .push(Diagnostic::new("part-skipped", why));
+            for link in &mut part_report.links {
+                link.rewritten = false;
+            }
+        }
+        if rewrite && writable && !analysed.plan.edits.is_empty() {
+            let encoded = transfer_encode(
+                &finish(&analysed, options),
+                &part.transfer_encoding,
+                part.eol,
+            );
+            if let (Some(span), Some(encoded)) = (&part.body, encoded) {
+                splices.push((span.clone(), encoded));
             }
         }
         reports.push(part_report);
@@ -279,6 +302,14 @@ fn percent_decode(s: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Whether [`transfer_encode`] can write this Content-Transfer-Encoding.
+fn is_writable(encoding: &str) -> bool {
+    matches!(
+        encoding,
+        "7bit" | "8bit" | "binary" | "quoted-printable" | "base64"
+    )
 }
 
 /// The body in its Content-Transfer-Encoding, lines ended with `eol`, encoded lines within 76

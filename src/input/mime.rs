@@ -202,8 +202,37 @@ fn add(
             .trim()
             .to_owned()
     };
-    let decoded =
-        (kind == PartKind::Leaf).then(|| mail.get_body_raw().unwrap_or_else(|_| raw_body.to_vec()));
+    let decoded = if kind == PartKind::Leaf {
+        match decode_body(raw_body, &transfer_encoding, || mail.get_body_raw()) {
+            Ok(bytes) => Some(bytes),
+            Err(why) => {
+                tree.diagnostics.push(format!(
+                    "part {}: the body cannot be decoded ({why}); left as it was",
+                    display_path(&section)
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if kind == PartKind::Multipart {
+        // mailparse ends a multipart at the end of the input when its closing delimiter is
+        // missing (RFC 2046 §5.1.1): say so, the message was probably cut.
+        if let Some(boundary) = mail.ctype.params.get("boundary") {
+            let close = format!("--{boundary}--");
+            if !mail
+                .raw_bytes
+                .windows(close.len())
+                .any(|w| w == close.as_bytes())
+            {
+                tree.diagnostics.push(format!(
+                    "part {}: no closing boundary {close:?}; the message is truncated",
+                    display_path(&section)
+                ));
+            }
+        }
+    }
     let path = if is_message && kind != PartKind::Multipart {
         join(&section, 1)
     } else {
@@ -293,6 +322,66 @@ fn add(
     }
 }
 
+/// A leaf's body without its Content-Transfer-Encoding (RFC 2045 §6).
+///
+/// Quoted-printable is decoded here: both mailparse and the quoted_printable crate drop raw 8-bit
+/// bytes in their lenient mode, and Word writes GB2312 text raw inside QP parts. RFC 2045 §6.7
+/// asks a robust decoder to keep what is not a valid escape, which this does. Base64 goes through
+/// mailparse; a body that does not decode is an error, so the part is left as it was rather than
+/// read (and rewritten) in its encoded form.
+fn decode_body(
+    raw: &[u8],
+    transfer_encoding: &str,
+    base64: impl FnOnce() -> Result<Vec<u8>, mailparse::MailParseError>,
+) -> Result<Vec<u8>, String> {
+    match transfer_encoding {
+        "quoted-printable" => Ok(decode_quoted_printable(raw)),
+        "base64" => base64().map_err(|e| e.to_string()),
+        _ => Ok(raw.to_vec()),
+    }
+}
+
+/// RFC 2045 §6.7: `=XX` is a byte, `=` at a line end is a soft break, anything else is kept as
+/// it is (including raw 8-bit bytes and a lone `=`).
+fn decode_quoted_printable(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    let hex = |b: u8| char::from(b).to_digit(16);
+    while let Some(&b) = raw.get(i) {
+        if b != b'=' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        match (
+            raw.get(i + 1).and_then(|&h| hex(h)),
+            raw.get(i + 2).and_then(|&l| hex(l)),
+        ) {
+            (Some(h), Some(l)) => {
+                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+                i += 3;
+            }
+            // Soft line break, with trailing whitespace tolerated (RFC 2045 §6.7 rule 3).
+            _ => {
+                let mut j = i + 1;
+                while matches!(raw.get(j), Some(b' ' | b'\t')) {
+                    j += 1;
+                }
+                match (raw.get(j), raw.get(j + 1)) {
+                    (Some(b'\r'), Some(b'\n')) => i = j + 2,
+                    (Some(b'\n'), _) => i = j + 1,
+                    (None, _) => i = j,
+                    _ => {
+                        out.push(b'=');
+                        i += 1;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// RFC 2557 §4.4.3: header values are unfolded and RFC 2047-decoded (mailparse did both); what
 /// remains of folding whitespace inside a URL is removed.
 fn unfold_location(value: &str) -> String {
@@ -305,6 +394,20 @@ pub fn display_path(path: &str) -> &str {
         "0"
     } else {
         path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_printable_keeps_raw_8bit_and_soft_breaks() {
+        let raw = b"caf\xe9 =E9t\xc4\xe3 x=\r\nyz=  \nw a=3Db =zz=";
+        assert_eq!(
+            decode_quoted_printable(raw),
+            b"caf\xe9 \xe9t\xc4\xe3 xyzw a=b =zz"
+        );
     }
 }
 
