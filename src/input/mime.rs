@@ -123,13 +123,43 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// [`MimeError`] when mailparse refuses the top-level heading (nested trouble only gives
 /// diagnostics).
 pub fn parse(bytes: &[u8]) -> Result<MessageTree, MimeError> {
-    let mail = mailparse::parse_mail(bytes).map_err(|e| MimeError(e.to_string()))?;
     let mut tree = MessageTree {
         parts: Vec::new(),
         diagnostics: Vec::new(),
     };
     let origin = Origin::Source(bytes.as_ptr() as usize);
+    let (mail, cut) = match mailparse::parse_mail(bytes) {
+        Ok(mail) => (mail, None),
+        Err(mailparse::MailParseError::Generic(m)) if m.contains("Recursion") => {
+            // mailparse refuses a message nested past its bound (100 multipart levels) as a
+            // whole. Read the longest prefix it accepts instead: a prefix slice keeps every span
+            // an offset into the input, and what lies past it is kept byte for byte.
+            let (mut ok, mut too_deep) = (0, bytes.len());
+            while too_deep - ok > 1 {
+                let mid = ok + (too_deep - ok) / 2;
+                match bytes.get(..mid).map(mailparse::parse_mail) {
+                    Some(Ok(_)) => ok = mid,
+                    _ => too_deep = mid,
+                }
+            }
+            let prefix = bytes.get(..ok).unwrap_or_default();
+            let mail = mailparse::parse_mail(prefix).map_err(|e| MimeError(e.to_string()))?;
+            tree.diagnostics.push(format!(
+                "multipart nesting deeper than the MIME parser's bound (100 levels) from byte {ok}: what follows is kept as it was, unread"
+            ));
+            (mail, Some(ok))
+        }
+        Err(e) => return Err(MimeError(e.to_string())),
+    };
     add(&mut tree, &mail, None, String::new(), true, origin, 0);
+    if let Some(cut) = cut {
+        // A part that reaches the cut may be cut short: read it, never write it back.
+        for part in &mut tree.parts {
+            if part.body.as_ref().is_some_and(|b| b.end >= cut) {
+                part.body = None;
+            }
+        }
+    }
     Ok(tree)
 }
 
