@@ -251,14 +251,13 @@ impl Resolver {
 
         // §5.2 step 3: a reference with a scheme is absolute; recomposing it gives it back.
         if let Some(scheme) = r.scheme.clone() {
-            let scheme = reference.get(scheme)?;
-            let base_scheme = base.get(..layout.scheme_end.saturating_sub(1))?;
-            if self.options.same_scheme == SameScheme::Compat
-                && base_scheme.eq_ignore_ascii_case(scheme)
-                && is_known_hierarchical(scheme)
-            {
-                // The same-scheme loophole: left to the general code.
-                return None;
+            if self.options.same_scheme == SameScheme::Compat {
+                // The same-scheme loophole (its test as in the general code) is left to it.
+                let scheme = reference.get(scheme)?;
+                let base_scheme = base.get(..layout.scheme_end.saturating_sub(1))?;
+                if base_scheme.eq_ignore_ascii_case(scheme) && is_known_hierarchical(scheme) {
+                    return None;
+                }
             }
             if rfc3986 {
                 // RFC 3986 §5.2.2: T.path = remove_dot_segments(R.path).
@@ -277,7 +276,8 @@ impl Resolver {
             return Some(Err(Failure::Opaque));
         }
 
-        // §5.2 step 4: a network-path reference keeps everything but the scheme.
+        // §5.2 step 4: a network-path reference keeps everything but the scheme (RFC 3986
+        // removes its path's dot segments).
         if r.authority.is_some() {
             out.push_str(base.get(..layout.scheme_end)?);
             if rfc3986 {
@@ -336,7 +336,7 @@ impl Resolver {
     ///   empty, and step 6g's policy applies: `Keep` pushes `..`, which no later `..` can remove
     ///   (`../..` is not `<segment>/..`); `Remove` drops it; `Error` fails;
     /// - the rest: no `.` or `..` among its segments, so they are pushed as they are, each after
-    ///   a `/`.
+    ///   a `/`. (Steps 6c and 6e, for a `.` or `..` that ends the buffer, never apply.)
     ///
     /// So with `up` leading `../`, the path is the base directory cut after the `/` that ends
     /// its first `k - up` segments when `up <= k`, else `"/.."` `up - k` times (Keep) or nothing
@@ -371,41 +371,35 @@ impl Resolver {
             return None;
         }
         let base = self.base.as_str();
-        match layout.dir_end {
-            _ if up > layout.dir_segments => {
-                out.push_str(base.get(..layout.path_start)?);
-                match policy {
-                    // Step 6g: more ".." than directory segments.
-                    DotSegments::Keep => {
-                        for _ in layout.dir_segments..up {
-                            out.push_str("/..");
-                        }
-                        out.push('/');
+        if up > layout.dir_segments {
+            // Step 6g: more ".." than directory segments.
+            out.push_str(base.get(..layout.path_start)?);
+            match policy {
+                DotSegments::Keep => {
+                    for _ in layout.dir_segments..up {
+                        out.push_str("/..");
                     }
-                    DotSegments::Remove => out.push('/'),
-                    DotSegments::Error => return Some(Err(Failure::AboveRoot)),
+                    out.push('/');
                 }
+                DotSegments::Remove => out.push('/'),
+                DotSegments::Error => return Some(Err(Failure::AboveRoot)),
             }
-            Some(dir_end) => {
-                // Steps 6a–6e: one '/' back per "..". The scheme, the authority and what is
-                // left of the directory, with its closing '/', are one slice of the base.
-                let mut cut = dir_end;
-                for _ in 0..up {
-                    cut = layout.path_start
-                        + base
-                            .get(layout.path_start..cut)?
-                            .bytes()
-                            .rposition(|b| b == b'/')?;
-                }
-                out.push_str(base.get(..=cut)?);
+        } else if let Some(dir_end) = layout.dir_end {
+            // Steps 6a–6e: one '/' back per "..". The scheme, the authority and what is left
+            // of the directory, with its closing '/', are one slice of the base.
+            let mut cut = dir_end;
+            for _ in 0..up {
+                let directory = base.get(layout.path_start..cut)?;
+                cut = layout.path_start + directory.bytes().rposition(|b| b == b'/')?;
             }
-            // An empty base path (`http://a`): no directory, and the merge gives "/" then the
-            // reference path, as RFC 3986 §5.2.3 does (see `merge_paths`).
-            None => {
-                out.push_str(base.get(..layout.path_start)?);
-                out.push('/');
-            }
+            out.push_str(base.get(..=cut)?);
+        } else {
+            // An empty base path (`http://a`, so `up` is 0): no directory, and the merge gives
+            // "/" then the reference path, as RFC 3986 §5.2.3 does (see `merge_paths`).
+            out.push_str(base.get(..layout.path_start)?);
+            out.push('/');
         }
+        // The rest of the path, then step 7's query and fragment.
         out.push_str(reference.get(rest..)?);
         Some(Ok(()))
     }
@@ -543,19 +537,20 @@ fn resolve_reference_slow(
     Ok(())
 }
 
-/// Whether `path` has a `.` or `..` segment, in one pass.
+/// Whether `path` has a `.` or `..` segment.
 fn has_dot_segment(path: &[u8]) -> bool {
-    // The dots since the start of the current segment; 3 once it is anything else.
-    let mut dots = 0u8;
-    for &b in path {
-        match b {
-            b'/' if dots == 1 || dots == 2 => return true,
-            b'/' => dots = 0,
-            b'.' if dots < 3 => dots += 1,
-            _ => dots = 3,
-        }
-    }
-    dots == 1 || dots == 2
+    // A segment starts at 0 and after each '/'.
+    let dot_segment_at = |i: usize| {
+        matches!(
+            path.get(i..),
+            Some([b'.'] | [b'.', b'/', ..] | [b'.', b'.'] | [b'.', b'.', b'/', ..])
+        )
+    };
+    dot_segment_at(0)
+        || path
+            .iter()
+            .enumerate()
+            .any(|(i, &b)| b == b'/' && dot_segment_at(i + 1))
 }
 
 /// Schemes whose URIs are hierarchical (draft-ietf-uri-url-07 and their successors): the only
@@ -772,11 +767,15 @@ mod tests {
     }
 }
 
-/// What the fast path says, and what the general algorithm says, for one reference: the
-/// result string or the failure's name.
+/// A resolution's result string, or its failure's name.
 #[cfg(test)]
-fn fast_and_slow(resolver: &Resolver, reference: &str) -> (Option<Result<String, &'static str>>, Result<String, &'static str>) {
-    fn outcome(result: Result<(), Failure>, out: String) -> Result<String, &'static str> {
+type Outcome = Result<String, &'static str>;
+
+/// What the fast path says (`None`: not handled), and what the general algorithm says, for one
+/// reference.
+#[cfg(test)]
+fn fast_and_slow(resolver: &Resolver, reference: &str) -> (Option<Outcome>, Outcome) {
+    fn outcome(result: Result<(), Failure>, out: String) -> Outcome {
         match result {
             Ok(()) => Ok(out),
             Err(Failure::Opaque) => Err("opaque"),
@@ -814,35 +813,35 @@ mod fast_path {
     /// go to the general code.
     #[test]
     fn which_references_take_the_fast_path() {
+        const FAST: &str = "|#s|g:h|//g|/g|/./g|g|./g|g/|g?y|g;x?y#s|./|../|../g|./../g|../../|\
+                            ../../g|../../../g|?y|g?y/./x|g#s/../x";
+        const GENERAL: &str = ".|..|../..|g/./h|g/../h|./g/.|g;x=1/../y";
         let r = resolver("http://a/b/c/d;p?q#f", None);
-        for reference in [
-            "", "#s", "g:h", "//g", "/g", "/./g", "g", "./g", "g/", "g?y", "g;x?y#s", "./", "../",
-            "../g", "./../g", "../../", "../../g", "../../../g", "?y", "g?y/./x", "g#s/../x",
-        ] {
+        for reference in FAST.split('|') {
             let (fast, slow) = fast_and_slow(&r, reference);
             assert_eq!(fast, Some(slow), "{reference:?}");
         }
-        for reference in [".", "..", "../..", "g/./h", "g/../h", "./g/.", "g;x=1/../y"] {
+        for reference in GENERAL.split('|') {
             assert_eq!(fast_and_slow(&r, reference).0, None, "{reference:?}");
         }
+        let fast = |base: &str, policy: Option<DotSegments>, reference: &str| {
+            fast_and_slow(&resolver(base, policy), reference).0
+        };
+        let error = Some(DotSegments::Error);
+        let remove = Some(DotSegments::Remove);
+        let ok = |s: &str| Some(Ok(s.to_owned()));
         assert_eq!(
-            fast_and_slow(&resolver("http://a/b/c/d", Some(DotSegments::Error)), "../../../g").0,
+            fast("http://a/b/c/d", error, "../../../g"),
             Some(Err("above root"))
         );
         assert_eq!(
-            fast_and_slow(&resolver("http://a/b/c/d", Some(DotSegments::Remove)), "../../../g").0,
-            Some(Ok("http://a/g".to_owned()))
+            fast("http://a/b/c/d", remove, "../../../g"),
+            ok("http://a/g")
         );
-        assert_eq!(
-            fast_and_slow(&resolver("http://a", None), "../g").0,
-            Some(Ok("http://a/../g".to_owned()))
-        );
-        assert_eq!(
-            fast_and_slow(&resolver("mailto:x@y", None), "g").0,
-            Some(Err("opaque"))
-        );
+        assert_eq!(fast("http://a", None, "../g"), ok("http://a/../g"));
+        assert_eq!(fast("mailto:x@y", None, "g"), Some(Err("opaque")));
         // A base directory with a dot segment leaves every merge to the general code.
-        assert_eq!(fast_and_slow(&resolver("http://a/b/../c/d", None), "g").0, None);
+        assert_eq!(fast("http://a/b/../c/d", None, "g"), None);
         // So does the same-scheme loophole.
         let compat = Resolver::new(
             "http://a/b/c/d;p?q",
@@ -853,10 +852,7 @@ mod fast_path {
         )
         .unwrap_or_else(|e| unreachable!("{e}"));
         assert_eq!(fast_and_slow(&compat, "http:g").0, None);
-        assert_eq!(
-            fast_and_slow(&compat, "ftp:g").0,
-            Some(Ok("ftp:g".to_owned()))
-        );
+        assert_eq!(fast_and_slow(&compat, "ftp:g").0, ok("ftp:g"));
     }
 }
 
