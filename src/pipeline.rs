@@ -146,7 +146,7 @@ pub(crate) fn analyse_html(
             source,
         }
     })?;
-    let plan = rewrite::plan(&doc, outer, &options.rewrite);
+    let plan = rewrite::plan(&doc, outer, &options.rewrite, decoded.encoding);
     diagnostics.extend(plan.diagnostics.iter().cloned());
     Ok(Analysed {
         decoded,

@@ -7,6 +7,10 @@
 )]
 
 mod integration {
+    pub mod cli_html;
     pub mod cli_resolve;
+    mod goldens;
+    pub mod sites;
+    pub mod mhtml;
     pub mod util;
 }

@@ -427,20 +427,6 @@ pub fn display_path(path: &str) -> &str {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quoted_printable_keeps_raw_8bit_and_soft_breaks() {
-        let raw = b"caf\xe9 =E9t\xc4\xe3 x=\r\nyz=  \nw a=3Db =zz=";
-        assert_eq!(
-            decode_quoted_printable(raw),
-            b"caf\xe9 \xe9t\xc4\xe3 xyzw a=b =zz"
-        );
-    }
-}
-
 impl MessageTree {
     /// Indices of the ancestors of `part`, innermost first.
     pub fn ancestors(&self, part: usize) -> Vec<usize> {
@@ -491,5 +477,19 @@ impl MessageTree {
             })
             .copied()
             .or(Some(first))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_printable_keeps_raw_8bit_and_soft_breaks() {
+        let raw = b"caf\xe9 =E9t\xc4\xe3 x=\r\nyz=  \nw a=3Db =zz=";
+        assert_eq!(
+            decode_quoted_printable(raw),
+            b"caf\xe9 \xe9t\xc4\xe3 xyzw a=b =zz"
+        );
     }
 }

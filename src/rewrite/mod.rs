@@ -13,6 +13,8 @@ pub(crate) mod targets;
 
 use std::ops::Range;
 
+use encoding_rs::Encoding;
+
 use crate::base::{is_ascii_whitespace, with_base_element, Base, BaseSource, Outer};
 use crate::dom::{AttrNs, Document, ElementNs, ElementRef, NodeId};
 use crate::error::Diagnostic;
@@ -125,9 +127,15 @@ pub struct Plan {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Plans the rewriting of `doc`, whose outer layers are `outer`.
-pub fn plan(doc: &Document, outer: &Outer, options: &RewriteOptions) -> Plan {
-    plan_at_depth(doc, outer, options, 0)
+/// Plans the rewriting of `doc`, whose outer layers are `outer` and whose character encoding
+/// is `encoding` (the whatwg profile encodes queries in it).
+pub fn plan(
+    doc: &Document,
+    outer: &Outer,
+    options: &RewriteOptions,
+    encoding: &'static Encoding,
+) -> Plan {
+    plan_at_depth(doc, outer, options, 0, encoding)
 }
 
 /// HTML-RULES §1 and RFC 2396 §5.1.1: the base of `doc` given its outer layers, and the `<base>`
@@ -160,22 +168,55 @@ pub fn establish(
     (base, chosen)
 }
 
-fn plan_at_depth(doc: &Document, outer: &Outer, options: &RewriteOptions, depth: usize) -> Plan {
-    let mut diagnostics = Vec::new();
-    let (base, chosen) = establish(doc, outer, options.resolve, &mut diagnostics);
-    plan_with_base(doc, outer, options, depth, base, chosen, diagnostics)
-}
-
-fn plan_with_base(
+fn plan_at_depth(
     doc: &Document,
     outer: &Outer,
     options: &RewriteOptions,
     depth: usize,
+    encoding: &'static Encoding,
+) -> Plan {
+    let mut diagnostics = Vec::new();
+    let (base, chosen) = establish(doc, outer, options.resolve, &mut diagnostics);
+    let context = Context {
+        outer,
+        options,
+        depth,
+        encoding,
+    };
+    plan_with_base(doc, &context, base, chosen, diagnostics)
+}
+
+/// What a plan is made in: the layers outside, the options, how deep in `srcdoc` documents, and
+/// the document's encoding.
+#[derive(Clone, Copy)]
+struct Context<'a> {
+    outer: &'a Outer,
+    options: &'a RewriteOptions,
+    depth: usize,
+    encoding: &'static Encoding,
+}
+
+fn plan_with_base(
+    doc: &Document,
+    context: &Context<'_>,
     base: Base,
     chosen: Option<(NodeId, String)>,
     mut diagnostics: Vec<Diagnostic>,
 ) -> Plan {
-    let planner = Planner::new(base.clone(), outer, options, depth, &mut diagnostics);
+    let Context {
+        outer,
+        options,
+        depth,
+        encoding,
+    } = *context;
+    let planner = Planner::new(
+        base.clone(),
+        outer,
+        options,
+        depth,
+        encoding,
+        &mut diagnostics,
+    );
     let mut found = Found::default();
     let chosen_id = chosen.as_ref().map(|(id, _)| *id);
     for element in doc.elements() {
@@ -226,6 +267,8 @@ struct Planner<'a> {
     keep_same_document: bool,
     options: &'a RewriteOptions,
     depth: usize,
+    /// The document's encoding (whatwg queries are encoded in it).
+    encoding: &'static Encoding,
 }
 
 /// What planning produces.
@@ -241,13 +284,14 @@ impl<'a> Planner<'a> {
         outer: &Outer,
         options: &'a RewriteOptions,
         depth: usize,
+        encoding: &'static Encoding,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Planner<'a> {
         let make = |uri: &Uri, diagnostics: &mut Vec<Diagnostic>| match Resolver::new(
             uri.as_str(),
             options.resolve,
         ) {
-            Ok(r) => Some(r),
+            Ok(r) => Some(r.with_query_encoding(encoding)),
             Err(e) => {
                 diagnostics.push(Diagnostic::new(
                     "no-base",
@@ -273,6 +317,7 @@ impl<'a> Planner<'a> {
             keep_same_document,
             options,
             depth,
+            encoding,
         }
     }
 
@@ -441,7 +486,9 @@ impl<'a> Planner<'a> {
             Some(r) => r.resolve(codebase).ok()?.uri,
             None => codebase.to_owned(),
         };
-        Resolver::new(&absolute, self.options.resolve).ok()
+        Resolver::new(&absolute, self.options.resolve)
+            .ok()
+            .map(|r| r.with_query_encoding(self.encoding))
     }
 
     /// Resolves the URLs at `ranges` of `value`; returns the new value when any changed.
@@ -539,15 +586,13 @@ impl<'a> Planner<'a> {
             document_uri: self.document_uri.clone(),
         };
         // Same document, same base: a <base> inside <noscript> does not count.
-        let plan = plan_with_base(
-            &fragment,
-            &outer,
-            self.options,
-            self.depth,
-            self.base.clone(),
-            None,
-            Vec::new(),
-        );
+        let context = Context {
+            outer: &outer,
+            options: self.options,
+            depth: self.depth,
+            encoding: self.encoding,
+        };
+        let plan = plan_with_base(&fragment, &context, self.base.clone(), None, Vec::new());
         out.links.extend(plan.links.iter().cloned().map(|mut l| {
             l.node = element.id();
             l
@@ -596,7 +641,14 @@ impl<'a> Planner<'a> {
             base: self.base.clone(),
             document_uri: Uri::parse("about:srcdoc").ok(),
         };
-        let plan = plan_at_depth(&inner, &outer, self.options, self.depth + 1);
+        // An about:srcdoc document is UTF-8 (HTML LS §4.8.5).
+        let plan = plan_at_depth(
+            &inner,
+            &outer,
+            self.options,
+            self.depth + 1,
+            encoding_rs::UTF_8,
+        );
         let changed = !plan.edits.is_empty();
         out.links.extend(plan.links.iter().cloned().map(|mut l| {
             // The outer element is where a reader finds it; keep the inner names for context.

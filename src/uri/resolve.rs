@@ -47,6 +47,8 @@ pub struct Resolver {
     options: ResolveOptions,
     /// The base as the WHATWG parser reads it; only for the whatwg profile.
     whatwg_base: Option<url::Url>,
+    /// whatwg profile: the document's encoding, for the query (URL Standard "encoding override").
+    query_encoding: Option<&'static encoding_rs::Encoding>,
 }
 
 /// The base split once, in [`Resolver::new`], as the fast path uses it. The components §5.2
@@ -138,7 +140,18 @@ impl Resolver {
             base,
             options,
             whatwg_base,
+            query_encoding: None,
         })
+    }
+
+    /// The whatwg profile encodes a reference's query in the document's encoding, as browsers do
+    /// (URL Standard "encoding override"; HTML LS passes the document's encoding, UTF-8 for
+    /// UTF-16 documents). The RFC profiles carry characters through as written and ignore this.
+    #[must_use]
+    pub fn with_query_encoding(mut self, encoding: &'static encoding_rs::Encoding) -> Resolver {
+        let encoding = encoding.output_encoding();
+        self.query_encoding = (encoding != encoding_rs::UTF_8).then_some(encoding);
+        self
     }
 
     /// The base URI.
@@ -411,14 +424,56 @@ impl Resolver {
         // url 2.5.8 trips a debug assertion on some `file:` inputs (servo/rust-url#1114; e.g.
         // `file:'/C:` joined with `..`). Hostile input must not panic us, so a panic inside the
         // crate becomes an error for this reference only.
-        let joined = std::panic::catch_unwind(|| base.join(reference))
-            .map_err(|_| {
-                Failure::Whatwg("the url crate panicked on this input (servo/rust-url#1114)".into())
-            })?
-            .map_err(|e| Failure::Whatwg(e.to_string()))?;
+        let encoding = self.query_encoding.unwrap_or(encoding_rs::UTF_8);
+        let encode = query_encoder(move |query| encode_query(encoding, query).into());
+        let joined = std::panic::catch_unwind(|| {
+            url::Url::options()
+                .base_url(Some(base))
+                .encoding_override(
+                    self.query_encoding
+                        .map(|_| &encode as &dyn Fn(&str) -> std::borrow::Cow<'_, [u8]>),
+                )
+                .parse(reference)
+        })
+        .map_err(|_| {
+            Failure::Whatwg("the url crate panicked on this input (servo/rust-url#1114)".into())
+        })?
+        .map_err(|e| Failure::Whatwg(e.to_string()))?;
         out.push_str(joined.as_str());
         Ok(())
     }
+}
+
+/// Gives a closure the higher-ranked signature the url crate's encoding override wants.
+fn query_encoder<F>(f: F) -> F
+where
+    F: for<'q> Fn(&'q str) -> std::borrow::Cow<'q, [u8]>,
+{
+    f
+}
+
+/// URL Standard "percent-encode after encoding" for a query: the bytes of `query` in `encoding`,
+/// each character the encoding cannot represent written as `%26%23` decimal `%3B` (an HTML
+/// numeric reference, percent-encoded); the URL parser percent-encodes the rest.
+fn encode_query(encoding: &'static encoding_rs::Encoding, query: &str) -> Vec<u8> {
+    let mut encoder = encoding.new_encoder();
+    let mut out = Vec::with_capacity(query.len() + 16);
+    let mut rest = query;
+    let mut buffer = [0u8; 256];
+    loop {
+        let (result, read, written) =
+            encoder.encode_from_utf8_without_replacement(rest, &mut buffer, true);
+        out.extend_from_slice(buffer.get(..written).unwrap_or_default());
+        rest = rest.get(read..).unwrap_or_default();
+        match result {
+            encoding_rs::EncoderResult::InputEmpty => break,
+            encoding_rs::EncoderResult::OutputFull => {}
+            encoding_rs::EncoderResult::Unmappable(c) => {
+                out.extend_from_slice(format!("%26%23{}%3B", u32::from(c)).as_bytes());
+            }
+        }
+    }
+    out
 }
 
 /// Resolves `reference` against `base` once. To resolve many references against one base, build

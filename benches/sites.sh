@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The whole-site benchmark (issue 5): `linkbase check` and `linkbase rewrite -o` on Debian's
+# python3.11-doc HTML tree, on one thread and on every core, side by side in the same run with
+# peer link checkers on the same tree, each run offline.
+#
+#   bash benches/sites.sh            # timings (3 runs each, median) and the table
+#   bash benches/sites.sh verdicts   # the peers' verdicts against ours (broken links only)
+#
+# Installs with apt-get what is missing (python3.11-doc, linkchecker, hyperfine; needs root or
+# sudo for that). lychee is used when `lychee` is on PATH or LYCHEE names it (it is not packaged
+# by Debian: `cargo install --locked lychee`). Results and raw outputs go to $OUT
+# (default /tmp/linkbase-sites-bench). Environment: RUNS (default 3), JOBS (default: nproc), LB
+# (a linkbase binary; default: build this checkout's).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TREE=${TREE:-/usr/share/doc/python3.11/html}
+SITE_URL=${SITE_URL:-https://docs.python.org/3.11/}
+OUT=${OUT:-/tmp/linkbase-sites-bench}
+RUNS=${RUNS:-3}
+JOBS=${JOBS:-$(nproc)}
+LYCHEE=${LYCHEE:-$(command -v lychee || true)}
+mode=${1:-time}
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+missing=()
+for p in python3.11-doc linkchecker hyperfine; do installed "$p" || missing+=("$p"); done
+if [ "${#missing[@]}" -gt 0 ]; then
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  echo "sites.sh: installing ${missing[*]}" >&2
+  "${sudo[@]}" apt-get update >&2
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends \
+    "${missing[@]}" >&2
+fi
+
+# LB names a linkbase binary to time instead of building this checkout's.
+if [ -z "${LB:-}" ]; then
+  cargo build --release --quiet
+  LB=$PWD/target/release/linkbase
+fi
+mkdir -p "$OUT"
+# linkchecker drops root privileges to `nobody`: it must be able to write its output there.
+chmod 0777 "$OUT"
+
+pages=$(find "$TREE" -name '*.html' -type f | wc -l)
+bytes=$(find "$TREE" -name '*.html' -type f -printf '%s\n' | awk '{s += $1} END {print s}')
+echo "tree: $TREE, $pages pages, $bytes bytes of HTML; $(nproc) cores; RUNS=$RUNS" >&2
+
+# AnchorCheck makes linkchecker check #fragments too, as linkbase and lychee do.
+printf '[AnchorCheck]\n' > "$OUT/linkcheckerrc"
+linkchecker_cmd="linkchecker -f $OUT/linkcheckerrc --no-status --no-warnings -o csv \
+file://$TREE/index.html > $OUT/linkchecker.csv 2> $OUT/linkchecker.err; test \$? -le 1"
+lychee_cmd="$LYCHEE --offline --include-fragments --no-progress --format json \
+--root-dir $TREE --output $OUT/lychee.json '$TREE/**/*.html' > /dev/null 2>&1; test \$? -le 2"
+check_cmd() {
+  echo "$LB check $TREE --site-url $SITE_URL --format jsonl -j $1 > $OUT/check.jsonl 2>/dev/null; test \$? -le 1"
+}
+rewrite_cmd() {
+  echo "$LB rewrite $TREE --site-url $SITE_URL -o $OUT/rewritten -j $1 2>/dev/null"
+}
+
+if [ "$mode" = verdicts ]; then
+  bash -c "$(check_cmd "$JOBS")"
+  echo "linkchecker ..." >&2
+  bash -c "$linkchecker_cmd"
+  if [ -n "$LYCHEE" ]; then
+    echo "lychee ..." >&2
+    bash -c "$lychee_cmd"
+  fi
+  python3 - "$OUT" "$TREE" <<'PY'
+import csv, json, sys, collections, os, urllib.parse
+out, tree = sys.argv[1], sys.argv[2]
+ours = collections.Counter()
+for line in open(f"{out}/check.jsonl"):
+    r = json.loads(line)
+    if r["verdict"] in ("missing", "missing-fragment", "outside-root"):
+        ours[(r["file"], r["verdict"], r["target"], r["resolved"].partition("#")[2])] += 1
+print(f"linkbase: {sum(ours.values())} broken links, {len(set((k[2], k[3]) for k in ours))} distinct targets")
+for (target, frag), n in collections.Counter((k[2], k[3]) for k in ours.elements()).most_common():
+    print(f"  {n:5} {target}#{frag}")
+rows = [r for r in csv.reader((l for l in open(f"{out}/linkchecker.csv") if not l.startswith("#")), delimiter=";")]
+if rows:
+    head, rows = rows[0], rows[1:]
+    col = {n: i for i, n in enumerate(head)}
+    bad = collections.Counter()
+    for r in rows:
+        if r[col["valid"]] != "True":
+            bad[(r[col["urlname"]], r[col["result"]][:80])] += 1
+    print(f"linkchecker: {sum(bad.values())} invalid URLs")
+    for (u, why), n in bad.most_common():
+        print(f"  {n:5} {u} -- {why}")
+if os.path.exists(f"{out}/lychee.json"):
+    j = json.load(open(f"{out}/lychee.json"))
+    print(f"lychee: total {j.get('total')}, errors {j.get('errors')}, excluded {j.get('excludes')}")
+    fails = collections.Counter()
+    for src, items in (j.get("error_map") or j.get("fail_map") or {}).items():
+        for it in items:
+            fails[(it["url"].replace("file://" + tree + "/", ""), str(it.get("status"))[:60])] += 1
+    for (u, why), n in fails.most_common():
+        print(f"  {n:5} {u} -- {why}")
+PY
+  exit 0
+fi
+
+rm -rf "$OUT/rewritten"
+cmds=(
+  -n "linkbase check -j1" "$(check_cmd 1)"
+  -n "linkbase check -j$JOBS" "$(check_cmd "$JOBS")"
+  -n "linkbase rewrite -o -j1" "$(rewrite_cmd 1)"
+  -n "linkbase rewrite -o -j$JOBS" "$(rewrite_cmd "$JOBS")"
+  -n "linkchecker (10 threads)" "$linkchecker_cmd"
+)
+if [ -n "$LYCHEE" ]; then
+  cmds+=(-n "lychee --offline" "$lychee_cmd")
+fi
+# Each rewrite starts from an empty output directory, as a fresh publish would.
+# The tree is read once first so every command finds it in the page cache (no warm-up runs:
+# one linkchecker run takes minutes).
+find "$TREE" -type f -exec cat {} + > /dev/null
+hyperfine --runs "$RUNS" --export-json "$OUT/hyperfine.json" \
+  --prepare "rm -rf $OUT/rewritten" "${cmds[@]}" >&2
+
+python3 - "$OUT/hyperfine.json" "$pages" "$bytes" <<'PY'
+import json, sys, statistics
+results = json.load(open(sys.argv[1]))["results"]
+pages, size = int(sys.argv[2]), int(sys.argv[3])
+print("| command | median (s) | min–max (s) | pages/s | MB/s |")
+print("| --- | ---: | ---: | ---: | ---: |")
+for r in results:
+    med = statistics.median(r["times"])
+    print(f"| {r['command']} | {med:.2f} | {min(r['times']):.2f}–{max(r['times']):.2f} "
+          f"| {pages / med:,.0f} | {size / med / 1e6:.1f} |")
+PY

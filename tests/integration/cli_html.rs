@@ -1,0 +1,1087 @@
+//! `linkbase rewrite`, `links` and `base` on HTML documents, as CONTRACT.md describes them.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+use super::util::{linkbase, Run};
+
+const URL: &str = "http://h/a/b/p.html";
+const DOC: &[u8] = b"<a href=\"../x\">x</a>";
+const DOC_OUT: &str = r#"<html><head></head><body><a href="http://h/a/x">x</a></body></html>"#;
+
+/// A fresh temporary directory, removed when dropped. (`tempfile` is a dependency of the `cli`
+/// feature, which the `linkbase` binary these tests run needs anyway.)
+fn tmp() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("linkbase-cli-html-")
+        .tempdir()
+        .expect("temporary directory")
+}
+
+/// Writes `bytes` to `dir/name` and returns the path.
+fn file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write test file");
+    path
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 temporary path")
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Like `util::linkbase`, for output that is not UTF-8: (exit code, stdout bytes, stderr).
+fn linkbase_bytes(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linkbase"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn linkbase");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        out.stdout,
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `util::linkbase` for runs expected to fail: linkbase may refuse before it reads stdin, so
+/// a closed stdin pipe is not an error here.
+fn linkbase_refusing(args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linkbase"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn linkbase");
+    if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// The JSON objects of JSON Lines output.
+fn jsonl(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// The CONTRACT.md fields of a `links --format jsonl` record (more fields are allowed and
+/// ignored), checking that each is present.
+fn contract_fields(record: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for key in [
+        "part",
+        "element",
+        "attribute",
+        "original",
+        "resolved",
+        "base",
+        "base_source",
+        "same_document",
+    ] {
+        let value = record
+            .get(key)
+            .unwrap_or_else(|| panic!("field {key} missing from {record}"));
+        out.insert(key.to_owned(), value.clone());
+    }
+    Value::Object(out)
+}
+
+/// `base --format jsonl` for `stdin` with `args`: (base, base_source) of the one record.
+fn base_of(args: &[&str], stdin: &[u8]) -> (Value, String) {
+    let mut all = vec!["base"];
+    all.extend_from_slice(args);
+    let run = linkbase(&all, stdin);
+    assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    let records = jsonl(&run.stdout);
+    assert_eq!(records.len(), 1, "{}", run.stdout);
+    (
+        records[0]["base"].clone(),
+        records[0]["base_source"].as_str().unwrap().to_owned(),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// rewrite: where the input comes from and where the output goes
+
+#[test]
+fn rewrite_stdin_to_stdout() {
+    let run = linkbase(&["rewrite", "--url", URL], DOC);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, DOC_OUT);
+    assert_eq!(run.stderr, "");
+    // `-` names stdin explicitly.
+    let run = linkbase(&["rewrite", "--url", URL, "-"], DOC);
+    assert_eq!((run.code, run.stdout.as_str()), (0, DOC_OUT));
+}
+
+#[test]
+fn rewrite_from_a_path_to_stdout() {
+    let dir = tmp();
+    let input = file(dir.path(), "page.html", DOC);
+    let run = linkbase(&["rewrite", "--url", URL, s(&input)], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, DOC_OUT);
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        DOC,
+        "the input is not touched"
+    );
+}
+
+#[test]
+fn rewrite_to_an_output_file() {
+    let dir = tmp();
+    let input = file(dir.path(), "page.html", DOC);
+    let output = dir.path().join("out.html");
+    let run = linkbase(&["rewrite", "--url", URL, s(&input), "-o", s(&output)], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), DOC_OUT);
+    assert_eq!(std::fs::read(&input).unwrap(), DOC);
+    // An existing output file is replaced; from stdin too; and no temporary file is left over.
+    let run = linkbase(
+        &["rewrite", "--url", "http://other/", "--output", s(&output)],
+        b"<img src=i>",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        r#"<html><head></head><body><img src="http://other/i"></body></html>"#
+    );
+    assert_eq!(listing(dir.path()), ["out.html", "page.html"]);
+}
+
+#[cfg(unix)]
+#[test]
+#[ignore = "bug: -o FILE creates a new file with mode 0600 (tempfile's), not 0666 & !umask"]
+fn rewrite_output_file_gets_the_usual_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tmp();
+    let output = dir.path().join("out.html");
+    let run = linkbase(&["rewrite", "--url", URL, "-o", s(&output)], DOC);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // What the umask makes of a file anyone else creates here.
+    let reference = file(dir.path(), "reference", b"");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(
+        format!("{:o}", mode(&output)),
+        format!("{:o}", mode(&reference))
+    );
+}
+
+#[test]
+fn rewrite_in_place_replaces_the_file_and_keeps_its_permissions() {
+    let dir = tmp();
+    let input = file(dir.path(), "page.html", DOC);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&input, std::fs::Permissions::from_mode(0o640)).unwrap();
+    }
+    let run = linkbase(&["rewrite", "--in-place", "--url", URL, s(&input)], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), DOC_OUT);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&input).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640, "permissions kept: {mode:o}");
+    }
+    assert_eq!(listing(dir.path()), ["page.html"], "no temporary file left");
+}
+
+#[test]
+fn rewrite_in_place_on_error_leaves_the_original_and_writes_nothing() {
+    let dir = tmp();
+    let binary: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR<a href=x>";
+    let input = file(dir.path(), "image.html", binary);
+    let run = linkbase(&["rewrite", "--in-place", "--url", URL, s(&input)], b"");
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains(s(&input)), "{}", run.stderr);
+    assert!(run.stderr.contains("binary"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&input).unwrap(), binary, "byte-identical");
+    assert_eq!(listing(dir.path()), ["image.html"], "nothing written");
+}
+
+#[test]
+fn missing_or_unreadable_input_exits_2_naming_it() {
+    let dir = tmp();
+    let missing = dir.path().join("missing.html");
+    let output = dir.path().join("out.html");
+    for command in ["rewrite", "links", "base"] {
+        let run = linkbase(&[command, "--url", URL, s(&missing)], b"");
+        assert_eq!(run.code, 2, "{command}");
+        assert_eq!(run.stdout, "", "{command}");
+        assert!(
+            run.stderr.contains(s(&missing)),
+            "{command}: {}",
+            run.stderr
+        );
+    }
+    // A directory cannot be read as a document.
+    let run = linkbase(&["rewrite", "--url", URL, s(dir.path())], b"");
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains(s(dir.path())), "{}", run.stderr);
+    // With -o, the output file is not created.
+    let run = linkbase(&["rewrite", s(&missing), "-o", s(&output)], b"");
+    assert_eq!(run.code, 2);
+    assert!(!output.exists());
+    // A missing --headers file is named too.
+    let headers = dir.path().join("headers.txt");
+    let run = linkbase_refusing(&["base", "--headers", s(&headers)], DOC);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains(s(&headers)), "{}", run.stderr);
+}
+
+#[test]
+fn relative_url_exits_2_and_writes_nothing() {
+    let dir = tmp();
+    let input = file(dir.path(), "page.html", DOC);
+    let output = dir.path().join("out.html");
+    let run = linkbase(
+        &["rewrite", "--url", "a/b.html", s(&input), "-o", s(&output)],
+        b"",
+    );
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("--url") && run.stderr.contains("\"a/b.html\""),
+        "{}",
+        run.stderr
+    );
+    assert!(!output.exists(), "nothing written");
+    let run = linkbase(
+        &["rewrite", "--in-place", "--url", "a/b.html", s(&input)],
+        b"",
+    );
+    assert_eq!(run.code, 2);
+    assert_eq!(std::fs::read(&input).unwrap(), DOC);
+    assert_eq!(listing(dir.path()), ["page.html"]);
+    // To stdout, and for the other commands and the other base option.
+    for args in [
+        &["rewrite", "--url", "a/b.html"][..],
+        &["links", "--url", "a/b.html"][..],
+        &["base", "--url", "a/b.html"][..],
+        &["rewrite", "--default-base", "no-scheme/"][..],
+    ] {
+        let run = linkbase_refusing(args, DOC);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert!(!run.stderr.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn in_place_needs_a_file() {
+    for args in [
+        &["rewrite", "--in-place", "--url", URL][..],
+        &["rewrite", "--in-place", "--url", URL, "-"][..],
+    ] {
+        let run = linkbase_refusing(args, DOC);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert!(run.stderr.contains("--in-place"), "{}", run.stderr);
+    }
+    // -o and --in-place together is bad usage.
+    let dir = tmp();
+    let input = file(dir.path(), "page.html", DOC);
+    let output = dir.path().join("out.html");
+    let run = linkbase(&["rewrite", "--in-place", "-o", s(&output), s(&input)], b"");
+    assert_eq!(run.code, 2);
+    assert!(!output.exists());
+    assert_eq!(std::fs::read(&input).unwrap(), DOC);
+}
+
+#[test]
+fn binary_stdin_exits_2_and_writes_nothing() {
+    let run = linkbase_refusing(&["rewrite", "--url", URL], b"GIF89a\0\0<a href=x>");
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.starts_with("linkbase: -: "), "{}", run.stderr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// links and base reports
+
+const LINKS_DOC: &[u8] = br##"<base href="../d/"><a href="x">x</a><a href="#top">t</a><img src="http://abs/i.png" srcset="s1.png 1x, s2.png 2x">"##;
+
+#[test]
+fn links_jsonl_has_the_contract_fields_in_document_order() {
+    let run = linkbase(&["links", "--url", URL, "--format", "jsonl"], LINKS_DOC);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let records: Vec<Value> = jsonl(&run.stdout).iter().map(contract_fields).collect();
+    let record = |element, attribute, original, resolved: &str, same_document| {
+        json!({
+            "part": null, "element": element, "attribute": attribute, "original": original,
+            "resolved": resolved, "base": "http://h/a/d/", "base_source": "base-element",
+            "same_document": same_document,
+        })
+    };
+    assert_eq!(
+        records,
+        [
+            base_element_record(),
+            record("a", "href", "x", "http://h/a/d/x", false),
+            record("a", "href", "#top", "http://h/a/d/#top", true),
+            record("img", "src", "http://abs/i.png", "http://abs/i.png", false),
+            record("img", "srcset", "s1.png", "http://h/a/d/s1.png", false),
+            record("img", "srcset", "s2.png", "http://h/a/d/s2.png", false),
+        ]
+    );
+    // jsonl is the default.
+    let default = linkbase(&["links", "--url", URL], LINKS_DOC);
+    assert_eq!(default.stdout, run.stdout);
+}
+
+/// The record of LINKS_DOC's `<base href="../d/">`, as the links report gives it today.
+fn base_element_record() -> Value {
+    json!({
+        "part": null, "element": "base", "attribute": "href", "original": "../d/",
+        "resolved": "http://h/a/d/", "base": "http://h/a/d/", "base_source": "base-element",
+        "same_document": false,
+    })
+}
+
+#[test]
+#[ignore = "bug: the <base href> record's base/base_source is the base it establishes, not the one its href was resolved against"]
+fn links_base_element_record_names_the_base_it_was_resolved_against() {
+    let run = linkbase(&["links", "--url", URL], br#"<base href="sub/">"#);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let records: Vec<Value> = jsonl(&run.stdout).iter().map(contract_fields).collect();
+    assert_eq!(
+        records,
+        [json!({
+            "part": null, "element": "base", "attribute": "href", "original": "sub/",
+            "resolved": "http://h/a/b/sub/", "base": URL, "base_source": "retrieval-uri",
+            "same_document": false,
+        })]
+    );
+}
+
+#[test]
+fn links_without_a_base_have_null_resolutions() {
+    let run = linkbase(
+        &["links"],
+        b"<a href=\"x\">x</a><a href=\"mailto:m@h\">m</a>",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let records: Vec<Value> = jsonl(&run.stdout).iter().map(contract_fields).collect();
+    assert_eq!(
+        records,
+        [
+            json!({"part": null, "element": "a", "attribute": "href", "original": "x",
+                   "resolved": null, "base": null, "base_source": "none", "same_document": false}),
+            json!({"part": null, "element": "a", "attribute": "href", "original": "mailto:m@h",
+                   "resolved": "mailto:m@h", "base": null, "base_source": "none",
+                   "same_document": false}),
+        ]
+    );
+}
+
+#[test]
+fn links_same_document_references() {
+    let run = linkbase(
+        &["links", "--url", URL],
+        b"<a href=\"#top\">t</a><a href=\"\">e</a><a href=\"y#f\">y</a>",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let got: Vec<(Value, Value, Value)> = jsonl(&run.stdout)
+        .iter()
+        .map(|r| {
+            (
+                r["original"].clone(),
+                r["resolved"].clone(),
+                r["same_document"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (json!("#top"), json!("http://h/a/b/p.html#top"), json!(true)),
+            (json!(""), json!("http://h/a/b/p.html"), json!(true)),
+            (json!("y#f"), json!("http://h/a/b/y#f"), json!(false)),
+        ]
+    );
+}
+
+#[test]
+fn links_tsv_is_a_header_and_one_row_per_link() {
+    let run = linkbase(&["links", "--url", URL, "--format", "tsv"], LINKS_DOC);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut lines = run.stdout.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    assert_eq!(
+        header.get(..8).unwrap(),
+        [
+            "part",
+            "element",
+            "attribute",
+            "original",
+            "resolved",
+            "base",
+            "base_source",
+            "same_document"
+        ]
+    );
+    let rows: Vec<BTreeMap<&str, &str>> = lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split('\t').collect();
+            assert_eq!(cells.len(), header.len(), "{line:?}");
+            header.iter().copied().zip(cells).collect()
+        })
+        .collect();
+    let contract = |r: &BTreeMap<&str, &str>| -> Vec<String> {
+        header[..8].iter().map(|k| r[k].to_owned()).collect()
+    };
+    let got: Vec<Vec<String>> = rows.iter().map(contract).collect();
+    let row = |cells: [&str; 8]| cells.map(str::to_owned).to_vec();
+    assert_eq!(
+        got,
+        [
+            row([
+                "",
+                "base",
+                "href",
+                "../d/",
+                "http://h/a/d/",
+                "http://h/a/d/",
+                "base-element",
+                "false"
+            ]),
+            row([
+                "",
+                "a",
+                "href",
+                "x",
+                "http://h/a/d/x",
+                "http://h/a/d/",
+                "base-element",
+                "false"
+            ]),
+            row([
+                "",
+                "a",
+                "href",
+                "#top",
+                "http://h/a/d/#top",
+                "http://h/a/d/",
+                "base-element",
+                "true"
+            ]),
+            row([
+                "",
+                "img",
+                "src",
+                "http://abs/i.png",
+                "http://abs/i.png",
+                "http://h/a/d/",
+                "base-element",
+                "false"
+            ]),
+            row([
+                "",
+                "img",
+                "srcset",
+                "s1.png",
+                "http://h/a/d/s1.png",
+                "http://h/a/d/",
+                "base-element",
+                "false"
+            ]),
+            row([
+                "",
+                "img",
+                "srcset",
+                "s2.png",
+                "http://h/a/d/s2.png",
+                "http://h/a/d/",
+                "base-element",
+                "false"
+            ]),
+        ]
+    );
+    // Tabs and newlines in values are escaped, so a row stays one line.
+    let run = linkbase(
+        &["links", "--format", "tsv", "--url", URL],
+        b"<a href=\"a\tb\">x</a>",
+    );
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert!(lines[1].starts_with("\ta\thref\ta\\tb\t"), "{:?}", lines[1]);
+}
+
+#[test]
+fn base_jsonl_and_text() {
+    let run = linkbase(&["base", "--url", URL, "--format", "jsonl"], DOC);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let records = jsonl(&run.stdout);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["part"], Value::Null);
+    assert_eq!(records[0]["base"], URL);
+    assert_eq!(records[0]["base_source"], "retrieval-uri");
+    assert_eq!(linkbase(&["base", "--url", URL], DOC).stdout, run.stdout);
+
+    let run = linkbase(&["base", "--url", URL, "--format", "text"], DOC);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "http://h/a/b/p.html\tretrieval-uri\n");
+    let run = linkbase(
+        &["base", "--url", URL, "--format", "text"],
+        b"<base href=\"../d/\">",
+    );
+    assert_eq!(run.stdout, "http://h/a/d/\tbase-element\n");
+    let run = linkbase(&["base", "--format", "text"], DOC);
+    assert_eq!(run.stdout, "\tnone\n");
+    let (base, source) = base_of(&[], DOC);
+    assert_eq!((base, source.as_str()), (Value::Null, "none"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Base layers, RFC 2396 §5.1
+
+#[test]
+fn layer_precedence_innermost_first() {
+    let all = [
+        "--content-base",
+        "http://cb/d/",
+        "--content-location",
+        "http://cl/e/",
+        "--url",
+        URL,
+        "--default-base",
+        "http://def/",
+    ];
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&all, "http://cb/d/", "content-base"),
+        (&all[2..], "http://cl/e/", "content-location"),
+        (&all[4..], URL, "retrieval-uri"),
+        (&all[6..], "http://def/", "default"),
+        (&[], "", "none"),
+    ];
+    for (args, base, source) in cases {
+        let (got_base, got_source) = base_of(args, DOC);
+        assert_eq!(got_base.as_str().unwrap_or(""), *base, "{args:?}");
+        assert_eq!(got_source, *source, "{args:?}");
+    }
+    // The document's <base href> beats them all, and is resolved against them.
+    let mut args = all.to_vec();
+    args.push("--format");
+    args.push("text");
+    let run = linkbase(
+        &[&["base"][..], &args].concat(),
+        b"<base href=\"x/\"><a href=y>",
+    );
+    assert_eq!(run.stdout, "http://cb/d/x/\tbase-element\n");
+}
+
+#[test]
+fn content_base_and_content_location_options() {
+    let run = linkbase(
+        &["rewrite", "--url", URL, "--content-base", "http://cb/d/"],
+        DOC,
+    );
+    assert_eq!(
+        run.stdout,
+        r#"<html><head></head><body><a href="http://cb/x">x</a></body></html>"#
+    );
+    // A relative Content-Location is resolved against the retrieval URI.
+    let run = linkbase(
+        &["links", "--url", URL, "--content-location", "../cl/"],
+        b"<a href=\"x\">x</a>",
+    );
+    let records: Vec<Value> = jsonl(&run.stdout).iter().map(contract_fields).collect();
+    assert_eq!(
+        records,
+        [
+            json!({"part": null, "element": "a", "attribute": "href", "original": "x",
+                "resolved": "http://h/a/cl/x", "base": "http://h/a/cl/",
+                "base_source": "content-location", "same_document": false})
+        ]
+    );
+    // A relative one with nothing outside it is ignored (and reported).
+    let run = linkbase(&["base", "--content-location", "rel/"], DOC);
+    let record = &jsonl(&run.stdout)[0];
+    assert_eq!(record["base_source"], "none");
+    assert_eq!(record["diagnostics"][0]["code"], "base-ignored");
+}
+
+#[test]
+fn header_options() {
+    let (base, source) = base_of(
+        &["--url", URL, "--header", "Content-Location: http://hl/z/"],
+        DOC,
+    );
+    assert_eq!(
+        (base, source.as_str()),
+        (json!("http://hl/z/"), "content-location")
+    );
+    let (base, source) = base_of(
+        &[
+            "--url",
+            URL,
+            "--header",
+            "content-location: http://hl/z/",
+            "--header",
+            "Content-Base: http://hb/",
+        ],
+        DOC,
+    );
+    assert_eq!(
+        (base, source.as_str()),
+        (json!("http://hb/"), "content-base")
+    );
+    // --content-location wins over the same field from --header.
+    let (base, _) = base_of(
+        &[
+            "--header",
+            "Content-Location: http://hl/",
+            "--content-location",
+            "http://explicit/",
+        ],
+        DOC,
+    );
+    assert_eq!(base, json!("http://explicit/"));
+    // A --header that is not "Name: value" is bad usage.
+    let run = linkbase_refusing(&["base", "--header", "no colon"], DOC);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("no colon"), "{}", run.stderr);
+}
+
+/// A redirect chain as `curl -sD` saves it: the last response is the document's.
+const REDIRECTS: &[u8] = b"HTTP/1.1 301 Moved Permanently\r\n\
+Location: http://h/final/\r\n\
+Content-Location: http://first/\r\n\
+Content-Type: text/html; charset=koi8-r\r\n\
+\r\n\
+HTTP/1.1 200 OK\r\n\
+Content-Type: text/html; charset=iso-8859-2\r\n\
+Content-Location: http://final/dir/\r\n\
+\r\n";
+
+#[test]
+fn headers_file_with_a_redirect_chain_uses_the_last_response() {
+    let dir = tmp();
+    let headers = file(dir.path(), "headers.txt", REDIRECTS);
+    let run = linkbase(&["base", "--url", URL, "--headers", s(&headers)], DOC);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let record = &jsonl(&run.stdout)[0];
+    assert_eq!(record["base"], "http://final/dir/");
+    assert_eq!(record["base_source"], "content-location");
+    // Its Content-Type charset is the transport charset.
+    assert_eq!(record["encoding"], "ISO-8859-2");
+    assert_eq!(record["encoding_source"], "transport");
+
+    let run = linkbase(&["rewrite", "--url", URL, "--headers", s(&headers)], DOC);
+    assert_eq!(
+        run.stdout,
+        r#"<html><head></head><body><a href="http://final/x">x</a></body></html>"#
+    );
+    // A header block without a status line (a MIME heading) works too.
+    let mime = file(dir.path(), "mime.txt", b"Content-Base: http://mb/d/\n");
+    let (base, source) = base_of(&["--headers", s(&mime)], DOC);
+    assert_eq!(
+        (base, source.as_str()),
+        (json!("http://mb/d/"), "content-base")
+    );
+}
+
+#[test]
+fn header_base_browser_ignores_header_bases() {
+    let dir = tmp();
+    let headers = file(dir.path(), "headers.txt", REDIRECTS);
+    let run = linkbase(
+        &[
+            "base",
+            "--url",
+            URL,
+            "--headers",
+            s(&headers),
+            "--header",
+            "Content-Base: http://hb/",
+            "--header-base",
+            "browser",
+        ],
+        DOC,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let record = &jsonl(&run.stdout)[0];
+    assert_eq!(record["base"], URL);
+    assert_eq!(record["base_source"], "retrieval-uri");
+    let codes: Vec<&str> = record["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["header-ignored", "header-ignored"]);
+    // The charset still comes from the headers.
+    assert_eq!(record["encoding"], "ISO-8859-2");
+    let run = linkbase(
+        &[
+            "rewrite",
+            "--url",
+            URL,
+            "--headers",
+            s(&headers),
+            "--header-base",
+            "browser",
+        ],
+        DOC,
+    );
+    assert_eq!(run.stdout, DOC_OUT);
+    // Explicit --content-base / --content-location still count.
+    let (base, source) = base_of(
+        &[
+            "--url",
+            URL,
+            "--content-base",
+            "http://cb/",
+            "--header-base",
+            "browser",
+        ],
+        DOC,
+    );
+    assert_eq!(
+        (base, source.as_str()),
+        (json!("http://cb/"), "content-base")
+    );
+    // entity is the default.
+    let (_, source) = base_of(&["--url", URL, "--headers", s(&headers)], DOC);
+    assert_eq!(source, "content-location");
+}
+
+#[test]
+fn default_base_applies_only_when_nothing_else_does() {
+    let (base, source) = base_of(&["--default-base", "http://def/x/"], DOC);
+    assert_eq!((base, source.as_str()), (json!("http://def/x/"), "default"));
+    let run = linkbase(&["rewrite", "--default-base", "http://def/x/y"], DOC);
+    assert_eq!(
+        run.stdout,
+        r#"<html><head></head><body><a href="http://def/x">x</a></body></html>"#
+    );
+    let (_, source) = base_of(&["--default-base", "http://def/", "--url", URL], DOC);
+    assert_eq!(source, "retrieval-uri");
+    // A relative <base href> is resolved against it.
+    let run = linkbase(
+        &[
+            "base",
+            "--default-base",
+            "http://def/x/y",
+            "--format",
+            "text",
+        ],
+        b"<base href=\"rel/\">",
+    );
+    assert_eq!(run.stdout, "http://def/x/rel/\tbase-element\n");
+    // A relative Content-Location is resolved against it when there is no --url.
+    let (base, _) = base_of(
+        &[
+            "--default-base",
+            "http://def/x/y",
+            "--content-location",
+            "../cl/",
+        ],
+        DOC,
+    );
+    assert_eq!(base, json!("http://def/cl/"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encodings
+
+#[test]
+fn charset_overrides_the_meta_and_the_headers() {
+    let doc = b"<meta charset=\"utf-8\"><p>\xe9</p><a href=\"caf\xe9\">x</a>";
+    let (code, out, err) = linkbase_bytes(
+        &["rewrite", "--url", "http://h/", "--charset", "iso-8859-1"],
+        doc,
+    );
+    assert_eq!(code, 0, "{err}");
+    // Read as windows-1252 (the WHATWG meaning of iso-8859-1) and written back in it: é stays
+    // one byte, and the rest of the document is kept.
+    assert_eq!(
+        out,
+        b"<html><head><meta charset=\"utf-8\"></head><body><p>\xe9</p><a href=\"http://h/caf\xe9\">x</a></body></html>"
+    );
+    // Without --charset the <meta> says UTF-8, and \xe9 is malformed there.
+    let run = linkbase(&["base"], doc);
+    let record = &jsonl(&run.stdout)[0];
+    assert_eq!(
+        (&record["encoding"], &record["encoding_source"]),
+        (&json!("UTF-8"), &json!("meta"))
+    );
+    // --charset wins over a Content-Type charset from --header.
+    let run = linkbase(
+        &[
+            "base",
+            "--header",
+            "Content-Type: text/html; charset=koi8-r",
+            "--charset",
+            "latin1",
+        ],
+        doc,
+    );
+    let record = &jsonl(&run.stdout)[0];
+    assert_eq!(
+        (&record["encoding"], &record["encoding_source"]),
+        (&json!("windows-1252"), &json!("transport"))
+    );
+    let run = linkbase(
+        &[
+            "base",
+            "--header",
+            "Content-Type: text/html; charset=koi8-r",
+        ],
+        doc,
+    );
+    assert_eq!(jsonl(&run.stdout)[0]["encoding"], "KOI8-R");
+}
+
+#[test]
+fn output_charset_reencodes_and_retargets_declarations() {
+    let (code, out, err) = linkbase_bytes(
+        &["rewrite", "--url", "http://h/", "--output-charset", "utf-8"],
+        b"<meta charset=\"windows-1252\"><p>\xe9</p><a href=\"caf\xe9\">x</a>",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "<html><head><meta charset=\"UTF-8\"></head><body><p>é</p><a href=\"http://h/café\">x</a></body></html>"
+    );
+    // To a legacy encoding: what it cannot represent becomes a character reference.
+    let (code, out, err) = linkbase_bytes(
+        &["rewrite", "--output-charset", "latin1"],
+        "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=utf-8\"><p>é € 日</p>"
+            .as_bytes(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        b"<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1252\"></head><body><p>\xe9 \x80 &#26085;</p></body></html>"
+    );
+    let run = linkbase_refusing(&["rewrite", "--output-charset", "no-such-encoding"], DOC);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("no-such-encoding"), "{}", run.stderr);
+}
+
+#[test]
+#[ignore = "bug: rewrite pushes a <meta charset> out of the 1024-byte prescan window when the URLs before it grow"]
+fn rewrite_keeps_the_charset_declaration_where_the_prescan_finds_it() {
+    // HTML LS §4.2.5.4: the declaration must be serialized within the first 1024 bytes. The
+    // input has it at byte 916; absolutized <link> URLs before it push it past 1024.
+    let links: String = (0..40)
+        .map(|i| format!("<link rel=x href=\"r{i}\">"))
+        .collect();
+    let mut doc = format!("<head>{links}<meta charset=\"shift_jis\"></head>").into_bytes();
+    doc.extend_from_slice(b"<a href=\"\x93\xfa.html\">j</a>");
+    let dir = tmp();
+    let input = file(dir.path(), "sjis.html", &doc);
+    let run = linkbase(&["base", s(&input)], b"");
+    assert_eq!(jsonl(&run.stdout)[0]["encoding"], "Shift_JIS");
+    let output = dir.path().join("out.html");
+    let run = linkbase(&["rewrite", "--url", URL, s(&input), "-o", s(&output)], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Read back without the transport layer, the output must still be Shift_JIS.
+    let run = linkbase(&["links", s(&output)], b"");
+    let last = jsonl(&run.stdout).pop().unwrap();
+    assert_eq!(last["original"], "http://h/a/b/日.html");
+}
+
+#[test]
+#[ignore = "bug: unencodable characters become &#N; inside <style>/<script>, where HTML does not decode them"]
+fn output_charset_does_not_put_character_references_in_raw_text() {
+    // In raw text an NCR is read literally: the style would show "&#26085;". A CSS escape
+    // (\65e5) would do for <style>; where nothing can (script), the run must fail (exit 2).
+    let (code, out, err) = linkbase_bytes(
+        &[
+            "rewrite",
+            "--charset",
+            "utf-8",
+            "--output-charset",
+            "windows-1252",
+        ],
+        "<style>p::before{content:\"日\"}</style><p title=\"日\">日</p>".as_bytes(),
+    );
+    if code == 2 {
+        assert!(err.contains("windows-1252"), "{err}");
+        assert!(out.is_empty());
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    let out = String::from_utf8(out).unwrap();
+    assert!(!out.contains("content:\"&#26085;\""), "{out}");
+    assert!(out.contains("<p title=\"&#26085;\">&#26085;</p>"), "{out}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rewriting options
+
+#[test]
+fn drop_base_removes_the_base_element() {
+    let doc = b"<head><base href=\"../d/\"></head><a href=\"x\">x</a>";
+    let run = linkbase(&["rewrite", "--url", URL], doc);
+    assert_eq!(
+        run.stdout,
+        r#"<html><head><base href="http://h/a/d/"></head><body><a href="http://h/a/d/x">x</a></body></html>"#
+    );
+    let run = linkbase(&["rewrite", "--url", URL, "--drop-base"], doc);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        r#"<html><head></head><body><a href="http://h/a/d/x">x</a></body></html>"#
+    );
+}
+
+#[test]
+#[ignore = "bug: --drop-base removes only the first <base href>; a later one stays and becomes the base"]
+fn drop_base_leaves_no_later_base_in_effect() {
+    // The base is the document URL, so "#x" is kept as written; after the first <base> goes,
+    // the second one would make it http://b/#x.
+    let run = linkbase(
+        &["rewrite", "--url", "http://h/p.html", "--drop-base"],
+        b"<base href=\"p.html\"><base href=\"http://b/\"><a href=\"#x\">x</a>",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains("<base"), "{}", run.stdout);
+}
+
+#[test]
+#[ignore = "bug: --drop-base removes a <base> that left URLs relative (opaque base), so they now resolve against --url"]
+fn drop_base_keeps_a_base_that_left_urls_relative() {
+    // "rel" cannot be resolved against mailto:m@h and is kept; without the <base> a browser
+    // resolves it against http://h/p.html instead.
+    let doc = b"<base href=\"mailto:m@h\"><a href=\"rel\">r</a>";
+    let run = linkbase(&["rewrite", "--url", "http://h/p.html", "--drop-base"], doc);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let plain = linkbase(&["rewrite", "--url", "http://h/p.html"], doc);
+    assert_eq!(run.stdout, plain.stdout);
+}
+
+#[test]
+#[ignore = "bug: a resolved URL with a space is spliced into srcset/ping as is, so one item becomes several"]
+fn srcset_and_ping_items_stay_whole_when_the_base_has_a_space() {
+    // The RFC profiles keep the space of the base; the rewritten lists must still hold the same
+    // URLs (e.g. written with %20), not "http://h/my" plus descriptors or extra items.
+    let doc = b"<base href=\"http://h/my dir/\"><img srcset=\"a.png 1x, b.png 2x\"><a href=x ping=\"p q\">x</a>";
+    let resolved = |stdout: &str| -> Vec<String> {
+        jsonl(stdout)
+            .iter()
+            .filter(|r| r["attribute"] == "srcset" || r["attribute"] == "ping")
+            .map(|r| r["resolved"].as_str().unwrap_or("").replace(' ', "%20"))
+            .collect()
+    };
+    let before = linkbase(&["links"], doc);
+    assert_eq!(
+        resolved(&before.stdout),
+        [
+            "http://h/my%20dir/a.png",
+            "http://h/my%20dir/b.png",
+            "http://h/my%20dir/p",
+            "http://h/my%20dir/q"
+        ]
+    );
+    let rewritten = linkbase(&["rewrite"], doc);
+    assert_eq!(rewritten.code, 0, "{}", rewritten.stderr);
+    let after = linkbase(&["links"], rewritten.stdout.as_bytes());
+    assert_eq!(resolved(&after.stdout), resolved(&before.stdout));
+}
+
+#[test]
+fn profile_whatwg() {
+    let doc = b"<a href=\"a b?c\">1</a><a href=\"http:g\">2</a><a href=\"../../../../g\">3</a>";
+    let run = linkbase(&["rewrite", "--url", URL], doc);
+    assert_eq!(
+        run.stdout,
+        r#"<html><head></head><body><a href="http://h/a/b/a b?c">1</a><a href="http:g">2</a><a href="http://h/../../g">3</a></body></html>"#
+    );
+    let run = linkbase(&["rewrite", "--url", URL, "--profile", "whatwg"], doc);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        r#"<html><head></head><body><a href="http://h/a/b/a%20b?c">1</a><a href="http://h/a/b/g">2</a><a href="http://h/g">3</a></body></html>"#
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// `| head -1`
+
+/// Runs `linkbase args` on a document with many links, reads one line of its output and closes
+/// the pipe: returns (exit code, the line, stderr).
+fn read_one_line_and_close(args: &[&str]) -> (i32, String, String) {
+    let dir = tmp();
+    let html: String = (0..5000)
+        .map(|i| format!("<a href=\"p{i}.html\">{i}</a>\n"))
+        .collect();
+    let input = file(dir.path(), "big.html", html.as_bytes());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linkbase"))
+        .args(args)
+        .arg(s(&input))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn linkbase");
+    let mut line = String::new();
+    {
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        stdout.read_line(&mut line).unwrap();
+        // Dropping the reader closes the pipe: the next write gets EPIPE.
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        line,
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn broken_pipe_exits_0_quietly() {
+    for args in [
+        &["links", "--url", URL, "--format", "tsv"][..],
+        &["rewrite", "--url", URL][..],
+    ] {
+        let (code, line, stderr) = read_one_line_and_close(args);
+        assert!(!line.is_empty(), "{args:?}");
+        assert_eq!((code, stderr.as_str()), (0, ""), "{args:?}");
+    }
+}
+
+#[test]
+#[ignore = "bug: links --format jsonl | head -1 exits 2 with \"linkbase: Broken pipe (os error 32)\""]
+fn broken_pipe_exits_0_quietly_for_jsonl() {
+    let (code, line, stderr) = read_one_line_and_close(&["links", "--url", URL]);
+    assert!(line.starts_with('{'), "{line}");
+    assert_eq!((code, stderr.as_str()), (0, ""));
+}

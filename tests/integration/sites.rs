@@ -1,0 +1,842 @@
+//! Whole sites (issue 5): `linkbase check DIR` and `linkbase rewrite DIR` on the hand-made trees
+//! of `fixtures/sites/`, compared with the hand-verified outputs of `fixtures/sites/expected/`.
+//!
+//! Symbolic links and FIFOs cannot be committed reliably, so the tests that need them make them
+//! in a temporary copy of a tree.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::util::{linkbase, Run};
+
+/// The URL `fixtures/sites/basic` is checked and rewritten against.
+const BASIC_URL: &str = "https://example.com/site/";
+/// The URL of `fixtures/sites/clean` and `fixtures/sites/links` (`clean` links to `/docs/`).
+const DOCS_URL: &str = "https://example.net/docs/";
+
+fn sites() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sites")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    sites().join(name)
+}
+
+fn expected(name: &str) -> String {
+    let path = sites().join("expected").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 path")
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("linkbase-sites-")
+        .tempdir()
+        .expect("temporary directory")
+}
+
+/// Copies the regular files and directories of `from` into `to` (created).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// What a tree holds, without following symbolic links: `/`-separated path to contents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Node {
+    File(Vec<u8>),
+    Link(PathBuf),
+    Other,
+}
+
+fn snapshot(root: &Path) -> BTreeMap<String, Node> {
+    fn go(root: &Path, dir: &Path, out: &mut BTreeMap<String, Node>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let kind = entry.file_type().unwrap();
+            if kind.is_symlink() {
+                out.insert(rel, Node::Link(std::fs::read_link(&path).unwrap()));
+            } else if kind.is_dir() {
+                go(root, &path, out);
+            } else if kind.is_file() {
+                out.insert(rel, Node::File(std::fs::read(&path).unwrap()));
+            } else {
+                out.insert(rel, Node::Other);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    go(root, root, &mut out);
+    out
+}
+
+fn is_html(rel: &str) -> bool {
+    rel.ends_with(".html")
+}
+
+/// Runs `linkbase`, killing it after `limit`: a FIFO that got opened would hang it forever.
+fn linkbase_within(limit: Duration, args: &[&str]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linkbase"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn linkbase");
+    // Drain the pipes on threads so a full pipe cannot stall the child.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        stdout.read_to_end(&mut v).unwrap();
+        v
+    });
+    let err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        stderr.read_to_end(&mut v).unwrap();
+        v
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("linkbase {args:?} still running after {limit:?}: it opened a FIFO?");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.join().unwrap()).unwrap(),
+        stderr: String::from_utf8(err.join().unwrap()).unwrap(),
+    }
+}
+
+fn check(dir: &Path, url: &str, extra: &[&str]) -> Run {
+    let mut args = vec!["check", s(dir), "--site-url", url];
+    args.extend_from_slice(extra);
+    linkbase(&args, b"")
+}
+
+fn jsonl(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// (file, original) → verdict, from `check --format jsonl`.
+fn verdicts(stdout: &str) -> BTreeMap<(String, String), String> {
+    jsonl(stdout)
+        .into_iter()
+        .map(|r| {
+            (
+                (
+                    r["file"].as_str().unwrap().to_owned(),
+                    r["original"].as_str().unwrap().to_owned(),
+                ),
+                r["verdict"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+// ----- check -----------------------------------------------------------------------------------
+
+#[test]
+fn check_jsonl_is_the_hand_verified_output() {
+    let run = check(&fixture("basic"), BASIC_URL, &["--format", "jsonl"]);
+    assert_eq!(run.code, 1, "broken links found: exit 1\n{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    assert_eq!(run.stdout, expected("basic.check.jsonl"));
+}
+
+#[test]
+fn check_jsonl_verdicts_one_by_one() {
+    // The same facts as the expected file, spelled out so a regression names the case.
+    let run = check(&fixture("basic"), BASIC_URL, &["--format", "jsonl"]);
+    let v = verdicts(&run.stdout);
+    let at = |file: &str, original: &str| {
+        v.get(&(file.to_owned(), original.to_owned()))
+            .unwrap_or_else(|| panic!("no record for {file} {original:?}"))
+            .as_str()
+    };
+    for (file, original, verdict) in [
+        ("index.html", "about.html", "ok"),
+        ("index.html", "docs/", "ok"),
+        ("index.html", "docs", "ok"),
+        ("index.html", "nowhere.html", "missing"),
+        ("index.html", "about.html#team", "ok"),
+        ("index.html", "about.html#nobody", "missing-fragment"),
+        ("index.html", "about.html#history", "ok"),
+        ("index.html", "#top-heading", "ok"),
+        ("index.html", "#no-such-heading", "missing-fragment"),
+        ("index.html", "docs/a%20b.html#intro", "ok"),
+        ("index.html", "../../../../etc/passwd", "outside-root"),
+        ("index.html", "/../etc/passwd", "outside-root"),
+        ("index.html", "/site/../site/about.html", "ok"),
+        (
+            "index.html",
+            "https://example.com/site/about.html?lang=en",
+            "ok",
+        ),
+        ("index.html", "https://example.org/elsewhere", "external"),
+        ("index.html", "mailto:someone@example.org", "external"),
+        ("index.html", "assets/style.css", "ok"),
+        ("index.html", "assets/missing.css", "missing"),
+        ("index.html", "assets/logo.png", "ok"),
+        ("index.html", "assets/banner.png", "missing"),
+        ("index.html", "assets/logo@2x.png", "missing"),
+        ("about.html", "./", "ok"),
+        ("about.html", "index.html#top", "ok"),
+        ("docs/index.html", "a b.html", "ok"),
+        ("docs/index.html", "../assets/", "missing"),
+        ("docs/a b.html", "#intro", "ok"),
+        ("docs/a b.html", "../about.html#nobody", "missing-fragment"),
+        // <base href="../assets/"> moves every relative link of the page.
+        ("docs/based.html", "logo.png", "ok"),
+        ("docs/based.html", "style.css", "ok"),
+        ("docs/based.html", "index.html", "missing"),
+        ("docs/based.html", "#part", "missing"),
+        ("docs/based.html", "../docs/index.html", "ok"),
+    ] {
+        assert_eq!(at(file, original), verdict, "{file}: {original:?}");
+    }
+    // The <base href> itself is where links resolve from, not a link.
+    assert!(!v.contains_key(&("docs/based.html".into(), "../assets/".into())));
+}
+
+#[test]
+fn check_human_is_the_hand_verified_output() {
+    let run = check(&fixture("basic"), BASIC_URL, &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    assert_eq!(run.stdout, expected("basic.check.txt"));
+}
+
+#[test]
+fn check_tsv_has_its_header_and_one_row_per_link() {
+    let run = check(&fixture("basic"), BASIC_URL, &["--format", "tsv"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let header = run.stdout.lines().next().unwrap();
+    assert_eq!(
+        header,
+        "file\tverdict\ttarget\tpart\telement\tattribute\toriginal\tresolved\tbase\tbase_source\tsame_document\tdiagnostic\ttarget_part"
+    );
+    for line in run.stdout.lines() {
+        assert_eq!(line.split('\t').count(), 13, "{line:?}");
+    }
+    assert_eq!(run.stdout, expected("basic.check.tsv"));
+}
+
+#[test]
+fn check_output_is_the_same_on_one_thread_and_on_two() {
+    for format in ["human", "jsonl", "tsv"] {
+        let one = check(
+            &fixture("basic"),
+            BASIC_URL,
+            &["--format", format, "-j", "1"],
+        );
+        let two = check(
+            &fixture("basic"),
+            BASIC_URL,
+            &["--format", format, "-j", "2"],
+        );
+        assert_eq!((one.code, &one.stdout), (two.code, &two.stdout), "{format}");
+    }
+}
+
+/// A tree of `n` pages in a few directories, each linking to the next (by id, some missing).
+fn generated_tree(dir: &Path, n: usize) {
+    for i in 0..n {
+        let sub = dir.join(format!("d{}", i % 5));
+        std::fs::create_dir_all(&sub).unwrap();
+        let next = (i + 1) % n;
+        let fragment = if i % 7 == 0 { "nope" } else { "s" };
+        let missing = if i % 11 == 0 {
+            r#"<a href="/x/../gone.html">gone</a>"#
+        } else {
+            ""
+        };
+        let page = format!(
+            "<title>{i}</title><h1 id=s>{i}</h1><a href=\"../d{}/p{next}.html#{fragment}\">next</a>\
+             <a href=\"../\">home</a><img srcset=\"../img{i}.png 2x\">{missing}",
+            next % 5
+        );
+        std::fs::write(sub.join(format!("p{i}.html")), page).unwrap();
+    }
+    std::fs::write(dir.join("index.html"), "<a href=d0/p0.html>start</a>").unwrap();
+}
+
+#[test]
+fn check_output_is_the_same_on_one_thread_and_on_two_past_one_chunk() {
+    // check_tree works in chunks of 64 pages: 300 pages make five.
+    let dir = tmp();
+    generated_tree(dir.path(), 300);
+    for format in ["human", "jsonl", "tsv"] {
+        let one = check(dir.path(), BASIC_URL, &["--format", format, "-j", "1"]);
+        let two = check(dir.path(), BASIC_URL, &["--format", format, "-j", "2"]);
+        assert_eq!(one.code, 1);
+        assert_eq!(one.stdout, two.stdout, "{format}");
+    }
+    let human = check(dir.path(), BASIC_URL, &[]);
+    // 300 × (next, home, srcset) + 28 × gone + index's one link; broken: 43 fragments
+    // (i % 7 == 0), 300 images, 28 outside the root (i % 11 == 0).
+    assert_eq!(
+        human.stdout.lines().last().unwrap(),
+        "301 pages, 929 links: 929 internal, 371 broken (28 outside the site root); 0 external (listed, not fetched); 0 unresolvable"
+    );
+}
+
+#[test]
+fn check_a_tree_without_broken_links_exits_0() {
+    let run = check(&fixture("clean"), DOCS_URL, &[]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(run.stdout, expected("clean.check.txt"));
+    let jsonl_run = check(&fixture("clean"), DOCS_URL, &["--format", "jsonl"]);
+    assert_eq!(jsonl_run.code, 0);
+    assert!(jsonl(&jsonl_run.stdout)
+        .iter()
+        .all(|r| r["verdict"] == "ok" || r["verdict"] == "external"));
+}
+
+#[test]
+fn check_reports_a_binary_page_and_goes_on() {
+    let dir = tmp();
+    copy_tree(&fixture("basic"), dir.path());
+    std::fs::write(
+        dir.path().join("binary.html"),
+        b"<p>\0\0\0\x01\x02 not text</p>",
+    )
+    .unwrap();
+    let run = check(dir.path(), BASIC_URL, &["--format", "jsonl"]);
+    assert_eq!(run.code, 2, "a file failed: exit 2");
+    assert!(
+        run.stderr.starts_with("linkbase: binary.html: ") && run.stderr.contains("binary"),
+        "{}",
+        run.stderr
+    );
+    // Every other page is still checked, exactly as without it.
+    assert_eq!(run.stdout, expected("basic.check.jsonl"));
+}
+
+#[test]
+fn check_needs_an_absolute_site_url() {
+    let missing = linkbase(&["check", s(&fixture("basic"))], b"");
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.contains("--site-url"), "{}", missing.stderr);
+    for url in [
+        "site/",
+        "/site/",
+        "example.com/site/",
+        "mailto:x@example.com",
+    ] {
+        let run = check(&fixture("basic"), url, &[]);
+        assert_eq!(run.code, 2, "{url}");
+        assert_eq!(run.stdout, "", "{url}");
+        assert!(
+            run.stderr.starts_with("linkbase: --site-url"),
+            "{url}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+#[ignore = "bug: check FILE (not a directory) prints \"0 pages\" and exits 0 instead of exit 2"]
+fn check_on_a_file_is_unusable_input() {
+    let run = check(&fixture("basic").join("index.html"), BASIC_URL, &[]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
+#[ignore = "bug: the site URL's path is compared undecoded with a decoded link path: \
+            --site-url https://example.com/my%20site/ makes every internal link external"]
+fn check_with_a_percent_encoded_site_path() {
+    let plain = verdicts(&check(&fixture("basic"), BASIC_URL, &["--format", "jsonl"]).stdout);
+    let run = check(
+        &fixture("basic"),
+        "https://example.com/my%20site/",
+        &["--format", "jsonl"],
+    );
+    let encoded = verdicts(&run.stdout);
+    // Relative links do not name the site path, so their verdicts cannot depend on it.
+    for ((file, original), verdict) in &plain {
+        if original.starts_with('/') || original.contains(':') {
+            continue;
+        }
+        assert_eq!(
+            encoded.get(&(file.clone(), original.clone())),
+            Some(verdict),
+            "{file}: {original:?}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "bug: https://example.com/site/x is external under --site-url \
+            https://example.com:443/site/ (a default port is not the same authority)"]
+fn check_treats_the_default_port_as_the_same_site() {
+    let run = check(
+        &fixture("basic"),
+        "https://example.com:443/site/",
+        &["--format", "jsonl"],
+    );
+    let v = verdicts(&run.stdout);
+    assert_eq!(
+        v[&(
+            "index.html".to_owned(),
+            "https://example.com/site/about.html?lang=en".to_owned()
+        )],
+        "ok"
+    );
+}
+
+#[test]
+#[ignore = "bug: check --format tsv writes the file and target columns unescaped: a tab in a \
+            file name adds a column"]
+fn check_tsv_escapes_file_names() {
+    let dir = tmp();
+    std::fs::write(
+        dir.path().join("a\tb.html"),
+        "<a href=\"a%09b.html\">me</a>",
+    )
+    .unwrap();
+    let run = check(dir.path(), BASIC_URL, &["--format", "tsv"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for line in run.stdout.lines() {
+        assert_eq!(line.split('\t').count(), 13, "{line:?}");
+    }
+    assert!(run.stdout.contains("a\\tb.html\tok\ta\\tb.html\t"));
+}
+
+// ----- symbolic links --------------------------------------------------------------------------
+
+/// A temporary copy of `fixtures/sites/links` at `site/` with, beside it, `outside/secret.fifo`
+/// (a FIFO: opening it for reading would block forever) and `outside/secret.txt` (mode 000), and
+/// inside it: `inside.html -> page.html`, `outside.txt -> ../outside/secret.fifo`,
+/// `unreadable.txt -> ../outside/secret.txt`, `linked-dir -> .`, `dangling.html -> nothing.html`
+/// and `fifo.html`, a FIFO.
+#[cfg(unix)]
+fn links_tree() -> (tempfile::TempDir, PathBuf) {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let dir = tmp();
+    let site = dir.path().join("site");
+    let outside = dir.path().join("outside");
+    copy_tree(&fixture("links"), &site);
+    std::fs::create_dir(&outside).unwrap();
+    mkfifo(&outside.join("secret.fifo"));
+    std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+    std::fs::set_permissions(
+        outside.join("secret.txt"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    symlink("page.html", site.join("inside.html")).unwrap();
+    symlink("../outside/secret.fifo", site.join("outside.txt")).unwrap();
+    symlink("../outside/secret.txt", site.join("unreadable.txt")).unwrap();
+    symlink(".", site.join("linked-dir")).unwrap();
+    symlink("nothing.html", site.join("dangling.html")).unwrap();
+    mkfifo(&site.join("fifo.html"));
+    (dir, site)
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(status.success());
+}
+
+#[cfg(unix)]
+#[test]
+fn check_follows_symlinks_inside_the_root_only() {
+    let (_dir, site) = links_tree();
+    let run = linkbase_within(
+        Duration::from_secs(60),
+        &[
+            "check",
+            s(&site),
+            "--site-url",
+            DOCS_URL,
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "linkbase: dangling.html: a dangling symbolic link\n\
+         linkbase: linked-dir: a symbolic link to a directory; not followed\n\
+         linkbase: outside.txt: a symbolic link leaving the site root; counted as present, not read\n\
+         linkbase: unreadable.txt: a symbolic link leaving the site root; counted as present, not read\n"
+    );
+    let v = verdicts(&run.stdout);
+    let at = |file: &str, original: &str| v[&(file.to_owned(), original.to_owned())].clone();
+    assert_eq!(at("index.html", "page.html#here"), "ok");
+    // Followed: a file, and a page whose ids and links count.
+    assert_eq!(at("index.html", "inside.html#here"), "ok");
+    assert_eq!(at("inside.html", "gone.html"), "missing");
+    assert_eq!(at("inside.html", "index.html"), "ok");
+    // Outside the root: present, never opened (the FIFO would have hung the run).
+    assert_eq!(at("index.html", "outside.txt"), "ok");
+    // A directory link is not followed, so nothing below it exists.
+    assert_eq!(at("index.html", "linked-dir/page.html"), "missing");
+    assert_eq!(at("index.html", "dangling.html"), "missing");
+    // A FIFO in the tree is not a file.
+    assert_eq!(at("index.html", "fifo.html"), "missing");
+    let pages: std::collections::BTreeSet<String> = jsonl(&run.stdout)
+        .iter()
+        .map(|r| r["file"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        pages.into_iter().collect::<Vec<_>>(),
+        ["index.html", "inside.html", "page.html"]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn rewrite_tree_with_symlinks_finishes_and_reads_nothing_outside() {
+    let (dir, site) = links_tree();
+    let out = dir.path().join("out");
+    let run = linkbase_within(
+        Duration::from_secs(60),
+        &["rewrite", s(&site), "--site-url", DOCS_URL, "-o", s(&out)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let tree = snapshot(&out);
+    assert_eq!(
+        tree.keys().cloned().collect::<Vec<_>>(),
+        [
+            "index.html",
+            "inside.html",
+            "outside.txt",
+            "page.html",
+            "unreadable.txt"
+        ]
+    );
+    // The in-root link became a page of its own, rewritten against its own URL.
+    assert!(matches!(&tree["inside.html"], Node::File(b)
+        if String::from_utf8_lossy(b).contains(r#"href="https://example.net/docs/gone.html""#)));
+    assert!(matches!(tree["outside.txt"], Node::Link(_)));
+    assert!(matches!(tree["unreadable.txt"], Node::Link(_)));
+}
+
+#[cfg(unix)]
+#[test]
+#[ignore = "bug: rewrite -o copies an outside-root symlink's relative target text, so in OUTDIR \
+            it dangles (python3.11-doc: _static/jquery.js)"]
+fn rewrite_o_keeps_outside_symlinks_pointing_at_the_same_file() {
+    let (dir, site) = links_tree();
+    let out = dir.path().join("elsewhere/deeper/out");
+    let run = linkbase(
+        &["rewrite", s(&site), "--site-url", DOCS_URL, "-o", s(&out)],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let original = std::fs::canonicalize(site.join("unreadable.txt")).unwrap();
+    let copy = std::fs::canonicalize(out.join("unreadable.txt"));
+    assert_eq!(copy.ok(), Some(original));
+}
+
+#[cfg(unix)]
+#[test]
+#[ignore = "bug: rewrite --in-place reads an in-tree symlink after its target was rewritten \
+            (against the target's URL) and replaces the link with that file"]
+fn rewrite_in_place_through_a_symlink_uses_the_links_own_url() {
+    use std::os::unix::fs::symlink;
+    let dir = tmp();
+    let site = dir.path().join("site");
+    copy_tree(&fixture("basic"), &site);
+    // In another directory than its target, so the two URLs resolve `./` differently.
+    symlink("../about.html", site.join("docs/alias.html")).unwrap();
+    let out = dir.path().join("out");
+    let o = linkbase(
+        &["rewrite", s(&site), "--site-url", BASIC_URL, "-o", s(&out)],
+        b"",
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // -j 1 makes the order deterministic: about.html comes before docs/alias.html.
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&site),
+            "--site-url",
+            BASIC_URL,
+            "--in-place",
+            "-j",
+            "1",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let alias = site.join("docs/alias.html");
+    let kept_link = std::fs::read_link(&alias).ok() == Some(PathBuf::from("../about.html"));
+    let same_as_o = std::fs::symlink_metadata(&alias)
+        .unwrap()
+        .file_type()
+        .is_file()
+        && std::fs::read(&alias).unwrap() == std::fs::read(out.join("docs/alias.html")).unwrap();
+    assert!(
+        kept_link || same_as_o,
+        "docs/alias.html is neither the link nor -o's rewrite:\n{}",
+        String::from_utf8_lossy(&std::fs::read(&alias).unwrap())
+    );
+}
+
+// ----- rewrite ---------------------------------------------------------------------------------
+
+#[test]
+fn rewrite_o_rewrites_every_page_against_its_own_url_and_copies_the_rest() {
+    let dir = tmp();
+    let out = dir.path().join("out");
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&fixture("basic")),
+            "--site-url",
+            BASIC_URL,
+            "-o",
+            s(&out),
+        ],
+        b"",
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let before = snapshot(&fixture("basic"));
+    let after = snapshot(&out);
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    for (rel, node) in &before {
+        if is_html(rel) {
+            assert_ne!(&after[rel], node, "{rel} rewritten");
+        } else {
+            assert_eq!(&after[rel], node, "{rel} byte-identical");
+        }
+    }
+    for rel in ["index.html", "docs/a b.html", "docs/based.html"] {
+        let got = std::fs::read_to_string(out.join(rel)).unwrap();
+        assert_eq!(got, expected(&format!("basic.rewrite/{rel}")), "{rel}");
+    }
+    // Rewriting changes no verdict: every link resolves where it did.
+    let resolved = |dir: &Path| -> Vec<(String, String, String)> {
+        jsonl(&check(dir, BASIC_URL, &["--format", "jsonl"]).stdout)
+            .iter()
+            .map(|r| {
+                (
+                    r["file"].as_str().unwrap().to_owned(),
+                    r["resolved"].as_str().unwrap().to_owned(),
+                    r["verdict"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(resolved(&fixture("basic")), resolved(&out));
+}
+
+#[test]
+fn rewrite_o_is_the_same_on_one_thread_and_on_two() {
+    let dir = tmp();
+    generated_tree(&dir.path().join("site"), 200);
+    let site = dir.path().join("site");
+    for j in ["1", "2"] {
+        let out = dir.path().join(format!("out{j}"));
+        let run = linkbase(
+            &[
+                "rewrite",
+                s(&site),
+                "--site-url",
+                BASIC_URL,
+                "-o",
+                s(&out),
+                "-j",
+                j,
+            ],
+            b"",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    assert_eq!(
+        snapshot(&dir.path().join("out1")),
+        snapshot(&dir.path().join("out2"))
+    );
+}
+
+#[cfg(unix)]
+#[test]
+#[ignore = "bug: rewrite DIR -o OUTDIR writes rewritten pages with mode 0600 (tempfile's); \
+            copied files keep the source's mode"]
+fn rewrite_o_keeps_the_pages_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tmp();
+    let site = dir.path().join("site");
+    copy_tree(&fixture("basic"), &site);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    std::fs::set_permissions(
+        site.join("index.html"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let run = linkbase(
+        &["rewrite", s(&site), "--site-url", BASIC_URL, "-o", s(&out)],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(format!("{:o}", mode(&out.join("index.html"))), "644");
+}
+
+#[test]
+fn rewrite_in_place_rewrites_pages_and_leaves_the_rest() {
+    let dir = tmp();
+    let site = dir.path().join("site");
+    copy_tree(&fixture("basic"), &site);
+    let out = dir.path().join("out");
+    let o = linkbase(
+        &["rewrite", s(&site), "--site-url", BASIC_URL, "-o", s(&out)],
+        b"",
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let before = snapshot(&site);
+    let run = linkbase(
+        &["rewrite", s(&site), "--site-url", BASIC_URL, "--in-place"],
+        b"",
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let after = snapshot(&site);
+    // The same names: no temporary file left behind, nothing added.
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(after, snapshot(&out), "the same bytes as -o");
+    for (rel, node) in &before {
+        if !is_html(rel) {
+            assert_eq!(&after[rel], node, "{rel} untouched");
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(site.join("index.html")).unwrap(),
+        expected("basic.rewrite/index.html")
+    );
+    // A second run changes nothing: absolute links stay byte-identical.
+    let again = linkbase(
+        &["rewrite", s(&site), "--site-url", BASIC_URL, "--in-place"],
+        b"",
+    );
+    assert_eq!(again.code, 0);
+    assert_eq!(snapshot(&site), after);
+}
+
+#[test]
+fn rewrite_reports_a_failing_file_and_goes_on() {
+    let dir = tmp();
+    let site = dir.path().join("site");
+    copy_tree(&fixture("basic"), &site);
+    std::fs::write(
+        site.join("docs/binary.html"),
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let run = linkbase(
+        &["rewrite", s(&site), "--site-url", BASIC_URL, "-o", s(&out)],
+        b"",
+    );
+    assert_eq!(run.code, 2, "a file failed: exit 2");
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stderr);
+    assert!(
+        lines[0].starts_with("linkbase: docs/binary.html: "),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[1], "linkbase: 1 of 8 files failed");
+    // Every other file was still written.
+    let after = snapshot(&out);
+    assert!(!after.contains_key("docs/binary.html"));
+    assert_eq!(after.len(), 7);
+    assert_eq!(
+        std::fs::read_to_string(out.join("index.html")).unwrap(),
+        expected("basic.rewrite/index.html")
+    );
+
+    // In place: the failing file is left as it was, the others rewritten, no temporary files.
+    let run = linkbase(
+        &["rewrite", s(&site), "--site-url", BASIC_URL, "--in-place"],
+        b"",
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("docs/binary.html"), "{}", run.stderr);
+    let in_place = snapshot(&site);
+    assert_eq!(in_place.len(), 8);
+    assert_eq!(
+        in_place["docs/binary.html"],
+        Node::File(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec())
+    );
+    assert_eq!(
+        std::fs::read_to_string(site.join("index.html")).unwrap(),
+        expected("basic.rewrite/index.html")
+    );
+}
+
+#[test]
+fn rewrite_a_directory_needs_an_absolute_site_url_and_a_destination() {
+    let dir = tmp();
+    let out = dir.path().join("out");
+    let basic = fixture("basic");
+    let missing = linkbase(&["rewrite", s(&basic), "-o", s(&out)], b"");
+    assert_eq!(missing.code, 2);
+    assert_eq!(
+        missing.stderr,
+        format!(
+            "linkbase: {}: a directory needs --site-url URL\n",
+            s(&basic)
+        )
+    );
+    for url in ["site/", "/site/", "//example.com/site/"] {
+        let run = linkbase(
+            &["rewrite", s(&basic), "--site-url", url, "-o", s(&out)],
+            b"",
+        );
+        assert_eq!(run.code, 2, "{url}");
+        assert!(
+            run.stderr.starts_with("linkbase: --site-url"),
+            "{url}: {}",
+            run.stderr
+        );
+    }
+    let nowhere = linkbase(&["rewrite", s(&basic), "--site-url", BASIC_URL], b"");
+    assert_eq!(nowhere.code, 2);
+    assert!(nowhere.stderr.contains("-o OUTDIR or --in-place"));
+    assert!(!out.exists(), "nothing written");
+}
