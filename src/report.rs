@@ -101,7 +101,8 @@ pub fn write_jsonl<T: Serialize>(out: &mut impl Write, records: &[T]) -> io::Res
 }
 
 fn serde_json_line<T: Serialize>(out: &mut impl Write, record: &T) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, record).map_err(io::Error::other)?;
+    // `From` keeps an I/O error's kind (a broken pipe stays a broken pipe).
+    serde_json::to_writer(&mut *out, record).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 
@@ -148,7 +149,8 @@ pub fn write_tsv(out: &mut impl Write, records: &[LinkRecord], header: bool) -> 
     Ok(())
 }
 
-fn tsv_escape(s: &str) -> String {
+/// A value for a TSV field: tabs, newlines and backslashes escaped.
+pub fn tsv_escape(s: &str) -> String {
     if !s.contains(['\t', '\n', '\r', '\\']) {
         return s.to_owned();
     }

@@ -21,6 +21,8 @@ pub const INDEX_FILE: &str = "index.html";
 #[derive(Debug, Clone)]
 pub struct Site {
     url: Uri,
+    /// The site path, percent-decoded segment by segment (link paths are compared decoded).
+    decoded_path: String,
     files: HashSet<String>,
     dirs: HashSet<String>,
     /// Per HTML page, the hashes of its `id`s and `<a name>`s (8 bytes each, whatever the id).
@@ -112,8 +114,16 @@ impl Site {
             text.push('/');
         }
         let url = Uri::parse(&text).map_err(|_| SiteError::BadUrl(url.to_owned()))?;
+        let decoded_path = url
+            .as_ref()
+            .path
+            .split('/')
+            .map(percent_decode)
+            .collect::<Vec<_>>()
+            .join("/");
         Ok(Site {
             url,
+            decoded_path,
             files: HashSet::new(),
             dirs: HashSet::new(),
             ids: HashMap::new(),
@@ -173,7 +183,7 @@ impl Site {
             .is_some_and(|(a, b)| a.eq_ignore_ascii_case(b))
             && r.authority
                 .zip(site.authority)
-                .is_some_and(|(a, b)| a.eq_ignore_ascii_case(b));
+                .is_some_and(|(a, b)| same_authority(site.scheme.unwrap_or_default(), a, b));
         if !same_origin {
             return Target::External;
         }
@@ -198,11 +208,12 @@ impl Site {
         if trailing_slash && !normalized.ends_with('/') {
             normalized.push('/');
         }
+        let site_path = self.decoded_path.as_str();
         let under = normalized
-            .strip_prefix(site.path)
+            .strip_prefix(site_path)
             .map(str::to_owned)
             // `https://h/site` (no slash) is the site root too.
-            .or_else(|| (format!("{normalized}/") == site.path).then(String::new));
+            .or_else(|| (format!("{normalized}/") == site_path).then(String::new));
         match under {
             Some(rest) => {
                 // Climbing out and back in (`/site/../site/x`) still reads only inside the root.
@@ -261,6 +272,28 @@ impl Site {
         };
         (verdict, target)
     }
+}
+
+/// Whether two authorities name the same server: host case-insensitive, and a scheme's default
+/// port the same as no port (RFC 2616 §3.2.3, RFC 3986 §6.2.3).
+fn same_authority(scheme: &str, a: &str, b: &str) -> bool {
+    let default_port = match scheme.to_ascii_lowercase().as_str() {
+        "http" | "ws" => ":80",
+        "https" | "wss" => ":443",
+        "ftp" => ":21",
+        _ => "",
+    };
+    let strip = |s: &str| {
+        let s = s.strip_suffix(':').unwrap_or(s);
+        if default_port.is_empty() {
+            s.to_ascii_lowercase()
+        } else {
+            s.strip_suffix(default_port)
+                .unwrap_or(s)
+                .to_ascii_lowercase()
+        }
+    };
+    strip(a) == strip(b)
 }
 
 fn hash_id(id: &str) -> u64 {
@@ -389,6 +422,11 @@ mod tests {
             Verdict::OutsideRoot
         );
         assert_eq!(v("https://h.example/other/x"), Verdict::External);
+        assert_eq!(v("https://h.example:443/site/index.html"), Verdict::Ok);
+        assert_eq!(
+            v("https://h.example:8443/site/index.html"),
+            Verdict::External
+        );
         assert_eq!(
             v("https://h.example/../../etc/passwd"),
             Verdict::OutsideRoot

@@ -222,13 +222,70 @@ fn plan_with_base(
     for element in doc.elements() {
         planner.element(&mut found, element, chosen_id);
     }
-    let Found { edits, links } = found;
+    let Found { mut edits, links } = found;
+    if options.drop_base {
+        drop_bases(doc, &base, chosen_id, &links, &mut edits, &mut diagnostics);
+    }
     Plan {
         base,
         base_element: chosen_id,
         edits,
         links,
         diagnostics,
+    }
+}
+
+/// `--drop-base`: every `<base href>` goes, not just the one that counted — unless some
+/// relative reference could not be made absolute, which would then resolve against another base;
+/// the base element is kept (made absolute) and that is reported.
+fn drop_bases(
+    doc: &Document,
+    base: &Base,
+    chosen: Option<NodeId>,
+    links: &[Link],
+    edits: &mut Vec<Edit>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let still_relative = links.iter().filter(|l| {
+        l.diagnostic
+            .as_ref()
+            .is_some_and(|d| matches!(d.code, "unresolvable" | "no-base"))
+    });
+    let count = still_relative.count();
+    if count > 0 {
+        edits.retain(|e| e.target != EditTarget::Remove);
+        if let (Some(id), Some(uri)) = (chosen, &base.uri) {
+            if let Some(old) = doc.element(id).and_then(|e| e.attr("href")) {
+                edits.push(Edit {
+                    node: id,
+                    target: EditTarget::Attribute {
+                        ns: AttrNs::None,
+                        name: "href".to_owned(),
+                    },
+                    old,
+                    new: uri.to_string(),
+                    reason: "HTML LS §4.2.3: the base element's href, made absolute",
+                });
+            }
+        }
+        diagnostics.push(Diagnostic::new(
+            "base-kept",
+            format!("--drop-base: the base element is kept, {count} relative reference(s) could not be made absolute and still need it"),
+        ));
+        return;
+    }
+    for e in doc.elements() {
+        if e.is_html("base") && !e.in_template() && Some(e.id()) != chosen {
+            if let Some(old) = e.attr("href") {
+                edits.push(Edit {
+                    node: e.id(),
+                    target: EditTarget::Remove,
+                    old,
+                    new: String::new(),
+                    reason: "--drop-base: every base element with an href is removed",
+                });
+            }
+        }
     }
 }
 
@@ -259,6 +316,8 @@ struct Outcome {
 /// What every URL of one document is resolved with (read-only while planning).
 struct Planner<'a> {
     base: Base,
+    /// The base outside the document (what `<base href>` is resolved against).
+    outer_base: Base,
     resolver: Option<Resolver>,
     document_resolver: Option<Resolver>,
     document_uri: Option<Uri>,
@@ -311,6 +370,7 @@ impl<'a> Planner<'a> {
         };
         Planner {
             base,
+            outer_base: outer.base.clone(),
             resolver,
             document_resolver,
             document_uri: outer.document_uri.clone(),
@@ -471,8 +531,9 @@ impl<'a> Planner<'a> {
             rewritten,
             diagnostic,
             srcdoc_depth: self.depth,
-            base: self.base.uri.as_ref().map(|u| u.to_string()),
-            base_source: self.base.source,
+            // The base this href was resolved against: the layers outside the document.
+            base: self.outer_base.uri.as_ref().map(|u| u.to_string()),
+            base_source: self.outer_base.source,
         });
     }
 
@@ -506,7 +567,11 @@ impl<'a> Planner<'a> {
             let Some(raw) = value.get(range.clone()) else {
                 continue;
             };
-            let outcome = self.resolve_value(ctx, raw, false);
+            let mut outcome = self.resolve_value(ctx, raw, false);
+            if matches!(kind, LinkKind::Srcset | LinkKind::List) {
+                // Inside a list a space (or, in srcset, a trailing comma) would split the URL.
+                outcome.replacement = outcome.replacement.map(|r| escape_list_url(&r, kind));
+            }
             let rewritten = outcome.replacement.is_some();
             if let Some(replacement) = &outcome.replacement {
                 let o = out.get_or_insert_with(|| String::with_capacity(value.len() + 64));
@@ -816,6 +881,23 @@ impl<'a> Planner<'a> {
         };
         !relative
     }
+}
+
+/// A URL made safe for a whitespace-separated list: ASCII whitespace percent-encoded, and in a
+/// srcset a trailing comma too (HTML LS "parse a srcset attribute" would drop it).
+fn escape_list_url(url: &str, kind: LinkKind) -> String {
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            '\t' | '\n' | '\x0C' | '\r' | ' ' => out.push_str(&format!("%{:02X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    if kind == LinkKind::Srcset && out.ends_with(',') {
+        out.pop();
+        out.push_str("%2C");
+    }
+    out
 }
 
 /// RFC 2557 §8.2(d): a URI resolved against `thismessage:/` is fictitious, a label for matching

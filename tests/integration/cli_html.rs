@@ -179,7 +179,6 @@ fn rewrite_to_an_output_file() {
 
 #[cfg(unix)]
 #[test]
-#[ignore = "bug: -o FILE creates a new file with mode 0600 (tempfile's), not 0666 & !umask"]
 fn rewrite_output_file_gets_the_usual_permissions() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tmp();
@@ -362,17 +361,17 @@ fn links_jsonl_has_the_contract_fields_in_document_order() {
     assert_eq!(default.stdout, run.stdout);
 }
 
-/// The record of LINKS_DOC's `<base href="../d/">`, as the links report gives it today.
+/// The record of LINKS_DOC's `<base href="../d/">`: resolved against the retrieval URI, like
+/// every record's `base` names what its `original` was resolved against.
 fn base_element_record() -> Value {
     json!({
         "part": null, "element": "base", "attribute": "href", "original": "../d/",
-        "resolved": "http://h/a/d/", "base": "http://h/a/d/", "base_source": "base-element",
+        "resolved": "http://h/a/d/", "base": "http://h/a/b/p.html", "base_source": "retrieval-uri",
         "same_document": false,
     })
 }
 
 #[test]
-#[ignore = "bug: the <base href> record's base/base_source is the base it establishes, not the one its href was resolved against"]
 fn links_base_element_record_names_the_base_it_was_resolved_against() {
     let run = linkbase(&["links", "--url", URL], br#"<base href="sub/">"#);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -474,8 +473,8 @@ fn links_tsv_is_a_header_and_one_row_per_link() {
                 "href",
                 "../d/",
                 "http://h/a/d/",
-                "http://h/a/d/",
-                "base-element",
+                "http://h/a/b/p.html",
+                "retrieval-uri",
                 "false"
             ]),
             row([
@@ -964,7 +963,6 @@ fn drop_base_removes_the_base_element() {
 }
 
 #[test]
-#[ignore = "bug: --drop-base removes only the first <base href>; a later one stays and becomes the base"]
 fn drop_base_leaves_no_later_base_in_effect() {
     // The base is the document URL, so "#x" is kept as written; after the first <base> goes,
     // the second one would make it http://b/#x.
@@ -977,7 +975,6 @@ fn drop_base_leaves_no_later_base_in_effect() {
 }
 
 #[test]
-#[ignore = "bug: --drop-base removes a <base> that left URLs relative (opaque base), so they now resolve against --url"]
 fn drop_base_keeps_a_base_that_left_urls_relative() {
     // "rel" cannot be resolved against mailto:m@h and is kept; without the <base> a browser
     // resolves it against http://h/p.html instead.
@@ -989,7 +986,6 @@ fn drop_base_keeps_a_base_that_left_urls_relative() {
 }
 
 #[test]
-#[ignore = "bug: a resolved URL with a space is spliced into srcset/ping as is, so one item becomes several"]
 fn srcset_and_ping_items_stay_whole_when_the_base_has_a_space() {
     // The RFC profiles keep the space of the base; the rewritten lists must still hold the same
     // URLs (e.g. written with %20), not "http://h/my" plus descriptors or extra items.
@@ -1015,6 +1011,27 @@ fn srcset_and_ping_items_stay_whole_when_the_base_has_a_space() {
     assert_eq!(rewritten.code, 0, "{}", rewritten.stderr);
     let after = linkbase(&["links"], rewritten.stdout.as_bytes());
     assert_eq!(resolved(&after.stdout), resolved(&before.stdout));
+}
+
+#[test]
+#[ignore = "bug: an <html> start tag in <noscript> markup loses its attributes on rewrite, though links reports them"]
+fn noscript_markup_keeps_html_start_tag_attributes() {
+    // The fragment parser puts manifest=a on its own root element, and the rewritten noscript
+    // text is that root's children only: the attribute (reported as rewritten) is gone.
+    let doc = b"<noscript><html manifest=a><img src=i></noscript>";
+    let links = linkbase(&["links", "--url", "http://h/d/"], doc);
+    let reported: Vec<Value> = jsonl(&links.stdout)
+        .iter()
+        .map(|r| r["resolved"].clone())
+        .collect();
+    assert_eq!(reported, [json!("http://h/d/a"), json!("http://h/d/i")]);
+    let run = linkbase(&["rewrite", "--url", "http://h/d/"], doc);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("manifest=\"http://h/d/a\""),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -1079,7 +1096,6 @@ fn broken_pipe_exits_0_quietly() {
 }
 
 #[test]
-#[ignore = "bug: links --format jsonl | head -1 exits 2 with \"linkbase: Broken pipe (os error 32)\""]
 fn broken_pipe_exits_0_quietly_for_jsonl() {
     let (code, line, stderr) = read_one_line_and_close(&["links", "--url", URL]);
     assert!(line.starts_with('{'), "{line}");

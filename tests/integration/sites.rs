@@ -368,7 +368,6 @@ fn check_needs_an_absolute_site_url() {
 }
 
 #[test]
-#[ignore = "bug: check FILE (not a directory) prints \"0 pages\" and exits 0 instead of exit 2"]
 fn check_on_a_file_is_unusable_input() {
     let run = check(&fixture("basic").join("index.html"), BASIC_URL, &[]);
     assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
@@ -376,8 +375,6 @@ fn check_on_a_file_is_unusable_input() {
 }
 
 #[test]
-#[ignore = "bug: the site URL's path is compared undecoded with a decoded link path: \
-            --site-url https://example.com/my%20site/ makes every internal link external"]
 fn check_with_a_percent_encoded_site_path() {
     let plain = verdicts(&check(&fixture("basic"), BASIC_URL, &["--format", "jsonl"]).stdout);
     let run = check(
@@ -400,8 +397,6 @@ fn check_with_a_percent_encoded_site_path() {
 }
 
 #[test]
-#[ignore = "bug: https://example.com/site/x is external under --site-url \
-            https://example.com:443/site/ (a default port is not the same authority)"]
 fn check_treats_the_default_port_as_the_same_site() {
     let run = check(
         &fixture("basic"),
@@ -419,8 +414,6 @@ fn check_treats_the_default_port_as_the_same_site() {
 }
 
 #[test]
-#[ignore = "bug: check --format tsv writes the file and target columns unescaped: a tab in a \
-            file name adds a column"]
 fn check_tsv_escapes_file_names() {
     let dir = tmp();
     std::fs::write(
@@ -550,8 +543,6 @@ fn rewrite_tree_with_symlinks_finishes_and_reads_nothing_outside() {
 
 #[cfg(unix)]
 #[test]
-#[ignore = "bug: rewrite -o copies an outside-root symlink's relative target text, so in OUTDIR \
-            it dangles (python3.11-doc: _static/jquery.js)"]
 fn rewrite_o_keeps_outside_symlinks_pointing_at_the_same_file() {
     let (dir, site) = links_tree();
     let out = dir.path().join("elsewhere/deeper/out");
@@ -567,8 +558,6 @@ fn rewrite_o_keeps_outside_symlinks_pointing_at_the_same_file() {
 
 #[cfg(unix)]
 #[test]
-#[ignore = "bug: rewrite --in-place reads an in-tree symlink after its target was rewritten \
-            (against the target's URL) and replaces the link with that file"]
 fn rewrite_in_place_through_a_symlink_uses_the_links_own_url() {
     use std::os::unix::fs::symlink;
     let dir = tmp();
@@ -692,8 +681,6 @@ fn rewrite_o_is_the_same_on_one_thread_and_on_two() {
 
 #[cfg(unix)]
 #[test]
-#[ignore = "bug: rewrite DIR -o OUTDIR writes rewritten pages with mode 0600 (tempfile's); \
-            copied files keep the source's mode"]
 fn rewrite_o_keeps_the_pages_permissions() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tmp();

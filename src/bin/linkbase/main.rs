@@ -314,10 +314,19 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Fatal> {
     tmp.as_file()
         .sync_all()
         .map_err(|e| Fatal(format!("{shown}: {e}")))?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        std::fs::set_permissions(tmp.path(), meta.permissions())
-            .map_err(|e| Fatal(format!("{shown}: {e}")))?;
-    }
+    // Keep an existing file's permissions; a new file gets what creating it normally gives
+    // (0666 less the umask), not the temporary file's private 0600.
+    let permissions = match std::fs::metadata(path) {
+        Ok(meta) => meta.permissions(),
+        Err(_) => {
+            std::fs::File::create(path).map_err(|e| Fatal(format!("{shown}: {e}")))?;
+            std::fs::metadata(path)
+                .map_err(|e| Fatal(format!("{shown}: {e}")))?
+                .permissions()
+        }
+    };
+    std::fs::set_permissions(tmp.path(), permissions)
+        .map_err(|e| Fatal(format!("{shown}: {e}")))?;
     tmp.persist(path)
         .map_err(|e| Fatal(format!("{shown}: {}", e.error)))?;
     Ok(())
@@ -426,6 +435,13 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
 
 /// `check DIR --site-url URL`.
 fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
+    if !args.dir.is_dir() {
+        return Err(Fatal(format!(
+            "{}: not a directory (check takes the site's root)",
+            args.dir.display()
+        ))
+        .into());
+    }
     let mut site = linkbase::site::Site::new(&args.site_url).map_err(Fatal::from)?;
     let options = Options {
         rewrite: RewriteOptions {
@@ -459,9 +475,9 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                     write!(
                         out,
                         "{}\t{}\t{}\t",
-                        r.file,
+                        linkbase::report::tsv_escape(&r.file),
                         r.verdict.name(),
-                        r.target.as_deref().unwrap_or("")
+                        linkbase::report::tsv_escape(r.target.as_deref().unwrap_or(""))
                     )?;
                     out.write_all(&line)?;
                 }

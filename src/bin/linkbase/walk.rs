@@ -33,6 +33,8 @@ pub struct Entry {
     pub rel: String,
     pub path: PathBuf,
     pub kind: FileKind,
+    /// A symbolic link to a file inside the root.
+    pub is_link: bool,
 }
 
 /// The tree, walked.
@@ -96,6 +98,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                             kind: FileKind::OutsideLink,
                             path: root.join(&rel),
                             rel: rel_str,
+                            is_link: true,
                         });
                         continue;
                     }
@@ -114,6 +117,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                 kind: kind_of(&rel),
                 path: root.join(&rel),
                 rel: rel_str,
+                is_link: file_type.is_symlink(),
             });
         }
         // Reverse so the stack pops them in sorted order.
@@ -219,9 +223,14 @@ fn rewrite_one(
         Some(dir) => dir.join(&entry.rel),
         None => entry.path.clone(),
     };
+    if entry.is_link && out.is_none() {
+        // In place, a link inside the tree is left a link: its target is rewritten on its own.
+        return Ok(());
+    }
     if entry.kind == FileKind::OutsideLink {
         if let Some(dir) = out {
-            let link = std::fs::read_link(&entry.path).map_err(|e| e.to_string())?;
+            // Absolute, so that it names the same file from OUTDIR.
+            let link = entry.path.canonicalize().map_err(|e| e.to_string())?;
             let target = dir.join(&entry.rel);
             if let Some(parent) = target.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
