@@ -122,7 +122,7 @@ pub(crate) fn analyse_html(
     outer: &Outer,
     options: &Options,
 ) -> Result<Analysed, Error> {
-    let decoded = decode::decode(bytes, charset).map_err(|source| Error::Decode {
+    let mut decoded = decode::decode(bytes, charset).map_err(|source| Error::Decode {
         input: name.to_owned(),
         source,
     })?;
@@ -146,6 +146,8 @@ pub(crate) fn analyse_html(
             source,
         }
     })?;
+    // The tree holds the text now; the decoded copy is not needed again.
+    decoded.text = String::new();
     let plan = rewrite::plan(&doc, outer, &options.rewrite, decoded.encoding);
     diagnostics.extend(plan.diagnostics.iter().cloned());
     Ok(Analysed {

@@ -9,7 +9,12 @@ use crate::dom::{AttrNs, Document};
 
 /// The document as bytes in `encoding`, with a BOM when `bom`.
 pub fn serialize(doc: &Document, encoding: &'static Encoding, bom: bool) -> Vec<u8> {
-    decode::encode(&doc.to_html(), encoding, bom)
+    let html = doc.to_html();
+    if encoding == encoding_rs::UTF_8 && !bom {
+        // The serializer's output is already the bytes to write.
+        return html.into_bytes();
+    }
+    decode::encode(&html, encoding, bom)
 }
 
 /// When the output encoding differs from the input's, the document's own declarations must

@@ -22,6 +22,8 @@ use markup5ever_rcdom::{Handle, NodeData, RcDom};
 /// A parsed HTML document.
 pub struct Document {
     dom: RcDom,
+    /// The length of the parsed text: the serializer's output is about as long.
+    source_len: usize,
     /// Parsed as a fragment: the tree's one `html` element holds the fragment's nodes.
     fragment: bool,
     /// Elements in tree order, built on first use: the index of an element here is its
@@ -108,6 +110,7 @@ impl Document {
         }
         Ok(Document {
             dom,
+            source_len: text.len(),
             fragment: false,
             elements: OnceCell::new(),
         })
@@ -133,6 +136,7 @@ impl Document {
         }
         Ok(Document {
             dom,
+            source_len: text.len(),
             fragment: true,
             elements: OnceCell::new(),
         })
@@ -156,9 +160,11 @@ impl Document {
         if self.fragment {
             // The fragment's nodes are the children of the one `html` element.
             let root = self.dom.document.children.borrow().first().cloned();
-            return root.map(|r| serialize::serialize(&r)).unwrap_or_default();
+            return root
+                .map(|r| serialize::serialize(&r, self.source_len))
+                .unwrap_or_default();
         }
-        serialize::serialize(&self.dom.document)
+        serialize::serialize(&self.dom.document, self.source_len)
     }
 }
 

@@ -18,8 +18,9 @@ enum Op {
 }
 
 /// The children of `root`, serialized.
-pub(super) fn serialize(root: &Handle) -> String {
-    let mut out = Vec::with_capacity(4096);
+pub(super) fn serialize(root: &Handle, size_hint: usize) -> String {
+    // Rewritten URLs make the output a little longer than the input.
+    let mut out = Vec::with_capacity(size_hint + size_hint / 8 + 64);
     // Writing to a Vec cannot fail; html5ever only returns the writer's errors.
     if write(root, &mut out).is_err() {
         out.clear();

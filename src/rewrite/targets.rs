@@ -164,6 +164,10 @@ pub(crate) static TABLE: &[Row] = &[
 
 /// The row for an attribute of `element`, if it holds URLs.
 pub(crate) fn classify(element: &ElementRef, attr_ns: AttrNs, attr: &str) -> Option<&'static Row> {
+    // Most attributes (class, id, alt, …) hold no URL: answer those without scanning the table.
+    if !is_url_attribute_name(attr) {
+        return None;
+    }
     let ns = element.ns();
     let name = element.name();
     let row = TABLE.iter().find(|r| {
@@ -190,9 +194,46 @@ pub(crate) fn classify(element: &ElementRef, attr_ns: AttrNs, attr: &str) -> Opt
     }
 }
 
+/// Whether some row of [`TABLE`] names this attribute (a test keeps the two in step).
+fn is_url_attribute_name(attr: &str) -> bool {
+    matches!(
+        attr,
+        "href"
+            | "src"
+            | "poster"
+            | "action"
+            | "formaction"
+            | "cite"
+            | "data"
+            | "longdesc"
+            | "lowsrc"
+            | "background"
+            | "itemid"
+            | "manifest"
+            | "srcset"
+            | "imagesrcset"
+            | "ping"
+            | "archive"
+            | "profile"
+            | "code"
+            | "codebase"
+            | "classid"
+            | "content"
+            | "srcdoc"
+            | "style"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_name_filter_knows_every_row() {
+        for r in TABLE {
+            assert!(is_url_attribute_name(r.attr), "{}", r.attr);
+        }
+    }
 
     #[test]
     fn no_row_names_a_non_url_attribute() {
