@@ -658,11 +658,19 @@ impl<'a> Planner<'a> {
             encoding: self.encoding,
         };
         let plan = plan_with_base(&fragment, &context, self.base.clone(), None, Vec::new());
+        // An <html> start tag inside the markup adds its attributes to the fragment's root,
+        // which is not written back: then the text is kept as it was.
+        let mut root_has_attributes = false;
+        if let Some(root) = fragment.elements().first() {
+            root.for_each_attr(|_, _, _| root_has_attributes = true);
+        }
+        let writable = !root_has_attributes;
         out.links.extend(plan.links.iter().cloned().map(|mut l| {
             l.node = element.id();
+            l.rewritten &= writable;
             l
         }));
-        if !plan.edits.is_empty() {
+        if !plan.edits.is_empty() && writable {
             apply(&fragment, &plan);
             out.edits.push(Edit {
                 node: element.id(),
