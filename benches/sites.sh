@@ -74,34 +74,42 @@ if [ "$mode" = verdicts ]; then
   python3 - "$OUT" "$TREE" <<'PY'
 import csv, json, sys, collections, os, urllib.parse
 out, tree = sys.argv[1], sys.argv[2]
-ours = collections.Counter()
+# Ours: each broken link as (page, target file, fragment).
+ours, by_target = collections.Counter(), collections.Counter()
 for line in open(f"{out}/check.jsonl"):
     r = json.loads(line)
     if r["verdict"] in ("missing", "missing-fragment", "outside-root"):
-        ours[(r["file"], r["verdict"], r["target"], r["resolved"].partition("#")[2])] += 1
-print(f"linkbase: {sum(ours.values())} broken links, {len(set((k[2], k[3]) for k in ours))} distinct targets")
-for (target, frag), n in collections.Counter((k[2], k[3]) for k in ours.elements()).most_common():
-    print(f"  {n:5} {target}#{frag}")
-rows = [r for r in csv.reader((l for l in open(f"{out}/linkchecker.csv") if not l.startswith("#")), delimiter=";")]
+        frag = r["resolved"].partition("#")[2]
+        ours[(r["file"], r["target"] or r["resolved"], frag)] += 1
+        by_target[(r["verdict"], r["target"] or r["resolved"])] += 1
+print(f"linkbase: {sum(ours.values())} broken links")
+for (verdict, target), n in by_target.most_common():
+    print(f"  {n:6}  {verdict:16} {target}")
+# LinkChecker: one row per invalid URL (each URL is checked once).
+rows = list(csv.reader((l for l in open(f"{out}/linkchecker.csv") if not l.startswith("#")),
+                       delimiter=";"))
 if rows:
-    head, rows = rows[0], rows[1:]
-    col = {n: i for i, n in enumerate(head)}
-    bad = collections.Counter()
-    for r in rows:
-        if r[col["valid"]] != "True":
-            bad[(r[col["urlname"]], r[col["result"]][:80])] += 1
-    print(f"linkchecker: {sum(bad.values())} invalid URLs")
-    for (u, why), n in bad.most_common():
-        print(f"  {n:5} {u} -- {why}")
+    col = {n: i for i, n in enumerate(rows[0])}
+    bad = [r for r in rows[1:] if r[col["valid"]] != "True"]
+    print(f"linkchecker: {len(bad)} invalid URLs")
+    for r in bad:
+        print(f"  {r[col['urlname']]} (first seen on {r[col['parentname']]}): {r[col['result']][:70]}")
+# lychee: the same (page, file, fragment) triples, from its error map.
 if os.path.exists(f"{out}/lychee.json"):
     j = json.load(open(f"{out}/lychee.json"))
-    print(f"lychee: total {j.get('total')}, errors {j.get('errors')}, excluded {j.get('excludes')}")
-    fails = collections.Counter()
+    prefix = "file://" + tree + "/"
+    ly = collections.Counter()
     for src, items in (j.get("error_map") or j.get("fail_map") or {}).items():
+        page = os.path.relpath(src, tree)
         for it in items:
-            fails[(it["url"].replace("file://" + tree + "/", ""), str(it.get("status"))[:60])] += 1
-    for (u, why), n in fails.most_common():
-        print(f"  {n:5} {u} -- {why}")
+            url = it["url"]
+            path, _, frag = (url[len(prefix):] if url.startswith(prefix) else url).partition("#")
+            ly[(page, urllib.parse.unquote(path), frag)] += 1
+    print(f"lychee: {j.get('total')} links, {j.get('errors')} errors, {j.get('excludes')} excluded")
+    for name, diff in (("only linkbase", ours - ly), ("only lychee", ly - ours)):
+        print(f"  broken for {name}: {sum(diff.values())}")
+        for k, n in list(diff.items())[:10]:
+            print(f"    {n} x {k}")
 PY
   exit 0
 fi
@@ -129,10 +137,10 @@ python3 - "$OUT/hyperfine.json" "$pages" "$bytes" <<'PY'
 import json, sys, statistics
 results = json.load(open(sys.argv[1]))["results"]
 pages, size = int(sys.argv[2]), int(sys.argv[3])
-print("| command | median (s) | min–max (s) | pages/s | MB/s |")
-print("| --- | ---: | ---: | ---: | ---: |")
+print("| command | median wall (s) | min–max (s) | CPU user+sys (s) | pages/s | MB/s |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
 for r in results:
     med = statistics.median(r["times"])
     print(f"| {r['command']} | {med:.2f} | {min(r['times']):.2f}–{max(r['times']):.2f} "
-          f"| {pages / med:,.0f} | {size / med / 1e6:.1f} |")
+          f"| {r['user'] + r['system']:.2f} | {pages / med:,.0f} | {size / med / 1e6:.1f} |")
 PY
