@@ -245,7 +245,7 @@ fn target(
         .get(..4)
         .filter(|s| s.eq_ignore_ascii_case("cid:"))
         .and_then(|_| resolved.get(4..));
-    let decoded_cid = cid.map(percent_decode);
+    let decoded_cid = cid.map(crate::uri::percent_decode);
     let matches = |j: usize| -> bool {
         let Some(part) = tree.parts.get(j) else {
             return false;
@@ -281,27 +281,6 @@ fn target(
         }
     }
     None
-}
-
-/// `%XX` sequences decoded (RFC 2392 §2); invalid ones kept.
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = |k: usize| bytes.get(k).and_then(|c| (*c as char).to_digit(16));
-        match (b, hex(i + 1), hex(i + 2)) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Whether [`transfer_encode`] can write this Content-Transfer-Encoding.
@@ -444,7 +423,10 @@ mod tests {
 
     #[test]
     fn cid_percent_decoding() {
-        assert_eq!(percent_decode("foo4%25foo1@bar.net"), "foo4%foo1@bar.net");
-        assert_eq!(percent_decode("a%2"), "a%2");
+        assert_eq!(
+            crate::uri::percent_decode("foo4%25foo1@bar.net"),
+            "foo4%foo1@bar.net"
+        );
+        assert_eq!(crate::uri::percent_decode("a%2"), "a%2");
     }
 }

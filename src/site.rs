@@ -118,7 +118,7 @@ impl Site {
             .as_ref()
             .path
             .split('/')
-            .map(percent_decode)
+            .map(crate::uri::percent_decode)
             .collect::<Vec<_>>()
             .join("/");
         Ok(Site {
@@ -193,7 +193,7 @@ impl Site {
         let mut climbed = false;
         let mut trailing_slash = false;
         for raw in r.path.split('/').skip(1) {
-            let segment = percent_decode(raw);
+            let segment = crate::uri::percent_decode(raw);
             trailing_slash = matches!(segment.as_str(), "" | "." | "..");
             match segment.as_str() {
                 "." => {}
@@ -259,7 +259,7 @@ impl Site {
                         // percent-decoded.
                         (Some(f), Some(ids))
                             if !ids.contains(&hash_id(f))
-                                && !ids.contains(&hash_id(&percent_decode(f)))
+                                && !ids.contains(&hash_id(&crate::uri::percent_decode(f)))
                                 // "top" and the empty fragment name the top of any document.
                                 && !f.eq_ignore_ascii_case("top") =>
                         {
@@ -331,30 +331,6 @@ fn percent_encode_segment(segment: &str, out: &mut String) {
             out.push_str(&format!("%{b:02X}"));
         }
     }
-}
-
-/// `%XX` decoded (as UTF-8, lossily); invalid escapes kept as written.
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_owned();
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = |k: usize| bytes.get(k).and_then(|c| char::from(*c).to_digit(16));
-        match (b, hex(i + 1), hex(i + 2)) {
-            (b'%', Some(h), Some(l)) => {
-                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

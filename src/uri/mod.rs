@@ -15,6 +15,32 @@ pub use parse::UriRef;
 pub(crate) use resolve::is_known_hierarchical;
 pub use resolve::{resolve, Resolved, Resolver};
 
+/// RFC 2396 §2.4.1: `%XX` escapes decoded (the bytes read as UTF-8, lossily); an invalid escape
+/// is kept as written. For comparing names (file paths, fragments, Content-IDs), never for
+/// rewriting a reference.
+pub(crate) fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_owned();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |k: usize| bytes.get(k).and_then(|c| char::from(*c).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// An absolute URI (RFC 2396 §3: it has a scheme), owned: one string plus component offsets.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Uri {
