@@ -427,6 +427,7 @@ impl<'a> Planner<'a> {
             // A fragment alone in SVG is local, except on the navigation link svg:a.
             let local_fragments = row.role == Role::SvgReference && element.name() != "a";
             let ctx = UrlContext {
+                comma_list: row.kind == Kind::CommaList,
                 node: element.id(),
                 element: element.name(),
                 attribute: Some(&attribute),
@@ -570,7 +571,9 @@ impl<'a> Planner<'a> {
             let mut outcome = self.resolve_value(ctx, raw, false);
             if matches!(kind, LinkKind::Srcset | LinkKind::List) {
                 // Inside a list a space (or, in srcset, a trailing comma) would split the URL.
-                outcome.replacement = outcome.replacement.map(|r| escape_list_url(&r, kind));
+                outcome.replacement = outcome
+                    .replacement
+                    .map(|r| escape_list_url(&r, kind, ctx.comma_list));
             }
             let rewritten = outcome.replacement.is_some();
             if let Some(replacement) = &outcome.replacement {
@@ -615,6 +618,7 @@ impl<'a> Planner<'a> {
     fn style_element(&self, out: &mut Found, element: &ElementRef) {
         let text = element.text();
         let ctx = UrlContext {
+            comma_list: false,
             node: element.id(),
             element: "style",
             attribute: None,
@@ -891,12 +895,14 @@ impl<'a> Planner<'a> {
     }
 }
 
-/// A URL made safe for a whitespace-separated list: ASCII whitespace percent-encoded, and in a
-/// srcset a trailing comma too (HTML LS "parse a srcset attribute" would drop it).
-fn escape_list_url(url: &str, kind: LinkKind) -> String {
+/// A URL made safe for a list: ASCII whitespace percent-encoded, commas too in a comma-separated
+/// list, and in a srcset a trailing comma (HTML LS "parse a srcset attribute" would drop it).
+fn escape_list_url(url: &str, kind: LinkKind, comma_list: bool) -> String {
     let mut out = String::with_capacity(url.len());
     for c in url.chars() {
         match c {
+            // In a comma-separated list (applet@archive) a comma would split the URL.
+            ',' if comma_list => out.push_str("%2C"),
             '\t' | '\n' | '\x0C' | '\r' | ' ' => out.push_str(&format!("%{:02X}", u32::from(c))),
             c => out.push(c),
         }
@@ -926,6 +932,8 @@ fn is_special(scheme: &str) -> bool {
 /// Where a URL value is, for the record and the rules.
 struct UrlContext<'r> {
     node: NodeId,
+    /// The value is a comma-separated list (HTML 4.01 `applet@archive`).
+    comma_list: bool,
     element: &'r str,
     attribute: Option<&'r str>,
     role: Role,

@@ -1041,6 +1041,28 @@ fn noscript_markup_with_an_html_start_tag_is_kept_as_it_was() {
 }
 
 #[test]
+fn applet_archive_items_stay_whole_when_the_base_has_a_comma() {
+    let doc =
+        b"<base href=\"http://h/p,q/\"><applet code=C.class archive=\"a.jar,b.jar\"></applet>";
+    let archive = |stdout: &str| -> Vec<String> {
+        jsonl(stdout)
+            .iter()
+            .filter(|r| r["attribute"] == "archive")
+            .map(|r| r["resolved"].as_str().unwrap_or("").replace(',', "%2C"))
+            .collect()
+    };
+    let before = linkbase(&["links"], doc);
+    assert_eq!(
+        archive(&before.stdout),
+        ["http://h/p%2Cq/a.jar", "http://h/p%2Cq/b.jar"]
+    );
+    let rewritten = linkbase(&["rewrite"], doc);
+    assert_eq!(rewritten.code, 0, "{}", rewritten.stderr);
+    let after = linkbase(&["links"], rewritten.stdout.as_bytes());
+    assert_eq!(archive(&after.stdout), archive(&before.stdout));
+}
+
+#[test]
 fn profile_whatwg() {
     let doc = b"<a href=\"a b?c\">1</a><a href=\"http:g\">2</a><a href=\"../../../../g\">3</a>";
     let run = linkbase(&["rewrite", "--url", URL], doc);
