@@ -122,7 +122,33 @@ pub(crate) fn analyse_html(
     outer: &Outer,
     options: &Options,
 ) -> Result<Analysed, Error> {
-    let mut decoded = decode::decode(bytes, charset).map_err(|source| Error::Decode {
+    let (mut decoded, doc) = decode_and_parse(name, bytes, charset, options)?;
+    diagnostics.extend(
+        decoded
+            .diagnostics
+            .iter()
+            .map(|d| Diagnostic::new("encoding", d.clone())),
+    );
+    // The tree holds the text now; the decoded copy is not needed again.
+    decoded.text = String::new();
+    let plan = rewrite::plan(&doc, outer, &options.rewrite, decoded.encoding);
+    diagnostics.extend(plan.diagnostics.iter().cloned());
+    Ok(Analysed {
+        decoded,
+        doc,
+        plan,
+        diagnostics,
+    })
+}
+
+/// Stages ② and ③: decode (refusing the `replacement` encoding) and parse within the bounds.
+fn decode_and_parse(
+    name: &str,
+    bytes: &[u8],
+    charset: Option<&str>,
+    options: &Options,
+) -> Result<(Decoded, Document), Error> {
+    let decoded = decode::decode(bytes, charset).map_err(|source| Error::Decode {
         input: name.to_owned(),
         source,
     })?;
@@ -134,28 +160,13 @@ pub(crate) fn analyse_html(
             message: "its charset maps to the \"replacement\" encoding (HTML LS), which cannot be decoded without destroying it".into(),
         });
     }
-    diagnostics.extend(
-        decoded
-            .diagnostics
-            .iter()
-            .map(|d| Diagnostic::new("encoding", d.clone())),
-    );
     let doc = Document::parse_with_limits(&decoded.text, options.limits).map_err(|source| {
         Error::Limit {
             input: name.to_owned(),
             source,
         }
     })?;
-    // The tree holds the text now; the decoded copy is not needed again.
-    decoded.text = String::new();
-    let plan = rewrite::plan(&doc, outer, &options.rewrite, decoded.encoding);
-    diagnostics.extend(plan.diagnostics.iter().cloned());
-    Ok(Analysed {
-        decoded,
-        doc,
-        plan,
-        diagnostics,
-    })
+    Ok((decoded, doc))
 }
 
 /// Applies the plan and serializes in the output encoding.
@@ -193,17 +204,7 @@ pub(crate) fn report(a: &Analysed, part: Option<&str>) -> Report {
 /// # Errors
 /// As [`links`].
 pub fn fragment_ids(input: &HtmlInput<'_>, options: &Options) -> Result<Vec<String>, Error> {
-    let decoded =
-        decode::decode(input.bytes, input.charset.as_deref()).map_err(|source| Error::Decode {
-            input: input.name.to_owned(),
-            source,
-        })?;
-    let doc = Document::parse_with_limits(&decoded.text, options.limits).map_err(|source| {
-        Error::Limit {
-            input: input.name.to_owned(),
-            source,
-        }
-    })?;
+    let (_, doc) = decode_and_parse(input.name, input.bytes, input.charset.as_deref(), options)?;
     let mut ids = Vec::new();
     for element in doc.elements().iter().filter(|e| !e.in_template()) {
         if let Some(id) = element.attr("id") {
