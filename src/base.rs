@@ -169,20 +169,51 @@ pub fn outer_base(
         };
     }
     let document_uri = base.uri.clone();
-    // §5.1.2: Content-Base beats Content-Location in the same heading (RFC 2068 §14.11,
-    // RFC 2110 §5); a relative Content-Location is resolved against the layers outside.
+    apply_heading(
+        &mut base,
+        layers.content_location.as_deref(),
+        layers.content_base.as_deref(),
+        options,
+        Labels::Report,
+        diagnostics,
+    );
+    Ok(Outer { base, document_uri })
+}
+
+/// Whether a `cid:` Content-Location that cannot be a base is worth a diagnostic: not in MIME
+/// headings, where it is a normal label (Chrome writes one on every CSS part).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Labels {
+    Report,
+    Quiet,
+}
+
+/// One heading's base layer (RFC 2396 §5.1.2): its `Content-Location`, then its `Content-Base`,
+/// each resolved against `base` and replacing it — so Content-Base beats Content-Location in the
+/// same heading (RFC 2068 §14.11, RFC 2110 §5). A value that cannot serve is reported.
+fn apply_heading(
+    base: &mut Base,
+    location: Option<&str>,
+    content_base: Option<&str>,
+    options: ResolveOptions,
+    labels: Labels,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     for (value, source) in [
-        (&layers.content_location, BaseSource::ContentLocation),
-        (&layers.content_base, BaseSource::ContentBase),
+        (location, BaseSource::ContentLocation),
+        (content_base, BaseSource::ContentBase),
     ] {
         let Some(value) = value else { continue };
-        match layer_value(value, &base, options) {
+        match layer_value(value, base, options) {
             Ok(uri) => {
-                base = Base {
+                *base = Base {
                     uri: Some(uri),
                     source,
                 }
             }
+            Err(_)
+                if labels == Labels::Quiet
+                    && value.trim().to_ascii_lowercase().starts_with("cid:") => {}
             Err(why) => diagnostics.push(Diagnostic::new(
                 "base-ignored",
                 format!(
@@ -192,7 +223,6 @@ pub fn outer_base(
             )),
         }
     }
-    Ok(Outer { base, document_uri })
 }
 
 fn header_name(source: BaseSource) -> &'static str {
@@ -271,30 +301,14 @@ pub fn heading_base(
         } else {
             *location
         };
-        for (value, source) in [
-            (location, BaseSource::ContentLocation),
-            (*content_base, BaseSource::ContentBase),
-        ] {
-            let Some(value) = value else { continue };
-            match layer_value(value, &base, options) {
-                Ok(uri) => {
-                    base = Base {
-                        uri: Some(uri),
-                        source,
-                    }
-                }
-                Err(why) if !value.trim().to_ascii_lowercase().starts_with("cid:") => diagnostics
-                    .push(Diagnostic::new(
-                        "base-ignored",
-                        format!(
-                            "{}: {value:?} is not a usable base: {why}",
-                            header_name(source)
-                        ),
-                    )),
-                // A cid: Content-Location is a label (Chrome writes one on every CSS part).
-                Err(_) => {}
-            }
-        }
+        apply_heading(
+            &mut base,
+            location,
+            *content_base,
+            options,
+            Labels::Quiet,
+            diagnostics,
+        );
     }
     base
 }
