@@ -149,20 +149,49 @@ pub fn write_tsv(out: &mut impl Write, records: &[LinkRecord], header: bool) -> 
     Ok(())
 }
 
-/// A value for a TSV field: tabs, newlines and backslashes escaped.
+/// A value for a TSV field: backslashes and control characters escaped (see [`escape_controls`]).
 pub fn tsv_escape(s: &str) -> String {
-    if !s.contains(['\t', '\n', '\r', '\\']) {
+    if !s.chars().any(|c| c == '\\' || needs_escape(c)) {
         return s.to_owned();
     }
     let mut o = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {
-            '\t' => o.push_str("\\t"),
-            '\n' => o.push_str("\\n"),
-            '\r' => o.push_str("\\r"),
             '\\' => o.push_str("\\\\"),
+            c if needs_escape(c) => push_escaped(&mut o, c),
             c => o.push(c),
         }
     }
     o
+}
+
+/// Text for a terminal or a line-oriented report: control characters (C0, DEL, C1) and the
+/// bidirectional overrides are shown as escapes (`\n`, `\t`, `\x1b`, `\u{202e}`), and a
+/// backslash as `\\`, so a hostile file name or href can neither forge a line nor drive the
+/// terminal nor reorder what is shown.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c == '\\' || needs_escape(c)) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(tsv_escape(s))
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+fn push_escaped(o: &mut String, c: char) {
+    use std::fmt::Write as _;
+    match c {
+        '\t' => o.push_str("\\t"),
+        '\n' => o.push_str("\\n"),
+        '\r' => o.push_str("\\r"),
+        c if (c as u32) < 0x80 => {
+            let _ = write!(o, "\\x{:02x}", c as u32);
+        }
+        c => {
+            let _ = write!(o, "\\u{{{:x}}}", c as u32);
+        }
+    }
 }

@@ -175,6 +175,13 @@ impl Site {
 
     /// Where `resolved` (an absolute URI) points.
     pub fn target(&self, resolved: &str) -> Target {
+        self.locate(resolved).0
+    }
+
+    /// [`Site::target`], and whether a path segment holds an encoded `/` (`%2F`): such a
+    /// segment names one file whose name contains a slash, which no file can have, so the link
+    /// is missing however the decoded path reads (in the returned path it stays `%2F`).
+    fn locate(&self, resolved: &str) -> (Target, bool) {
         let r = UriRef::parse(resolved);
         let site = self.url.as_ref();
         let same_origin = r
@@ -185,15 +192,25 @@ impl Site {
                 .zip(site.authority)
                 .is_some_and(|(a, b)| same_authority(site.scheme.unwrap_or_default(), a, b));
         if !same_origin {
-            return Target::External;
+            return (Target::External, false);
         }
         // Remove dot segments (escaped ones too: a server decodes them) from the whole path, so
         // that `/site/docs/../../x` and RFC 2396's kept `/../x` are both seen for what they are.
         let mut stack: Vec<String> = Vec::new();
         let mut climbed = false;
         let mut trailing_slash = false;
+        let mut encoded_slash = false;
         for raw in r.path.split('/').skip(1) {
-            let segment = crate::uri::percent_decode(raw);
+            let mut segment = crate::uri::percent_decode(raw);
+            if segment.contains('/') {
+                // `..%2F..%2F`: a server that decodes before splitting would climb; nothing is
+                // read, and it is reported as leaving the root, not as a missing file.
+                if segment.split('/').any(|s| s == "..") {
+                    return (Target::OutsideRoot, false);
+                }
+                encoded_slash = true;
+                segment = segment.replace('/', "%2F");
+            }
             trailing_slash = matches!(segment.as_str(), "" | "." | "..");
             match segment.as_str() {
                 "." => {}
@@ -214,14 +231,15 @@ impl Site {
             .map(str::to_owned)
             // `https://h/site` (no slash) is the site root too.
             .or_else(|| (format!("{normalized}/") == site_path).then(String::new));
-        match under {
+        let target = match under {
             Some(rest) => {
                 // Climbing out and back in (`/site/../site/x`) still reads only inside the root.
                 self.internal(&rest, r.fragment)
             }
             None if climbed => Target::OutsideRoot,
             None => Target::External,
-        }
+        };
+        (target, encoded_slash)
     }
 
     fn internal(&self, path: &str, fragment: Option<&str>) -> Target {
@@ -246,12 +264,12 @@ impl Site {
         let Some(resolved) = resolved else {
             return (Verdict::Unresolvable, Target::External);
         };
-        let target = self.target(resolved);
+        let (target, encoded_slash) = self.locate(resolved);
         let verdict = match &target {
             Target::External => Verdict::External,
             Target::OutsideRoot => Verdict::OutsideRoot,
             Target::Internal { path, fragment } => {
-                if !self.files.contains(path) {
+                if encoded_slash || !self.files.contains(path) {
                     Verdict::Missing
                 } else {
                     match (fragment, self.ids.get(path)) {
@@ -411,5 +429,38 @@ mod tests {
         assert_eq!(v("http://h.example/site/index.html"), Verdict::External);
         assert_eq!(v("mailto:x@y"), Verdict::External);
         assert_eq!(s.check(None).0, Verdict::Unresolvable);
+    }
+
+    /// Issue 14 item 6 and issue 15 item 6: an encoded `/` stays inside its segment.
+    #[test]
+    fn encoded_slash_is_not_a_separator() {
+        let mut s = site();
+        s.add_file("a%2Fb.html");
+        let v = |u: &str| s.check(Some(u)).0;
+        // `docs%2Findex.html` is one segment naming a file "docs/index.html": none can exist.
+        assert_eq!(
+            v("https://h.example/site/docs%2Findex.html"),
+            Verdict::Missing
+        );
+        assert_eq!(
+            v("https://h.example/site/docs%2fa%20b.html"),
+            Verdict::Missing
+        );
+        assert_eq!(
+            s.target("https://h.example/site/docs%2Findex.html"),
+            Target::Internal {
+                path: "docs%2Findex.html".into(),
+                fragment: None
+            }
+        );
+        // A file literally named `a%2Fb.html` is reached by `a%252Fb.html`, and only by it.
+        assert_eq!(v("https://h.example/site/a%252Fb.html"), Verdict::Ok);
+        assert_eq!(v("https://h.example/site/a%2Fb.html"), Verdict::Missing);
+        // Encoded traversal leaves the root whatever a server would make of it.
+        assert_eq!(
+            v("https://h.example/site/docs/..%2f..%2fetc%2fpasswd"),
+            Verdict::OutsideRoot
+        );
+        assert_eq!(v("https://h.example/site/..%2F..%2F"), Verdict::OutsideRoot);
     }
 }

@@ -10,6 +10,7 @@ mod integration {
     pub mod cli_html;
     pub mod cli_resolve;
     mod goldens;
+    mod safety;
     pub mod sites;
     pub mod mhtml;
     pub mod util;

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::util::{linkbase, Run};
 
 /// The URL `fixtures/sites/basic` is checked and rewritten against.
-const BASIC_URL: &str = "https://example.com/site/";
+pub(crate) const BASIC_URL: &str = "https://example.com/site/";
 /// The URL of `fixtures/sites/clean` and `fixtures/sites/links` (`clean` links to `/docs/`).
 const DOCS_URL: &str = "https://example.net/docs/";
 
@@ -23,20 +23,20 @@ fn sites() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sites")
 }
 
-fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     sites().join(name)
 }
 
-fn expected(name: &str) -> String {
+pub(crate) fn expected(name: &str) -> String {
     let path = sites().join("expected").join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn s(path: &Path) -> &str {
+pub(crate) fn s(path: &Path) -> &str {
     path.to_str().expect("UTF-8 path")
 }
 
-fn tmp() -> tempfile::TempDir {
+pub(crate) fn tmp() -> tempfile::TempDir {
     tempfile::Builder::new()
         .prefix("linkbase-sites-")
         .tempdir()
@@ -44,7 +44,7 @@ fn tmp() -> tempfile::TempDir {
 }
 
 /// Copies the regular files and directories of `from` into `to` (created).
-fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -59,13 +59,13 @@ fn copy_tree(from: &Path, to: &Path) {
 
 /// What a tree holds, without following symbolic links: `/`-separated path to contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Node {
+pub(crate) enum Node {
     File(Vec<u8>),
     Link(PathBuf),
     Other,
 }
 
-fn snapshot(root: &Path) -> BTreeMap<String, Node> {
+pub(crate) fn snapshot(root: &Path) -> BTreeMap<String, Node> {
     fn go(root: &Path, dir: &Path, out: &mut BTreeMap<String, Node>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let entry = entry.unwrap();
@@ -769,19 +769,29 @@ fn rewrite_reports_a_failing_file_and_goes_on() {
         &["rewrite", s(&site), "--site-url", BASIC_URL, "-o", s(&out)],
         b"",
     );
-    assert_eq!(run.code, 2, "a file failed: exit 2");
+    assert_eq!(
+        run.code, 1,
+        "a file could not be rewritten: exit 1 (issue 14)"
+    );
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{}", run.stderr);
     assert!(
-        lines[0].starts_with("linkbase: docs/binary.html: "),
+        lines[0].starts_with("linkbase: docs/binary.html: ")
+            && lines[0].ends_with("; copied unchanged"),
         "{}",
         lines[0]
     );
-    assert_eq!(lines[1], "linkbase: 1 of 8 files failed");
-    // Every other file was still written.
+    assert_eq!(
+        lines[1],
+        "linkbase: 1 of 8 files could not be rewritten (copied unchanged, see above)"
+    );
+    // Every other file was still written, and the failing one copied as it was: no holes.
     let after = snapshot(&out);
-    assert!(!after.contains_key("docs/binary.html"));
-    assert_eq!(after.len(), 7);
+    assert_eq!(after.len(), 8);
+    assert_eq!(
+        after["docs/binary.html"],
+        Node::File(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec())
+    );
     assert_eq!(
         std::fs::read_to_string(out.join("index.html")).unwrap(),
         expected("basic.rewrite/index.html")
@@ -792,8 +802,12 @@ fn rewrite_reports_a_failing_file_and_goes_on() {
         &["rewrite", s(&site), "--site-url", BASIC_URL, "--in-place"],
         b"",
     );
-    assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("docs/binary.html"), "{}", run.stderr);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("docs/binary.html") && run.stderr.contains("left unchanged"),
+        "{}",
+        run.stderr
+    );
     let in_place = snapshot(&site);
     assert_eq!(in_place.len(), 8);
     assert_eq!(

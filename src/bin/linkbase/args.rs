@@ -23,7 +23,9 @@ pub enum Command {
     ///
     /// Writes the result to stdout, to -o FILE, or back to INPUT with --in-place (through a
     /// temporary file renamed on success: the original is untouched on any error).
-    /// Exit 0 on success, 2 on unusable input or bad usage (nothing is written).
+    /// Exit 0 on success, 2 on unusable input or bad usage (nothing is written). For a directory:
+    /// 1 when some files could not be rewritten (copied unchanged into OUTDIR, or left as they
+    /// were in place).
     Rewrite(RewriteArgs),
     /// List every URL occurrence with its resolution and the base it was resolved against.
     Links(LinksArgs),

@@ -2,6 +2,7 @@
 //! command found problems it was asked to find, 2 bad usage or unusable input.
 
 mod args;
+mod fsout;
 mod walk;
 
 use std::io::{self, BufWriter, Read, Write};
@@ -271,6 +272,18 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     if args.in_place && args.input.input == "-" {
         return Err(Fatal("--in-place needs an INPUT file, not stdin".into()).into());
     }
+    // What the input was when read: an in-place write keeps its owner, group and mode, and is
+    // refused if the file changed meanwhile.
+    let input_path = Path::new(&args.input.input);
+    let snapshot = match args.input.input.as_str() {
+        "-" => None,
+        _ => std::fs::metadata(input_path)
+            .ok()
+            .map(|m| fsout::Snapshot::of(&m)),
+    };
+    if let (Some(output), false) = (&args.output, args.in_place) {
+        refuse_output_is_input(input_path, output, snapshot.as_ref())?;
+    }
     let loaded = load(&args.input)?;
     let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
     let bytes = if loaded.is_message() {
@@ -282,53 +295,45 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
             .map_err(Fatal::from)?
             .bytes
     };
-    let target = if args.in_place {
-        Some(Path::new(&args.input.input).to_path_buf())
-    } else {
-        args.output.clone()
-    };
-    match target {
-        Some(path) => write_atomically(&path, &bytes)?,
-        None => {
+    let (path, target) = match (&args.output, args.in_place, &snapshot) {
+        (_, true, Some(before)) => (input_path, fsout::Target::InPlace(before)),
+        (_, true, None) => {
+            return Err(Fatal(format!("{}: cannot read", input_path.display())).into())
+        }
+        (Some(path), false, _) => (path.as_path(), fsout::Target::Output),
+        (None, false, _) => {
             let mut stdout = io::stdout().lock();
             stdout.write_all(&bytes)?;
             stdout.flush()?;
+            return Ok(Exit::Ok);
         }
-    }
+    };
+    fsout::write(path, fsout::Contents::Bytes(&bytes), target)
+        .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
     Ok(Exit::Ok)
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`: a reader
-/// never sees half a file, and on any error the original is untouched. An existing file's
-/// permissions are kept.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Fatal> {
-    let shown = path.display();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
+/// `-o FILE` naming the input itself (or a link to it) would replace the input: that is what
+/// `--in-place` is for, so it must be said.
+fn refuse_output_is_input(
+    input: &Path,
+    output: &Path,
+    input_snapshot: Option<&fsout::Snapshot>,
+) -> Result<(), Fatal> {
+    let same_path = matches!(
+        (fsout::resolve_path(input), fsout::resolve_path(output)),
+        (Ok(a), Ok(b)) if a == b
+    );
+    let same_file = match (input_snapshot, std::fs::metadata(output)) {
+        (Some(a), Ok(b)) => a.same_file(&fsout::Snapshot::of(&b)),
+        _ => false,
     };
-    let mut tmp =
-        tempfile::NamedTempFile::new_in(dir).map_err(|e| Fatal(format!("{shown}: {e}")))?;
-    tmp.write_all(bytes)
-        .map_err(|e| Fatal(format!("{shown}: {e}")))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Fatal(format!("{shown}: {e}")))?;
-    // Keep an existing file's permissions; a new file gets what creating it normally gives
-    // (0666 less the umask), not the temporary file's private 0600.
-    let permissions = match std::fs::metadata(path) {
-        Ok(meta) => meta.permissions(),
-        Err(_) => {
-            std::fs::File::create(path).map_err(|e| Fatal(format!("{shown}: {e}")))?;
-            std::fs::metadata(path)
-                .map_err(|e| Fatal(format!("{shown}: {e}")))?
-                .permissions()
-        }
-    };
-    std::fs::set_permissions(tmp.path(), permissions)
-        .map_err(|e| Fatal(format!("{shown}: {e}")))?;
-    tmp.persist(path)
-        .map_err(|e| Fatal(format!("{shown}: {}", e.error)))?;
+    if same_path || same_file {
+        return Err(Fatal(format!(
+            "{}: the output is the input file; use --in-place to rewrite a file in place",
+            output.display()
+        )));
+    }
     Ok(())
 }
 
@@ -413,24 +418,71 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         .into());
     }
     let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
+    // Everything that could lose data is refused before anything is written.
+    let destination = match &args.output {
+        Some(out) => {
+            refuse_nested_output(root, out)?;
+            walk::Destination::Out(out)
+        }
+        None => walk::Destination::InPlace,
+    };
+    let locked = match destination {
+        walk::Destination::Out(out) => out,
+        walk::Destination::InPlace => root,
+    };
+    fsout::create_dirs_under(locked, Path::new("")).map_err(Fatal)?;
+    let _lock = fsout::TreeLock::acquire(locked).map_err(Fatal)?;
+    // With the lock held, any temporary file of ours in the tree is a killed run's.
+    for stale in fsout::remove_stale_temps(locked) {
+        eprintln!(
+            "linkbase: removed {}, left by an interrupted run",
+            linkbase::report::escape_controls(&stale)
+        );
+    }
     let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
     for s in &tree.skipped {
-        eprintln!("linkbase: {s}");
+        eprintln!("linkbase: {}", linkbase::report::escape_controls(s));
     }
     set_jobs(args.jobs)?;
-    let counts = walk::rewrite_tree(
-        &tree,
-        &site,
-        args.output.as_deref(),
-        &options,
-        |path, bytes| write_atomically(path, bytes).map_err(|Fatal(m)| m),
-    );
+    let counts = walk::rewrite_tree(&tree, &site, destination, &options);
     let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed);
     if failed > 0 {
-        eprintln!("linkbase: {failed} of {} files failed", tree.entries.len());
-        return Ok(Exit::Unusable);
+        let what = match destination {
+            walk::Destination::Out(_) => "copied unchanged",
+            walk::Destination::InPlace => "left unchanged",
+        };
+        eprintln!(
+            "linkbase: {failed} of {} files could not be rewritten ({what}, see above)",
+            tree.entries.len() + tree.undecodable.len()
+        );
+        return Ok(Exit::Problems);
     }
     Ok(Exit::Ok)
+}
+
+/// An output tree that is the input tree, or lies inside it, would have its own output read
+/// back (and, before issue 15, truncated every non-HTML file: copying a file onto itself
+/// empties it). Both paths are compared with `.`, `..` and symbolic links resolved.
+fn refuse_nested_output(root: &Path, out: &Path) -> Result<(), Fatal> {
+    let resolved_root =
+        fsout::resolve_path(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
+    let resolved_out =
+        fsout::resolve_path(out).map_err(|e| Fatal(format!("{}: {e}", out.display())))?;
+    if resolved_out == resolved_root {
+        return Err(Fatal(format!(
+            "{}: the output directory is the input directory; use --in-place to rewrite a tree \
+             in place",
+            out.display()
+        )));
+    }
+    if resolved_out.starts_with(&resolved_root) {
+        return Err(Fatal(format!(
+            "{}: the output directory lies inside the input directory {}; choose one outside it",
+            out.display(),
+            root.display()
+        )));
+    }
+    Ok(())
 }
 
 /// `check DIR --site-url URL`.
@@ -452,7 +504,13 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     };
     let tree = walk::walk(&args.dir).map_err(|e| Fatal(format!("{}: {e}", args.dir.display())))?;
     for s in &tree.skipped {
-        eprintln!("linkbase: {s}");
+        eprintln!("linkbase: {}", linkbase::report::escape_controls(s));
+    }
+    for rel in &tree.undecodable {
+        eprintln!(
+            "linkbase: {}: the name is not UTF-8, so it has no URL; not checked",
+            walk::visible_path(rel)
+        );
     }
     let mut out = BufWriter::new(io::stdout().lock());
     if args.format == CheckFormat::Tsv {
@@ -493,7 +551,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         )?;
     }
     out.flush()?;
-    let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed);
+    let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed) + tree.undecodable.len();
     Ok(if failed > 0 {
         Exit::Unusable
     } else if totals.broken > 0 {

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::fsout::{self, Contents, Target as FileTarget};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use linkbase::pipeline::{self, HtmlInput, Options};
 use linkbase::site::{Site, Target, Verdict};
@@ -39,9 +40,13 @@ pub struct Entry {
 
 /// The tree, walked.
 pub struct Tree {
+    /// The root as given.
+    pub root: PathBuf,
     pub entries: Vec<Entry>,
     /// Symbolic links not followed, and unreadable directories: reported, not fatal.
     pub skipped: Vec<String>,
+    /// Regular files whose path is not UTF-8, relative to the root.
+    pub undecodable: Vec<PathBuf>,
 }
 
 fn kind_of(path: &Path) -> FileKind {
@@ -61,6 +66,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
     let canonical_root = root.canonicalize()?;
     let mut entries = Vec::new();
     let mut skipped = Vec::new();
+    let mut undecodable = Vec::new();
     let mut stack = vec![PathBuf::new()];
     while let Some(rel_dir) = stack.pop() {
         let dir = root.join(&rel_dir);
@@ -74,12 +80,28 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
         children.sort_by_key(|c| c.file_name());
         let mut subdirs = Vec::new();
         for child in children {
-            let rel = rel_dir.join(child.file_name());
-            let Some(rel_str) = rel.to_str().map(|s| s.replace('\\', "/")) else {
-                skipped.push(format!("{}: the name is not UTF-8", rel.display()));
+            let name = child.file_name();
+            // Our own temporary files and lock are never part of the site.
+            if crate::fsout::is_own_name(name.as_encoded_bytes()) {
+                continue;
+            }
+            let rel = rel_dir.join(&name);
+            let Ok(file_type) = child.file_type() else {
                 continue;
             };
-            let Ok(file_type) = child.file_type() else {
+            let Some(rel_str) = rel.to_str().map(str::to_owned) else {
+                // Unix names are bytes; a site's URLs are text. Such a file is not rewritten
+                // or checked, but it is reported, never dropped (an -o copy keeps it).
+                if file_type.is_dir() {
+                    subdirs.push(rel);
+                } else if file_type.is_file() {
+                    undecodable.push(rel);
+                } else {
+                    skipped.push(format!(
+                        "{}: the name is not UTF-8; not followed",
+                        visible_path(&rel)
+                    ));
+                }
                 continue;
             };
             if file_type.is_symlink() {
@@ -124,7 +146,13 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
         stack.extend(subdirs.into_iter().rev());
     }
     entries.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok(Tree { entries, skipped })
+    undecodable.sort();
+    Ok(Tree {
+        root: root.to_path_buf(),
+        entries,
+        skipped,
+        undecodable,
+    })
 }
 
 /// A progress bar that appears only on a terminal, and only once a run has taken a second.
@@ -172,10 +200,20 @@ pub struct Counts {
     pub failed: AtomicUsize,
 }
 
+/// A path for a message: control characters made visible, so a hostile name cannot forge lines
+/// or drive the terminal.
+pub fn visible_path(path: &Path) -> String {
+    linkbase::report::escape_controls(&path.to_string_lossy()).into_owned()
+}
+
 /// Prints a file's failure and counts it.
 fn fail(counts: &Counts, rel: &str, message: impl std::fmt::Display) {
     counts.failed.fetch_add(1, Ordering::Relaxed);
-    eprintln!("linkbase: {rel}: {message}");
+    eprintln!(
+        "linkbase: {}: {}",
+        linkbase::report::escape_controls(rel),
+        linkbase::report::escape_controls(&message.to_string())
+    );
 }
 
 fn html_input<'a>(name: &'a str, bytes: &'a [u8], url: String) -> HtmlInput<'a> {
@@ -190,91 +228,170 @@ fn html_input<'a>(name: &'a str, bytes: &'a [u8], url: String) -> HtmlInput<'a> 
     }
 }
 
-/// `rewrite DIR`: every HTML and MIME file rewritten against its own URL; with `out`, every
-/// other file copied unchanged; with `in_place`, rewritten files replaced atomically.
+/// Where `rewrite DIR` writes.
+#[derive(Debug, Clone, Copy)]
+pub enum Destination<'a> {
+    /// A separate tree (checked before the run not to be the input or inside it).
+    Out(&'a Path),
+    /// Each file replaced in place.
+    InPlace,
+}
+
+/// `rewrite DIR`: every HTML and MIME file rewritten against its own URL. With an output tree,
+/// every other file is copied unchanged, and so is a page that cannot be rewritten: the copy has
+/// no holes. In place, such a page is left as it was. Either way it is reported and counted.
 pub fn rewrite_tree(
     tree: &Tree,
     site: &Site,
-    out: Option<&Path>,
+    destination: Destination<'_>,
     options: &Options,
-    write: impl Fn(&Path, &[u8]) -> Result<(), String> + Sync,
 ) -> Counts {
     let counts = Counts::default();
-    let progress = Progress::new(tree.entries.len(), "rewrite");
+    let progress = Progress::new(tree.entries.len() + tree.undecodable.len(), "rewrite");
     tree.entries.par_iter().for_each(|entry| {
-        let result = rewrite_one(entry, site, out, options, &write);
-        if let Err(e) = result {
+        if let Err(e) = rewrite_one(entry, site, destination, options) {
             fail(&counts, &entry.rel, e);
         }
         progress.inc();
     });
+    for rel in &tree.undecodable {
+        let outcome = match destination {
+            Destination::Out(out) => copy_unchanged(&tree.root.join(rel), out, rel).map_or_else(
+                |e| format!("and it could not be copied: {e}"),
+                |()| "copied unchanged".to_owned(),
+            ),
+            Destination::InPlace => "left unchanged".to_owned(),
+        };
+        fail(
+            &counts,
+            &rel.to_string_lossy(),
+            format!("the name is not UTF-8, so it has no URL; links not rewritten, {outcome}"),
+        );
+        progress.inc();
+    }
     progress.finish();
     counts
+}
+
+/// Copies `source` to `out/rel` through a temporary file, creating directories below `out`
+/// without going through symbolic links.
+fn copy_unchanged(source: &Path, out: &Path, rel: &Path) -> Result<(), String> {
+    let target = out.join(rel);
+    if let Some(parent) = rel.parent() {
+        fsout::create_dirs_under(out, parent)?;
+    }
+    refuse_same_file(source, &target)?;
+    fsout::write(&target, Contents::CopyOf(source), FileTarget::Output)
+}
+
+/// An output that is the input file itself (through links, or a tree nested in a way the
+/// up-front check cannot see) would lose it.
+fn refuse_same_file(source: &Path, target: &Path) -> Result<(), String> {
+    if let (Ok(a), Ok(b)) = (std::fs::metadata(source), std::fs::symlink_metadata(target)) {
+        if fsout::Snapshot::of(&a).same_file(&fsout::Snapshot::of(&b)) {
+            return Err(format!(
+                "{}: the output is the input file itself; not written",
+                visible_path(target)
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn rewrite_one(
     entry: &Entry,
     site: &Site,
-    out: Option<&Path>,
+    destination: Destination<'_>,
     options: &Options,
-    write: &(impl Fn(&Path, &[u8]) -> Result<(), String> + Sync),
 ) -> Result<(), String> {
-    let target = match out {
-        Some(dir) => dir.join(&entry.rel),
-        None => entry.path.clone(),
+    let rel = Path::new(&entry.rel);
+    let out = match destination {
+        Destination::Out(out) => Some(out),
+        Destination::InPlace => None,
     };
     if entry.is_link && out.is_none() {
         // In place, a link inside the tree is left a link: its target is rewritten on its own.
         return Ok(());
     }
     if entry.kind == FileKind::OutsideLink {
-        if let Some(dir) = out {
-            // Absolute, so that it names the same file from OUTDIR.
+        if let Some(out) = out {
+            // Absolute, so that it names the same file from OUTDIR; made under a temporary name
+            // and renamed, so an existing file or link there is replaced, never followed.
             let link = entry.path.canonicalize().map_err(|e| e.to_string())?;
-            let target = dir.join(&entry.rel);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+            if let Some(parent) = rel.parent() {
+                fsout::create_dirs_under(out, parent)?;
             }
-            let _ = std::fs::remove_file(&target);
-            std::os::unix::fs::symlink(link, &target).map_err(|e| e.to_string())?;
+            let target = out.join(rel);
+            let dir = target.parent().unwrap_or(out);
+            let tmp = dir.join(format!(
+                "{}{}-{}{}",
+                fsout::TMP_PREFIX,
+                std::process::id(),
+                entry.rel.len(),
+                fsout::TMP_SUFFIX
+            ));
+            let _ = std::fs::remove_file(&tmp);
+            std::os::unix::fs::symlink(link, &tmp).map_err(|e| e.to_string())?;
+            std::fs::rename(&tmp, &target).map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                e.to_string()
+            })?;
         }
         return Ok(());
     }
     if entry.kind == FileKind::Other {
-        if let Some(parent) = target.parent().filter(|_| out.is_some()) {
-            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-            std::fs::copy(&entry.path, &target).map_err(|e| e.to_string())?;
+        if let Some(out) = out {
+            copy_unchanged(&entry.path, out, rel)?;
         }
         return Ok(());
     }
-    let bytes = std::fs::read(&entry.path).map_err(|e| e.to_string())?;
+    let (bytes, snapshot) = fsout::read_with_snapshot(&entry.path).map_err(|e| e.to_string())?;
     let url = site.file_url(&entry.rel);
-    let new = match entry.kind {
+    let rewritten = match entry.kind {
         FileKind::Html => {
-            pipeline::rewrite(&html_input(&entry.rel, &bytes, url), options)
-                .map_err(|e| e.to_string())?
-                .bytes
+            pipeline::rewrite(&html_input(&entry.rel, &bytes, url), options).map(|r| r.bytes)
         }
-        _ => {
-            linkbase::message::rewrite_message(
-                &linkbase::message::MessageInput {
-                    name: &entry.rel,
-                    bytes: &bytes,
-                    layers: BaseLayers {
-                        retrieval_uri: Some(url),
-                        ..BaseLayers::default()
-                    },
+        _ => linkbase::message::rewrite_message(
+            &linkbase::message::MessageInput {
+                name: &entry.rel,
+                bytes: &bytes,
+                layers: BaseLayers {
+                    retrieval_uri: Some(url),
+                    ..BaseLayers::default()
                 },
-                options,
-            )
-            .map_err(|e| e.to_string())?
-            .bytes
-        }
+            },
+            options,
+        )
+        .map(|r| r.bytes),
     };
-    if let Some(parent) = target.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    let new = match (rewritten, out) {
+        (Ok(new), _) => new,
+        (Err(e), Some(out)) => {
+            // No holes in the copy: the page as it was, and the failure reported.
+            return Err(match copy_unchanged(&entry.path, out, rel) {
+                Ok(()) => format!("{e}; copied unchanged"),
+                Err(copy) => format!("{e}; and it could not be copied: {copy}"),
+            });
+        }
+        (Err(e), None) => return Err(format!("{e}; left unchanged")),
+    };
+    match out {
+        Some(out) => {
+            if let Some(parent) = rel.parent() {
+                fsout::create_dirs_under(out, parent)?;
+            }
+            let target = out.join(rel);
+            refuse_same_file(&entry.path, &target)?;
+            fsout::write(&target, Contents::Bytes(&new), FileTarget::Output)
+        }
+        // Nothing to change: the file is not touched at all (its mtime stays).
+        None if new == bytes => Ok(()),
+        None => fsout::write(
+            &entry.path,
+            Contents::Bytes(&new),
+            FileTarget::InPlace(&snapshot),
+        ),
     }
-    write(&target, &new)
 }
 
 /// One line of `check --format jsonl`.
@@ -400,8 +517,11 @@ fn check_page(entry: &Entry, site: &Site, options: &Options) -> Result<Vec<Check
         .collect())
 }
 
-/// The human summary's lines for broken links.
+/// The human summary's lines for broken links. Every name and URL goes through
+/// [`linkbase::report::escape_controls`]: a newline in a file name cannot forge a line, nor an
+/// escape sequence in an href drive the terminal.
 pub fn write_human(out: &mut impl Write, records: &[CheckRecord]) -> io::Result<()> {
+    use linkbase::report::escape_controls as esc;
     for r in records.iter().filter(|r| r.verdict.is_broken()) {
         let place = match &r.link.attribute {
             Some(a) => format!("<{} {a}>", r.link.element),
@@ -409,11 +529,11 @@ pub fn write_human(out: &mut impl Write, records: &[CheckRecord]) -> io::Result<
         };
         writeln!(
             out,
-            "{}: {} {:?} -> {}: {}",
-            r.file,
-            place,
-            r.link.original,
-            r.link.resolved.as_deref().unwrap_or("(unresolved)"),
+            "{}: {} \"{}\" -> {}: {}",
+            esc(&r.file),
+            esc(&place),
+            esc(&r.link.original).replace('"', "\\\""),
+            esc(r.link.resolved.as_deref().unwrap_or("(unresolved)")),
             r.verdict.name()
         )?;
     }
