@@ -17,37 +17,37 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 create_exception!(
-    _native,
+    linkbase,
     Error,
     PyException,
     "Base class of every error linkbase raises."
 );
 create_exception!(
-    _native,
+    linkbase,
     DecodeError,
     Error,
     "The bytes are not a text document, or not in a usable encoding."
 );
 create_exception!(
-    _native,
+    linkbase,
     LimitError,
     Error,
     "The document passes a parser bound (crafted or absurdly nested input)."
 );
 create_exception!(
-    _native,
+    linkbase,
     BadBase,
     Error,
     "A base given by the caller (url, a header's Content-Base/Content-Location, resolve's base) is not a usable URI."
 );
 create_exception!(
-    _native,
+    linkbase,
     UnsupportedError,
     Error,
     "The document's encoding cannot be written back."
 );
 create_exception!(
-    _native,
+    linkbase,
     UsageError,
     Error,
     "An argument value is not one linkbase knows (a profile or header_base name)."

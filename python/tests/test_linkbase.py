@@ -273,3 +273,18 @@ def test_threads_equal_serial():
         threaded_links = list(pool.map(lambda p: linkbase.links(p, url=url), work))
     assert threaded == serial
     assert threaded_links == serial_links
+
+
+def test_exceptions_are_named_in_the_public_module():
+    # Tracebacks say linkbase.DecodeError, and pickling finds the class there.
+    import pickle
+
+    assert linkbase.DecodeError.__module__ == "linkbase"
+    assert issubclass(linkbase.BadBase, linkbase.Error)
+    assert issubclass(linkbase.Error, Exception)
+    try:
+        linkbase.rewrite(b"\x00")
+    except linkbase.DecodeError as e:
+        again = pickle.loads(pickle.dumps(e))
+        assert type(again) is linkbase.DecodeError
+        assert str(again) == str(e)
