@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the Python package (python/) into its own venv and runs its pytest suite. Needs Python 3.9+
+# with the venv module and PyPI; everything else it installs itself. Used by .ci/run and the README.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+venv="$root/target/py-venv"
+
+if [ ! -x "$venv/bin/python" ]; then
+  if ! python3 -m venv "$venv"; then
+    echo "python/test.sh: python3 -m venv failed; on Debian/Ubuntu: apt-get install python3-venv" >&2
+    exit 2
+  fi
+fi
+# Pinned, so a new release of either cannot change what CI runs.
+"$venv/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0 pytest==9.2.0
+
+cd "$root/python"
+echo "== python: cargo fmt --check, clippy"
+cargo fmt --all -- --check
+cargo clippy --locked --release -- -D warnings
+
+echo "== python: maturin develop --release"
+VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --locked --quiet
+
+echo "== python: pytest"
+status=0
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests || status=$?
+# pytest: 0 all passed, 1 some failed, 2-4 interrupted/internal/usage error, 5 nothing collected.
+# Every one but 0 fails CI, 5 included: a suite that collects nothing tests nothing.
+if [ "$status" -ne 0 ]; then
+  echo "python/test.sh: pytest exited with $status" >&2
+  exit "$status"
+fi
