@@ -38,6 +38,18 @@ pub enum EncodingSource {
     Fallback,
 }
 
+impl EncodingSource {
+    /// Where the encoding came from, in words for a message.
+    pub fn describe(self) -> &'static str {
+        match self {
+            EncodingSource::Bom => "its byte order mark",
+            EncodingSource::Transport => "the transport charset (--charset or Content-Type)",
+            EncodingSource::Meta => "its <meta> charset declaration",
+            EncodingSource::Fallback => "the windows-1252 default (nothing declared an encoding)",
+        }
+    }
+}
+
 /// A decoded document: its text and how the encoding was determined.
 #[derive(Debug, Clone)]
 pub struct Decoded {

@@ -170,10 +170,16 @@ fn process(
                     .map(|t| mime::display_path(&t.path).to_owned());
             }
         }
-        let writable = part.body.is_some() && is_writable(&part.transfer_encoding);
+        let lossless = !analysed.decoded.had_errors;
+        let writable = part.body.is_some() && is_writable(&part.transfer_encoding) && lossless;
         if !analysed.plan.edits.is_empty() && !writable {
             // Reported and resolved, but not changed: say so, and do not claim a rewrite.
-            let why = if part.body.is_none() {
+            let why = if !lossless {
+                format!(
+                    "the part left as it was: {}",
+                    crate::pipeline::text_loss_message(&analysed.decoded)
+                )
+            } else if part.body.is_none() {
                 "inside an encoded message/rfc822: links reported, the part left as it was"
                     .to_owned()
             } else {

@@ -74,11 +74,35 @@ pub struct Rewritten {
 /// ```
 pub fn rewrite(input: &HtmlInput<'_>, options: &Options) -> Result<Rewritten, Error> {
     let a = analyse(input, options)?;
+    refuse_text_loss(input.name, &a)?;
     let bytes = finish(&a, options);
     Ok(Rewritten {
         bytes,
         report: report(&a, None),
     })
+}
+
+/// Issue 14: bytes that are malformed in the chosen encoding decode to U+FFFD, and a document
+/// serialized from that text has lost them for good (a windows-1251 page served as UTF-8 comes
+/// back as a page of U+FFFD). Nothing is written instead; `links` and `base` still report.
+pub(crate) fn refuse_text_loss(name: &str, a: &Analysed) -> Result<(), Error> {
+    if !a.decoded.had_errors {
+        return Ok(());
+    }
+    Err(Error::Unsupported {
+        input: name.to_owned(),
+        message: text_loss_message(&a.decoded),
+    })
+}
+
+pub(crate) fn text_loss_message(decoded: &Decoded) -> String {
+    format!(
+        "its bytes are not valid {} (the encoding {} gave); rewriting would replace the \
+         malformed bytes with U+FFFD and lose text, so nothing was written (name the right \
+         encoding with --charset LABEL)",
+        decoded.encoding.name(),
+        decoded.source.describe()
+    )
 }
 
 /// Every link of an HTML document with its resolution, and the document's base.

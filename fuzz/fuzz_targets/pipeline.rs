@@ -15,8 +15,10 @@
 //!
 //! - nothing panics (and nothing hangs: run with `-timeout=10`);
 //! - `rewrite` fails exactly when `links` fails, only with `Error::Decode` (binary input),
-//!   `Error::Limit` (parser bounds) or `Error::Unsupported` (the "replacement" encoding), and
-//!   when it succeeds its report is the one `links` gives;
+//!   `Error::Limit` (parser bounds) or `Error::Unsupported` (the "replacement" encoding), except
+//!   that `rewrite` alone refuses input whose bytes are malformed in its encoding (issue 14: no
+//!   text is ever replaced by U+FFFD) while `links` reports it with a diagnostic; and when it
+//!   succeeds its report is the one `links` gives;
 //! - idempotence: rewriting the output again, with the same options and the output's encoding as
 //!   the transport label, succeeds and changes no URL (no record of the second links report is
 //!   `rewritten`): after one rewrite every resolvable relative URL is absolute, and absolute URLs
@@ -99,6 +101,19 @@ fuzz_target!(|data: &[u8]| {
                     Error::Decode { .. } | Error::Limit { .. } | Error::Unsupported { .. }
                 ),
                 "unexpected error {a:?}"
+            );
+            return;
+        }
+        (Err(Error::Unsupported { message, .. }), Ok(report))
+            if message.contains("rewriting would replace the malformed bytes") =>
+        {
+            assert!(
+                report
+                    .base
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.message.contains("malformed byte sequences")),
+                "refused for malformed bytes, but links saw none"
             );
             return;
         }

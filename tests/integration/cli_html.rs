@@ -1129,3 +1129,63 @@ fn broken_pipe_exits_0_quietly_for_jsonl() {
     assert!(line.starts_with('{'), "{line}");
     assert_eq!((code, stderr.as_str()), (0, ""));
 }
+
+/// Issue 14 item 1: a windows-1251 page served as UTF-8 used to come back as a page of U+FFFD,
+/// still declaring windows-1251, with exit 0. Now nothing is written (the input kept intact in
+/// place), the reason names the encoding and where it came from, and `links` still reports.
+#[test]
+fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
+    let (cyrillic, _, _) = encoding_rs::WINDOWS_1251.encode("Привет, мир");
+    let mut page = b"<meta charset=\"windows-1251\"><p>".to_vec();
+    page.extend_from_slice(&cyrillic);
+    page.extend_from_slice(b"</p><a href=\"x.html\">x</a>");
+    let dir = tmp();
+    let path = file(dir.path(), "page.html", &page);
+
+    let (code, stdout, stderr) = linkbase_bytes(
+        &["rewrite", "--url", URL, "--charset", "utf-8", s(&path)],
+        b"",
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("its bytes are not valid UTF-8 (the encoding the transport charset (--charset or Content-Type) gave)"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = linkbase_bytes(
+        &[
+            "rewrite",
+            "--url",
+            URL,
+            "--charset",
+            "utf-8",
+            "--in-place",
+            s(&path),
+        ],
+        b"",
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(std::fs::read(&path).unwrap(), page, "the input is intact");
+
+    // links still reports, with the malformed-bytes diagnostic.
+    let run = linkbase(
+        &["links", "--url", URL, "--charset", "utf-8", s(&path)],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("\"resolved\":\"http://h/a/b/x.html\""),
+        "{}",
+        run.stdout
+    );
+
+    // With the right encoding, the text survives: decoding the output in the encoding it
+    // declares gives the input's text back, links aside.
+    let (code, out, stderr) = linkbase_bytes(&["rewrite", "--url", URL, s(&path)], b"");
+    assert_eq!(code, 0, "{stderr}");
+    let (text, _, errors) = encoding_rs::WINDOWS_1251.decode(&out);
+    assert!(!errors);
+    assert!(text.contains("<meta charset=\"windows-1251\">"), "{text}");
+    assert!(text.contains("<p>Привет, мир</p>"), "{text}");
+    assert!(text.contains("href=\"http://h/a/b/x.html\""), "{text}");
+}
