@@ -164,6 +164,10 @@ fn process(
         };
         let mut part_report = report(&analysed, Some(&path));
         for link in &mut part_report.links {
+            // A same-document reference (`#top`) loads nothing: it names no other part.
+            if link.same_document {
+                continue;
+            }
             if let Some(resolved) = &link.resolved {
                 link.target_part = target(&tree, &keys, i, resolved)
                     .and_then(|t| tree.parts.get(t))
@@ -252,6 +256,10 @@ fn target(
         .filter(|s| s.eq_ignore_ascii_case("cid:"))
         .and_then(|_| resolved.get(4..));
     let decoded_cid = cid.map(crate::uri::percent_decode);
+    // A browser loading `img.png#frag` fetches `img.png`: the fragment is not part of the
+    // resource's URL (RFC 2396 §4.1), so it takes no part in matching a Content-Location
+    // (issue 14); it stays in the resolved URL.
+    let unfragmented = resolved.split_once('#').map(|(before, _)| before);
     let matches = |j: usize| -> bool {
         let Some(part) = tree.parts.get(j) else {
             return false;
@@ -261,7 +269,10 @@ fn target(
                 .content_id
                 .as_deref()
                 .is_some_and(|id| id == raw || decoded_cid.as_deref() == Some(id)),
-            None => keys.get(j).and_then(|k| k.as_deref()) == Some(resolved),
+            None => keys
+                .get(j)
+                .and_then(|k| k.as_deref())
+                .is_some_and(|k| k == resolved || Some(k) == unfragmented),
         }
     };
     for a in tree.ancestors(from) {

@@ -1431,3 +1431,45 @@ Content-Location: http://h/dir/page.html\r\n\
         all_diagnostics(&out.reports)
     );
 }
+
+/// Issue 14 item 4: a reference with a fragment matches the part whose Content-Location is the
+/// reference without it, and keeps its fragment in the resolved URL.
+#[test]
+fn part_matching_ignores_the_fragment() {
+    let message = b"MIME-Version: 1.0\r\n\
+Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\r\n\
+\r\n\
+--b\r\n\
+Content-Type: text/html; charset=utf-8\r\n\
+Content-Location: http://h/dir/page.html\r\n\
+\r\n\
+<img src=\"img.png#frag\"><a href=\"page.html#top\">top</a><a href=\"other.html#x\">o</a>\r\n\
+--b\r\n\
+Content-Type: image/png\r\n\
+Content-Location: http://h/dir/img.png\r\n\
+\r\n\
+PNG\r\n\
+--b--\r\n";
+    let reports = links("fragments.mht", message, &BaseLayers::default()).unwrap();
+    let got: Vec<(String, Option<String>, Option<String>)> = reports
+        .iter()
+        .flat_map(|r| &r.links)
+        .map(|l| {
+            (
+                l.original.clone(),
+                l.resolved.clone(),
+                l.target_part.clone(),
+            )
+        })
+        .collect();
+    let want = [
+        ("img.png#frag", "http://h/dir/img.png#frag", Some("2")),
+        ("page.html#top", "http://h/dir/page.html#top", Some("1")),
+        ("other.html#x", "http://h/dir/other.html#x", None),
+    ];
+    let want: Vec<(String, Option<String>, Option<String>)> = want
+        .iter()
+        .map(|(o, r, t)| ((*o).into(), Some((*r).into()), t.map(Into::into)))
+        .collect();
+    assert_eq!(got, want);
+}
