@@ -93,6 +93,7 @@ fn process(
                 .map(|u| u.to_string())
         })
         .collect();
+    let root = tree.root_document();
     let mut reports = Vec::new();
     let mut splices: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
     let tree_diagnostics: Vec<Diagnostic> = tree
@@ -156,6 +157,7 @@ fn process(
                         encoding: "",
                         encoding_source: crate::decode::EncodingSource::Fallback,
                         diagnostics,
+                        root: Some(Some(i) == root),
                     },
                     links: Vec::new(),
                 });
@@ -163,6 +165,10 @@ fn process(
             }
         };
         let mut part_report = report(&analysed, Some(&path));
+        part_report.base.root = Some(Some(i) == root);
+        for link in &mut part_report.links {
+            link.root = part_report.base.root;
+        }
         for link in &mut part_report.links {
             // A same-document reference (`#top`) loads nothing: it names no other part.
             if link.same_document {

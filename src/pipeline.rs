@@ -212,6 +212,7 @@ pub(crate) fn report(a: &Analysed, part: Option<&str>) -> Report {
             encoding: a.decoded.encoding.name(),
             encoding_source: a.decoded.source,
             diagnostics: a.diagnostics.clone(),
+            root: None,
         },
         links: a
             .plan

@@ -40,6 +40,10 @@ pub struct LinkRecord {
     /// In a MIME message: the part the resolved reference names (RFC 2557 §8.2, RFC 2392), when
     /// one does.
     pub target_part: Option<String>,
+    /// In a MIME message: whether the link sits in the message's root document (RFC 2557 §5:
+    /// the `start` part of multipart/related, else its first part); absent for a bare document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<bool>,
 }
 
 impl LinkRecord {
@@ -59,6 +63,7 @@ impl LinkRecord {
             diagnostic: link.diagnostic.as_ref().map(|d| d.to_string()),
             srcdoc_depth: link.srcdoc_depth,
             target_part: None,
+            root: None,
         }
     }
 }
@@ -78,6 +83,10 @@ pub struct BaseRecord {
     pub encoding_source: EncodingSource,
     /// Non-fatal findings: ignored bases, unknown charset labels, …
     pub diagnostics: Vec<Diagnostic>,
+    /// In a MIME message: whether this part is the message's root document (RFC 2557 §5);
+    /// absent for a bare document, which is its own root.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<bool>,
 }
 
 /// Everything found in one document.

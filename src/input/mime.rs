@@ -439,6 +439,46 @@ impl MessageTree {
         out
     }
 
+    /// The message's root document (issue 14, RFC 2557 §5): the HTML part a reader of the
+    /// message sees first. From the top: a multipart/related gives its root
+    /// ([`MessageTree::related_root`]); a multipart/alternative its last alternative that holds
+    /// HTML (RFC 2046 §5.1.4: the last is the richest); any other multipart its first part that
+    /// holds HTML; an enclosed message its body. `None` when no HTML part is reached.
+    pub fn root_document(&self) -> Option<usize> {
+        let mut at = 0;
+        // Each step goes one level down, so the depth of the tree bounds the loop.
+        for _ in 0..=self.parts.len() {
+            let part = self.parts.get(at)?;
+            at = match part.kind {
+                PartKind::Leaf => return (part.mime_type == "text/html").then_some(at),
+                PartKind::Message => *part.children.first()?,
+                PartKind::Multipart if part.mime_type == "multipart/related" => {
+                    self.related_root(at)?
+                }
+                PartKind::Multipart if part.mime_type == "multipart/alternative" => {
+                    *part.children.iter().rev().find(|&&c| self.holds_html(c))?
+                }
+                PartKind::Multipart => *part.children.iter().find(|&&c| self.holds_html(c))?,
+            };
+        }
+        None
+    }
+
+    /// Whether part `i` is, or contains, a text/html part.
+    fn holds_html(&self, i: usize) -> bool {
+        let mut stack = vec![i];
+        while let Some(j) = stack.pop() {
+            let Some(p) = self.parts.get(j) else {
+                continue;
+            };
+            if p.kind == PartKind::Leaf && p.mime_type == "text/html" {
+                return true;
+            }
+            stack.extend(&p.children);
+        }
+        false
+    }
+
     /// RFC 2387 §3.1–3.2 / RFC 2557 §7 root of a multipart/related: the `start` part; else the
     /// first part whose type equals the `type` parameter; else the first part; and if that is not
     /// HTML, the first text/html part (MHTML.md §3.6).

@@ -1473,3 +1473,57 @@ PNG\r\n\
         .collect();
     assert_eq!(got, want);
 }
+
+/// Issue 14 item 3: the root is the `start` part of multipart/related (RFC 2557 §5, RFC 2387
+/// §3.2), here the second part, and it is marked in the base and link records.
+#[test]
+fn root_is_the_start_part_and_is_marked() {
+    let message = b"MIME-Version: 1.0\r\n\
+Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"; start=\"<main@x>\"\r\n\
+\r\n\
+--b\r\n\
+Content-Type: text/html\r\n\
+Content-Location: http://h/frame.html\r\n\
+\r\n\
+<a href=\"f\">frame</a>\r\n\
+--b\r\n\
+Content-Type: text/html\r\n\
+Content-ID: <main@x>\r\n\
+Content-Location: http://h/main.html\r\n\
+\r\n\
+<a href=\"m\">main</a>\r\n\
+--b--\r\n";
+    let reports = links("start.mht", message, &BaseLayers::default()).unwrap();
+    let roots: Vec<(Option<String>, Option<bool>)> = reports
+        .iter()
+        .map(|r| (r.base.part.clone(), r.base.root))
+        .collect();
+    assert_eq!(
+        roots,
+        [
+            (Some("1".into()), Some(false)),
+            (Some("2".into()), Some(true))
+        ]
+    );
+    let link_roots: Vec<(String, Option<bool>)> = reports
+        .iter()
+        .flat_map(|r| &r.links)
+        .map(|l| (l.original.clone(), l.root))
+        .collect();
+    assert_eq!(
+        link_roots,
+        [("f".into(), Some(false)), ("m".into(), Some(true))]
+    );
+    // `base --root` prints the root's base only.
+    let dir = std::env::temp_dir().join(format!("linkbase-root-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("start.mht");
+    std::fs::write(&path, message).unwrap();
+    let run = super::util::linkbase(
+        &["base", "--root", "--format", "text", path.to_str().unwrap()],
+        b"",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "2\thttp://h/main.html\tcontent-location\n");
+}

@@ -106,6 +106,10 @@ pub struct BaseArgs {
     /// Output format: a JSON object per document, or "BASE<TAB>SOURCE" text.
     #[arg(long, value_enum, default_value_t = BaseFormat::Jsonl)]
     pub format: BaseFormat,
+    /// For a MIME/MHTML message, print only the root document's base (RFC 2557 §5: the `start`
+    /// part of multipart/related, else its first part). A bare HTML document is its own root.
+    #[arg(long)]
+    pub root: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -357,6 +357,7 @@ fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
     let bases: Vec<_> = reports(&loaded, &options)?
         .into_iter()
         .map(|r| r.base)
+        .filter(|b| !args.root || b.root != Some(false))
         .collect();
     let mut out = BufWriter::new(io::stdout().lock());
     match args.format {
