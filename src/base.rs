@@ -100,8 +100,14 @@ impl BaseLayers {
     /// Adds the entity layer from a header block, under `mode`. Explicit values already set
     /// (from `--content-base` / `--content-location`) win over the headers. Returns what was
     /// ignored, as diagnostics.
+    ///
+    /// When the block holds a redirect chain (several responses), each 3xx `Location` is resolved
+    /// against the URI before it, starting from [`BaseLayers::retrieval_uri`], and the last one
+    /// becomes the retrieval URI: §5.1.3 names the URI *after* redirects. The fields used are the
+    /// last response's. A `redirect-chain` diagnostic lists the hops.
     pub fn add_headers(&mut self, headers: &Headers, mode: HeaderBase) -> Vec<Diagnostic> {
         let mut diagnostics = Vec::new();
+        self.follow_redirects(headers, &mut diagnostics);
         for (name, slot) in [
             ("Content-Base", &mut self.content_base),
             ("Content-Location", &mut self.content_location),
@@ -124,6 +130,62 @@ impl BaseLayers {
             }
         }
         diagnostics
+    }
+}
+
+impl BaseLayers {
+    fn follow_redirects(&mut self, headers: &Headers, diagnostics: &mut Vec<Diagnostic>) {
+        let hops: Vec<&str> = headers
+            .earlier_responses()
+            .iter()
+            .filter(|r| r.status.is_some_and(|s| (300..400).contains(&s)))
+            .filter_map(|r| r.location.as_deref())
+            .collect();
+        if hops.is_empty() {
+            return;
+        }
+        // HTTP resolves Location by RFC 3986 (RFC 9110 §10.2.2), whatever profile the document
+        // itself is resolved with.
+        let options = crate::ResolveOptions::for_profile(crate::Profile::Rfc3986);
+        let mut current = self.retrieval_uri.clone();
+        let mut path = current.iter().cloned().collect::<Vec<_>>();
+        for location in hops {
+            let location = location.trim();
+            let next = match &current {
+                Some(base) => crate::uri::resolve(base, location, options)
+                    .map(|r| r.uri)
+                    .ok(),
+                None => crate::Uri::parse(location).ok().map(|u| u.to_string()),
+            };
+            match next {
+                Some(next) => {
+                    path.push(next.clone());
+                    current = Some(next);
+                }
+                None => {
+                    diagnostics.push(Diagnostic::new(
+                        "redirect-chain",
+                        format!(
+                            "Location: {location} cannot be resolved{}; the retrieval URI stays {}",
+                            match &current {
+                                Some(b) => format!(" against {b}"),
+                                None => " (no --url to resolve it against)".to_owned(),
+                            },
+                            current.as_deref().unwrap_or("unknown")
+                        ),
+                    ));
+                    return;
+                }
+            }
+        }
+        diagnostics.push(Diagnostic::new(
+            "redirect-chain",
+            format!(
+                "the retrieval URI is the end of the redirect chain (RFC 2396 §5.1.3): {}",
+                path.join(" -> ")
+            ),
+        ));
+        self.retrieval_uri = current;
     }
 }
 

@@ -10,6 +10,20 @@ pub struct Headers {
     fields: Vec<(String, String)>,
     /// The block began with an HTTP status line (`HTTP/1.1 200 OK`): an HTTP response.
     http: bool,
+    /// The status code of that line.
+    status: Option<u16>,
+    /// The responses before the last one (a redirect chain), oldest first: status and
+    /// `Location`.
+    earlier: Vec<Response>,
+}
+
+/// One earlier response of a saved chain: its status code and its `Location`, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    /// The status code (`301`), when the status line had one.
+    pub status: Option<u16>,
+    /// The `Location` field's value.
+    pub location: Option<String>,
 }
 
 impl Headers {
@@ -27,10 +41,23 @@ impl Headers {
         for line in block.split('\n') {
             let line = line.strip_suffix('\r').unwrap_or(line);
             if line.starts_with("HTTP/") {
-                // A new response starts: it replaces what came before (redirects).
+                // A new response starts: it replaces what came before, which is kept only as a
+                // step of the redirect chain.
+                let mut earlier = std::mem::take(&mut headers.earlier);
+                if headers.http {
+                    earlier.push(Response {
+                        status: headers.status,
+                        location: headers.get("Location").map(str::to_owned),
+                    });
+                }
                 headers = Headers {
                     fields: Vec::new(),
                     http: true,
+                    status: line
+                        .split_ascii_whitespace()
+                        .nth(1)
+                        .and_then(|code| code.parse().ok()),
+                    earlier,
                 };
                 continue;
             }
@@ -71,6 +98,12 @@ impl Headers {
         self.http
     }
 
+    /// The responses before the last one, oldest first (a chain saved by `curl -L -D` or
+    /// `wget -S`); empty for a single response or a plain header block.
+    pub fn earlier_responses(&self) -> &[Response] {
+        &self.earlier
+    }
+
     /// The last value of field `name` (a later field overrides an earlier one).
     pub fn get(&self, name: &str) -> Option<&str> {
         self.fields
@@ -97,6 +130,13 @@ mod tests {
         );
         assert!(h.is_http());
         assert_eq!(h.get("Location"), None);
+        assert_eq!(
+            h.earlier_responses(),
+            [Response {
+                status: Some(301),
+                location: Some("/x".into())
+            }]
+        );
         assert_eq!(h.get("CONTENT-TYPE"), Some("text/html; charset=utf-8"));
         assert_eq!(h.get("Content-Location"), Some("/a/"));
         let h = Headers::parse("Content-Base: http://h/\n");

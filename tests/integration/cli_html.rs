@@ -1189,3 +1189,82 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
     assert!(text.contains("<p>Привет, мир</p>"), "{text}");
     assert!(text.contains("href=\"http://h/a/b/x.html\""), "{text}");
 }
+
+/// Issue 14 item 2: `curl -L -D headers.txt` saves the whole chain; each 3xx Location is
+/// resolved against the URI before it and the last is the retrieval URI (RFC 2396 §5.1.3),
+/// while the entity fields are the last response's.
+#[test]
+fn redirect_chain_in_a_header_file_gives_the_retrieval_uri() {
+    let dir = tmp();
+    let headers = file(
+        dir.path(),
+        "headers.txt",
+        b"HTTP/1.1 301 Moved Permanently\r\nLocation: /new/dir/\r\nContent-Location: /ignored/\r\n\r\n\
+HTTP/1.1 302 Found\r\nLocation: ../final/index.html?q=1\r\n\r\n\
+HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n",
+    );
+    let page = file(dir.path(), "page.html", b"<a href=\"x.html\">x</a>");
+    let base = base_record(
+        &[
+            "--url",
+            "http://h/old/page.html",
+            "--headers",
+            s(&headers),
+            s(&page),
+        ],
+        b"",
+    );
+    assert_eq!(base["base"], "http://h/new/final/index.html?q=1");
+    assert_eq!(base["base_source"], "retrieval-uri");
+    assert_eq!(
+        base["diagnostics"],
+        json!([{
+            "code": "redirect-chain",
+            "message": "the retrieval URI is the end of the redirect chain (RFC 2396 §5.1.3): http://h/old/page.html -> http://h/new/dir/ -> http://h/new/final/index.html?q=1"
+        }])
+    );
+    let run = linkbase(
+        &[
+            "links",
+            "--url",
+            "http://h/old/page.html",
+            "--headers",
+            s(&headers),
+            s(&page),
+        ],
+        b"",
+    );
+    assert!(
+        run.stdout
+            .contains("\"resolved\":\"http://h/new/final/x.html\""),
+        "{}",
+        run.stdout
+    );
+    // Without --url, an absolute Location still gives the retrieval URI; a relative one cannot.
+    let absolute = file(
+        dir.path(),
+        "abs.txt",
+        b"HTTP/1.1 301 Moved\r\nLocation: https://h2/a/\r\n\r\nHTTP/1.1 200 OK\r\n\r\n",
+    );
+    let base = base_record(&["--headers", s(&absolute), s(&page)], b"");
+    assert_eq!(base["base"], "https://h2/a/");
+    let relative = file(
+        dir.path(),
+        "rel.txt",
+        b"HTTP/1.1 301 Moved\r\nLocation: /a/\r\n\r\nHTTP/1.1 200 OK\r\n\r\n",
+    );
+    let base = base_record(&["--headers", s(&relative), s(&page)], b"");
+    assert_eq!(base["base_source"], "none");
+    assert_eq!(base["diagnostics"][0]["code"], "redirect-chain");
+}
+
+/// The one `base` record of a bare document.
+fn base_record(args: &[&str], stdin: &[u8]) -> Value {
+    let mut all = vec!["base"];
+    all.extend_from_slice(args);
+    let run = linkbase(&all, stdin);
+    assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    let records = jsonl(&run.stdout);
+    assert_eq!(records.len(), 1, "{}", run.stdout);
+    records[0].clone()
+}
