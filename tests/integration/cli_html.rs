@@ -734,7 +734,9 @@ fn header_base_browser_ignores_header_bases() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let record = &jsonl(&run.stdout)[0];
-    assert_eq!(record["base"], URL);
+    // Browsers, too, use the URL after redirects (issue 14): the chain is followed; only the
+    // entity's Content-Base / Content-Location are ignored.
+    assert_eq!(record["base"], "http://h/final/");
     assert_eq!(record["base_source"], "retrieval-uri");
     let codes: Vec<&str> = record["diagnostics"]
         .as_array()
@@ -742,7 +744,10 @@ fn header_base_browser_ignores_header_bases() {
         .iter()
         .map(|d| d["code"].as_str().unwrap())
         .collect();
-    assert_eq!(codes, ["header-ignored", "header-ignored"]);
+    assert_eq!(
+        codes,
+        ["redirect-chain", "header-ignored", "header-ignored"]
+    );
     // The charset still comes from the headers.
     assert_eq!(record["encoding"], "ISO-8859-2");
     let run = linkbase(
@@ -757,7 +762,11 @@ fn header_base_browser_ignores_header_bases() {
         ],
         DOC,
     );
-    assert_eq!(run.stdout, DOC_OUT);
+    // `../x` against the end of the chain, http://h/final/.
+    assert_eq!(
+        run.stdout,
+        r#"<html><head></head><body><a href="http://h/x">x</a></body></html>"#
+    );
     // Explicit --content-base / --content-location still count.
     let (base, source) = base_of(
         &[
