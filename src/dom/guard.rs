@@ -26,6 +26,10 @@ pub struct ParseLimits {
     /// Elements the parser may create beyond one per input byte (every element in the source
     /// takes at least three bytes, so this allows for implied and reconstructed ones).
     pub extra_elements: usize,
+    /// The most attributes one tag may carry. html5ever checks each new attribute against all
+    /// earlier ones of its tag (duplicates are dropped, HTML LS §13.2.5.33), which is quadratic:
+    /// 200,000 attributes took 13.7 s (issue 15). Real pages stay below a hundred.
+    pub max_attributes: usize,
 }
 
 impl Default for ParseLimits {
@@ -33,6 +37,7 @@ impl Default for ParseLimits {
         ParseLimits {
             max_depth: 2048,
             extra_elements: 10_000,
+            max_attributes: 10_000,
         }
     }
 }
@@ -44,6 +49,8 @@ pub enum LimitHit {
     Depth(usize),
     /// More elements than the input size allows.
     Elements(usize),
+    /// A tag with more attributes than `max_attributes`.
+    Attributes(usize),
 }
 
 impl std::fmt::Display for LimitHit {
@@ -56,6 +63,10 @@ impl std::fmt::Display for LimitHit {
             LimitHit::Elements(n) => write!(
                 f,
                 "the parser would build more than {n} elements (crafted formatting-element reconstruction)"
+            ),
+            LimitHit::Attributes(n) => write!(
+                f,
+                "a tag has more than {n} attributes (the parser's duplicate check grows with the square of their number)"
             ),
         }
     }
@@ -231,5 +242,146 @@ impl TreeSink for GuardedSink {
     }
     fn maybe_clone_an_option_into_selectedcontent(&self, option: &Handle) {
         self.dom.maybe_clone_an_option_into_selectedcontent(option);
+    }
+}
+
+/// Whether some tag of `text` carries more than `limit` attributes, found in one linear pass
+/// before html5ever (whose duplicate-attribute check is quadratic) sees the text. The scan
+/// follows the tokenizer where it matters for counting: comments and other markup declarations
+/// are skipped, attribute values are read quoted or unquoted, and the text of raw-text elements
+/// (`script`, `style`, …) is skipped to its end tag. It may count a few attributes more than
+/// the tokenizer would (never fewer in well-formed markup), which at a bound of thousands is
+/// harmless.
+pub(super) fn too_many_attributes(text: &str, limit: usize) -> bool {
+    let b = text.as_bytes();
+    let at = |i: usize| b.get(i).copied();
+    let find = |from: usize, needle: &[u8]| -> Option<usize> {
+        let hay = b.get(from..)?;
+        hay.windows(needle.len())
+            .position(|w| w.eq_ignore_ascii_case(needle))
+            .map(|p| from + p)
+    };
+    let mut i = 0;
+    while let Some(lt) = b.get(i..).and_then(|r| r.iter().position(|&c| c == b'<')) {
+        i += lt + 1;
+        match at(i) {
+            Some(b'!') => {
+                let end = if b.get(i..i + 3) == Some(b"!--") {
+                    find(i + 3, b"-->").map(|e| e + 3)
+                } else {
+                    find(i, b">").map(|e| e + 1)
+                };
+                match end {
+                    Some(e) => i = e,
+                    None => return false,
+                }
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == b'/' => {
+                let name_start = if c == b'/' { i + 1 } else { i };
+                let mut j = name_start;
+                while at(j).is_some_and(|c| !c.is_ascii_whitespace() && c != b'/' && c != b'>') {
+                    j += 1;
+                }
+                let name = b
+                    .get(name_start..j)
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                let mut count = 0usize;
+                loop {
+                    while at(j).is_some_and(|c| c.is_ascii_whitespace() || c == b'/') {
+                        j += 1;
+                    }
+                    match at(j) {
+                        None => return false,
+                        Some(b'>') => break,
+                        Some(_) => {}
+                    }
+                    count += 1;
+                    if count > limit {
+                        return true;
+                    }
+                    // The name (a leading `=` belongs to it, as in the tokenizer).
+                    j += 1;
+                    while at(j).is_some_and(|c| {
+                        !c.is_ascii_whitespace() && c != b'/' && c != b'>' && c != b'='
+                    }) {
+                        j += 1;
+                    }
+                    while at(j).is_some_and(|c| c.is_ascii_whitespace()) {
+                        j += 1;
+                    }
+                    if at(j) != Some(b'=') {
+                        continue;
+                    }
+                    j += 1;
+                    while at(j).is_some_and(|c| c.is_ascii_whitespace()) {
+                        j += 1;
+                    }
+                    match at(j) {
+                        Some(q @ (b'"' | b'\'')) => {
+                            match b.get(j + 1..).and_then(|r| r.iter().position(|&c| c == q)) {
+                                Some(p) => j += p + 2,
+                                None => return false,
+                            }
+                        }
+                        _ => {
+                            while at(j).is_some_and(|c| !c.is_ascii_whitespace() && c != b'>') {
+                                j += 1;
+                            }
+                        }
+                    }
+                }
+                i = j + 1;
+                if c != b'/' {
+                    match name.as_slice() {
+                        b"plaintext" => return false,
+                        b"script" | b"style" | b"textarea" | b"title" | b"xmp" | b"iframe"
+                        | b"noembed" | b"noframes" | b"noscript" => {
+                            let mut close = b"</".to_vec();
+                            close.extend_from_slice(&name);
+                            match find(i, &close) {
+                                Some(e) => i = e,
+                                None => return false,
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod attribute_tests {
+    use super::too_many_attributes;
+
+    #[test]
+    fn counts_attributes_of_one_tag() {
+        assert!(!too_many_attributes("<a x y z>", 3));
+        assert!(too_many_attributes("<a x y z w>", 3));
+        assert!(too_many_attributes("<a x=1 y='a b c' z=\"q r\" w>", 3));
+        assert!(!too_many_attributes("<a x=1 y='a b c d e f' z>", 3));
+        // Attributes of different tags do not add up.
+        assert!(!too_many_attributes("<a x y z><b x y z>", 3));
+        // Comments and raw text are not tags.
+        assert!(!too_many_attributes("<!-- <a a b c d e> --><p>", 3));
+        assert!(!too_many_attributes("<script><a a b c d e></script>", 3));
+        assert!(too_many_attributes("<script></script><a a b c d>", 3));
+        assert!(!too_many_attributes("<plaintext><a a b c d e>", 3));
+        // Unfinished input ends the scan.
+        assert!(!too_many_attributes("<a x='", 3));
+    }
+
+    #[test]
+    fn linear_on_a_huge_tag() {
+        let mut page = String::from("<p");
+        for n in 0..200_000 {
+            page.push_str(&format!(" a{n}"));
+        }
+        page.push('>');
+        assert!(too_many_attributes(&page, 10_000));
     }
 }

@@ -86,6 +86,9 @@ impl Document {
     /// # Errors
     /// [`LimitHit`] when the document passes a bound.
     pub fn parse_with_limits(text: &str, limits: ParseLimits) -> Result<Document, LimitHit> {
+        if guard::too_many_attributes(text, limits.max_attributes) {
+            return Err(LimitHit::Attributes(limits.max_attributes));
+        }
         // Fed in chunks so that a tripped bound stops the work within one chunk.
         const CHUNK: usize = 16 * 1024;
         let tripped = Rc::new(Cell::new(None));
@@ -123,6 +126,9 @@ impl Document {
     /// # Errors
     /// [`LimitHit`] when the fragment passes a bound.
     pub fn parse_fragment(text: &str, limits: ParseLimits) -> Result<Document, LimitHit> {
+        if guard::too_many_attributes(text, limits.max_attributes) {
+            return Err(LimitHit::Attributes(limits.max_attributes));
+        }
         let tripped = Rc::new(Cell::new(None));
         let sink = guard::GuardedSink::new(limits, text.len(), tripped.clone());
         let mut opts = ParseOpts::default();

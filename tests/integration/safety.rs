@@ -83,6 +83,26 @@ fn output_directory_inside_the_input_is_refused() {
         );
     }
     assert_eq!(snapshot(&site), before, "nothing was written, not even OUT");
+    // Nor around it: `-o ..` would write DIR/site/x.html's output over DIR/x.html.
+    let parent = site.parent().unwrap();
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&site),
+            "--site-url",
+            BASIC_URL,
+            "-o",
+            s(parent),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("contains the input directory"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(snapshot(&site), before);
 }
 
 #[test]

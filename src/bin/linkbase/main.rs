@@ -476,6 +476,16 @@ fn refuse_nested_output(root: &Path, out: &Path) -> Result<(), Fatal> {
             out.display()
         )));
     }
+    // OUTDIR around DIR: `OUT/site/x.html` of a page `DIR/site/x.html` would be the input file
+    // `DIR/x.html` when DIR is `OUT/site`.
+    if resolved_root.starts_with(&resolved_out) {
+        return Err(Fatal(format!(
+            "{}: the output directory contains the input directory {}; its files could be \
+             overwritten: choose one outside it",
+            out.display(),
+            root.display()
+        )));
+    }
     if resolved_out.starts_with(&resolved_root) {
         return Err(Fatal(format!(
             "{}: the output directory lies inside the input directory {}; choose one outside it",
