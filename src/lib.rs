@@ -34,6 +34,7 @@ pub mod dom;
 pub mod base;
 pub mod uri;
 pub mod rewrite;
+pub mod splice;
 pub mod serialize;
 pub mod report;
 pub mod error;

@@ -46,6 +46,34 @@ pub struct Rewritten {
     pub bytes: Vec<u8>,
     /// Its base and links.
     pub report: Report,
+    /// How the bytes were written.
+    pub engine: Engine,
+}
+
+/// How a rewritten document was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Engine {
+    /// The input's bytes with only the changed URL values replaced ([`crate::splice`]).
+    Splice,
+    /// The tree serialized, because the splicer could not match the plan exactly (the reason),
+    /// or `--output-charset` asked for another encoding (`None`).
+    Serialize(Option<crate::splice::Fallback>),
+}
+
+/// The rewritten bytes: spliced into the input where the plan can be matched exactly, else the
+/// tree serialized.
+pub(crate) fn write_out(bytes: &[u8], a: &Analysed, options: &Options) -> (Vec<u8>, Engine) {
+    if options
+        .output_encoding
+        .is_some_and(|e| e != a.decoded.encoding)
+    {
+        return (finish(a, options), Engine::Serialize(None));
+    }
+    match crate::splice::splice(bytes, &a.doc, &a.plan, a.decoded.encoding) {
+        Ok(out) => (out, Engine::Splice),
+        Err(why) => (finish(a, options), Engine::Serialize(Some(why))),
+    }
 }
 
 /// Rewrites every relative URL of an HTML document to absolute form.
@@ -68,17 +96,20 @@ pub struct Rewritten {
 /// let out = rewrite(&input, &Options::default())?;
 /// assert_eq!(
 ///     String::from_utf8(out.bytes).unwrap(),
-///     r#"<html><head></head><body><a href="http://h/a/x">x</a></body></html>"#
+///     // Only the URL changed: the quotes, and everything else, are the input's.
+///     "<a href='http://h/a/x'>x</a>"
 /// );
+/// assert_eq!(out.engine, linkbase::pipeline::Engine::Splice);
 /// # Ok::<(), linkbase::Error>(())
 /// ```
 pub fn rewrite(input: &HtmlInput<'_>, options: &Options) -> Result<Rewritten, Error> {
     let a = analyse(input, options)?;
     refuse_text_loss(input.name, &a)?;
-    let bytes = finish(&a, options);
+    let (bytes, engine) = write_out(input.bytes, &a, options);
     Ok(Rewritten {
         bytes,
         report: report(&a, None),
+        engine,
     })
 }
 

@@ -11,7 +11,7 @@ use super::util::{linkbase, Run};
 
 const URL: &str = "http://h/a/b/p.html";
 const DOC: &[u8] = b"<a href=\"../x\">x</a>";
-const DOC_OUT: &str = r#"<html><head></head><body><a href="http://h/a/x">x</a></body></html>"#;
+const DOC_OUT: &str = r#"<a href="http://h/a/x">x</a>"#;
 
 /// A fresh temporary directory, removed when dropped. (`tempfile` is a dependency of the `cli`
 /// feature, which the `linkbase` binary these tests run needs anyway.)
@@ -172,7 +172,8 @@ fn rewrite_to_an_output_file() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         std::fs::read_to_string(&output).unwrap(),
-        r#"<html><head></head><body><img src="http://other/i"></body></html>"#
+        // Spliced into the input: the value stays unquoted, as written.
+        r#"<img src=http://other/i>"#
     );
     assert_eq!(listing(dir.path()), ["out.html", "page.html"]);
 }
@@ -608,10 +609,7 @@ fn content_base_and_content_location_options() {
         &["rewrite", "--url", URL, "--content-base", "http://cb/d/"],
         DOC,
     );
-    assert_eq!(
-        run.stdout,
-        r#"<html><head></head><body><a href="http://cb/x">x</a></body></html>"#
-    );
+    assert_eq!(run.stdout, r#"<a href="http://cb/x">x</a>"#);
     // A relative Content-Location is resolved against the retrieval URI.
     let run = linkbase(
         &["links", "--url", URL, "--content-location", "../cl/"],
@@ -701,10 +699,7 @@ fn headers_file_with_a_redirect_chain_uses_the_last_response() {
     assert_eq!(record["encoding_source"], "transport");
 
     let run = linkbase(&["rewrite", "--url", URL, "--headers", s(&headers)], DOC);
-    assert_eq!(
-        run.stdout,
-        r#"<html><head></head><body><a href="http://final/x">x</a></body></html>"#
-    );
+    assert_eq!(run.stdout, r#"<a href="http://final/x">x</a>"#);
     // A header block without a status line (a MIME heading) works too.
     let mime = file(dir.path(), "mime.txt", b"Content-Base: http://mb/d/\n");
     let (base, source) = base_of(&["--headers", s(&mime)], DOC);
@@ -763,10 +758,7 @@ fn header_base_browser_ignores_header_bases() {
         DOC,
     );
     // `../x` against the end of the chain, http://h/final/.
-    assert_eq!(
-        run.stdout,
-        r#"<html><head></head><body><a href="http://h/x">x</a></body></html>"#
-    );
+    assert_eq!(run.stdout, r#"<a href="http://h/x">x</a>"#);
     // Explicit --content-base / --content-location still count.
     let (base, source) = base_of(
         &[
@@ -793,10 +785,7 @@ fn default_base_applies_only_when_nothing_else_does() {
     let (base, source) = base_of(&["--default-base", "http://def/x/"], DOC);
     assert_eq!((base, source.as_str()), (json!("http://def/x/"), "default"));
     let run = linkbase(&["rewrite", "--default-base", "http://def/x/y"], DOC);
-    assert_eq!(
-        run.stdout,
-        r#"<html><head></head><body><a href="http://def/x">x</a></body></html>"#
-    );
+    assert_eq!(run.stdout, r#"<a href="http://def/x">x</a>"#);
     let (_, source) = base_of(&["--default-base", "http://def/", "--url", URL], DOC);
     assert_eq!(source, "retrieval-uri");
     // A relative <base href> is resolved against it.
@@ -839,7 +828,7 @@ fn charset_overrides_the_meta_and_the_headers() {
     // one byte, and the rest of the document is kept.
     assert_eq!(
         out,
-        b"<html><head><meta charset=\"utf-8\"></head><body><p>\xe9</p><a href=\"http://h/caf\xe9\">x</a></body></html>"
+        b"<meta charset=\"utf-8\"><p>\xe9</p><a href=\"http://h/caf\xe9\">x</a>"
     );
     // Without --charset the <meta> says UTF-8, and \xe9 is malformed there.
     let run = linkbase(&["base"], doc);
@@ -961,14 +950,12 @@ fn drop_base_removes_the_base_element() {
     let run = linkbase(&["rewrite", "--url", URL], doc);
     assert_eq!(
         run.stdout,
-        r#"<html><head><base href="http://h/a/d/"></head><body><a href="http://h/a/d/x">x</a></body></html>"#
+        r#"<head><base href="http://h/a/d/"></head><a href="http://h/a/d/x">x</a>"#
     );
     let run = linkbase(&["rewrite", "--url", URL, "--drop-base"], doc);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        run.stdout,
-        r#"<html><head></head><body><a href="http://h/a/d/x">x</a></body></html>"#
-    );
+    // The element's bytes go, and nothing else.
+    assert_eq!(run.stdout, r#"<head></head><a href="http://h/a/d/x">x</a>"#);
 }
 
 #[test]
@@ -1077,13 +1064,13 @@ fn profile_whatwg() {
     let run = linkbase(&["rewrite", "--url", URL], doc);
     assert_eq!(
         run.stdout,
-        r#"<html><head></head><body><a href="http://h/a/b/a b?c">1</a><a href="http:g">2</a><a href="http://h/../../g">3</a></body></html>"#
+        r#"<a href="http://h/a/b/a b?c">1</a><a href="http:g">2</a><a href="http://h/../../g">3</a>"#
     );
     let run = linkbase(&["rewrite", "--url", URL, "--profile", "whatwg"], doc);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         run.stdout,
-        r#"<html><head></head><body><a href="http://h/a/b/a%20b?c">1</a><a href="http://h/a/b/g">2</a><a href="http://h/g">3</a></body></html>"#
+        r#"<a href="http://h/a/b/a%20b?c">1</a><a href="http://h/a/b/g">2</a><a href="http://h/g">3</a>"#
     );
 }
 
@@ -1308,4 +1295,29 @@ fn a_tag_with_too_many_attributes_is_refused() {
         "{}",
         run.stdout
     );
+}
+
+/// Issue 9: the output is the input with only URL values replaced: quoting, entities, spacing,
+/// duplicate attributes and the `image` alias as written.
+#[test]
+fn rewrite_splices_only_url_values() {
+    let doc = "<!doctype html><P CLASS=x>&nbsp;caf&eacute;<br/>\n\
+<a   HREF = 'a?x=1&amp;y=2'  title=\"&quot;q&quot;\">a</a>\n\
+<a href=b href=c>dup</a><image src=i.png><img src=\"we&#105;rd\">\n\
+<area href=\"sp ace\"><a href=q?copy=1&copy=2>c</a><table><td>cell</table>";
+    let run = linkbase(&["rewrite", "--url", "http://h/d/p.html"], doc.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "<!doctype html><P CLASS=x>&nbsp;caf&eacute;<br/>\n\
+<a   HREF = 'http://h/d/a?x=1&amp;y=2'  title=\"&quot;q&quot;\">a</a>\n\
+<a href=http://h/d/b href=c>dup</a><image src=http://h/d/i.png><img src=\"http://h/d/weird\">\n\
+<area href=\"http://h/d/sp ace\"><a href=\"http://h/d/q?copy=1&amp;copy=2\">c</a><table><td>cell</table>"
+    );
+    // Idempotent: the output, rewritten again, is the same bytes.
+    let again = linkbase(
+        &["rewrite", "--url", "http://h/d/p.html"],
+        run.stdout.as_bytes(),
+    );
+    assert_eq!(again.stdout, run.stdout);
 }

@@ -1,0 +1,366 @@
+//! ⑦ The span splicer: the plan's changes written into the input's own bytes (issue 9, first
+//! step).
+//!
+//! Serializing the parsed tree changes bytes that are not URLs (`&nbsp;`, quotes, self-closing
+//! slashes, implied `<tbody>`) and can even change the tree a browser builds. Here the DOM still
+//! decides *what* changes (base, every URL, HTML LS semantics), but the output is the input with
+//! only the changed attribute values replaced: lol_html, used read-only, gives each start tag's
+//! attribute-value byte ranges (never its mutation API, which rebuilds the whole tag); the raw
+//! value is decoded by the HTML attribute-value rules and matched with the plan's edits by
+//! (element, attribute, old value); the new value is escaped for the quoting in use and encoded in
+//! the document's encoding.
+//!
+//! Anything this cannot match exactly returns `None`, and the caller serializes the tree as
+//! before: an edit of element text (`<style>`, `<noscript>`), an edit whose occurrence is not
+//! found in the source, two edits of one (element, attribute, value) with different results, a
+//! tokenizer lol_html refuses (UTF-16, ISO-2022-JP) or a parsing ambiguity it reports.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::rc::Rc;
+
+use encoding_rs::Encoding;
+
+use crate::dom::{AttrNs, Document};
+use crate::rewrite::{EditTarget, Plan};
+
+/// Why the splicer handed a document back to the serializer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fallback {
+    /// An edit of element text (`<style>` CSS, `<noscript>` markup).
+    TextEdit,
+    /// An edit whose occurrence was not found in the source, or was found with two outcomes.
+    Unmatched,
+    /// lol_html cannot tokenize the encoding, or reported an error (ambiguity, memory).
+    Tokenizer,
+    /// A raw value does not decode in the document's encoding.
+    Undecodable,
+}
+
+/// One start tag as the source has it: its name, and each attribute's name and value range.
+struct SourceTag {
+    name: String,
+    html: bool,
+    range: Range<usize>,
+    attrs: Vec<(String, Option<Range<usize>>)>,
+}
+
+/// Every start tag of `bytes`, in source order (lol_html, read-only).
+fn source_tags(bytes: &[u8], encoding: &'static Encoding) -> Result<Vec<SourceTag>, Fallback> {
+    let encoding = lol_html::AsciiCompatibleEncoding::new(encoding).ok_or(Fallback::Tokenizer)?;
+    let tags = Rc::new(RefCell::new(Vec::new()));
+    let sink = tags.clone();
+    let settings = lol_html::Settings::new()
+        .with_encoding(encoding)
+        // Past this lol_html stops with an error rather than buffering an endless tag.
+        .with_memory_settings(
+            lol_html::MemorySettings::new().with_max_allowed_memory_usage(64 * 1024 * 1024),
+        )
+        .append_element_content_handler(lol_html::element!("*", move |el| {
+            let attrs = el
+                .attributes()
+                .iter()
+                .map(|a| (a.name(), a.value_source_location().map(|l| l.bytes())))
+                .collect();
+            sink.borrow_mut().push(SourceTag {
+                name: el.tag_name(),
+                html: el.namespace_uri() == "http://www.w3.org/1999/xhtml",
+                range: el.source_location().bytes(),
+                attrs,
+            });
+            Ok(())
+        }));
+    let mut rewriter = lol_html::HtmlRewriter::new(settings, |_: &[u8]| {});
+    rewriter
+        .write(bytes)
+        .and_then(|()| rewriter.end())
+        .map_err(|_| Fallback::Tokenizer)?;
+    Ok(tags.take())
+}
+
+/// The key an edit and a source occurrence share.
+type Key = (String, String, String);
+
+/// The input with the plan's attribute edits spliced in, or why that cannot be done exactly.
+pub(crate) fn splice(
+    bytes: &[u8],
+    doc: &Document,
+    plan: &Plan,
+    encoding: &'static Encoding,
+) -> Result<Vec<u8>, Fallback> {
+    if plan.edits.is_empty() {
+        return Ok(bytes.to_vec());
+    }
+    let mut changes: HashMap<Key, (String, usize)> = HashMap::new();
+    let mut removals: HashMap<String, usize> = HashMap::new();
+    for edit in &plan.edits {
+        let element = doc
+            .element(edit.node)
+            .map(|e| e.name().to_ascii_lowercase())
+            .ok_or(Fallback::Unmatched)?;
+        match &edit.target {
+            EditTarget::Attribute { ns, name } => {
+                let attr = match ns {
+                    AttrNs::None => name.to_ascii_lowercase(),
+                    AttrNs::XLink => format!("xlink:{}", name.to_ascii_lowercase()),
+                    AttrNs::Xml => format!("xml:{}", name.to_ascii_lowercase()),
+                    AttrNs::Other => return Err(Fallback::Unmatched),
+                };
+                let key = (element, attr, edit.old.clone());
+                match changes.get(&key) {
+                    Some((new, _)) if *new != edit.new => return Err(Fallback::Unmatched),
+                    Some(_) => {}
+                    None => {
+                        changes.insert(key, (edit.new.clone(), 0));
+                    }
+                }
+            }
+            EditTarget::Remove if element == "base" => {
+                removals.insert(edit.old.clone(), 0);
+            }
+            EditTarget::Remove | EditTarget::Text => return Err(Fallback::TextEdit),
+        }
+    }
+    let mut splices: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
+    for tag in source_tags(bytes, encoding)? {
+        // HTML LS "in body": a start tag `image` is treated as `img` (SVG has its own `image`).
+        let name = if tag.html && tag.name == "image" {
+            "img".to_owned()
+        } else {
+            tag.name
+        };
+        let mut seen: Vec<&str> = Vec::new();
+        for (attr, range) in &tag.attrs {
+            // Only the first of duplicate attributes exists in the tree.
+            if seen.contains(&attr.as_str()) {
+                continue;
+            }
+            seen.push(attr);
+            let Some(range) = range.clone() else { continue };
+            let raw = bytes.get(range.clone()).ok_or(Fallback::Unmatched)?;
+            let value = decode_attribute(raw, encoding).ok_or(Fallback::Undecodable)?;
+            if name == "base" && attr == "href" {
+                if let Some(count) = removals.get_mut(&value) {
+                    *count += 1;
+                    splices.push((tag.range.clone(), Vec::new()));
+                    continue;
+                }
+            }
+            let key = (name.clone(), attr.clone(), value);
+            if let Some((new, count)) = changes.get_mut(&key) {
+                *count += 1;
+                let (replace, text) = escaped(bytes, range, new);
+                let (encoded, _, _) = encoding.encode(&text);
+                splices.push((replace, encoded.into_owned()));
+            }
+        }
+    }
+    if changes.values().any(|(_, n)| *n == 0) || removals.values().any(|n| *n == 0) {
+        return Err(Fallback::Unmatched);
+    }
+    splices.sort_by_key(|(r, _)| r.start);
+    let mut out = Vec::with_capacity(bytes.len() + splices.len() * 32);
+    let mut at = 0;
+    for (range, text) in splices {
+        // A removed <base> contains its own href's range: skip what is already replaced.
+        if range.start < at {
+            continue;
+        }
+        out.extend_from_slice(bytes.get(at..range.start).ok_or(Fallback::Unmatched)?);
+        out.extend_from_slice(&text);
+        at = range.end;
+    }
+    out.extend_from_slice(bytes.get(at..).unwrap_or_default());
+    Ok(out)
+}
+
+/// The replacement of the value at `range`: `&` and the quote in use escaped; an unquoted value
+/// is quoted when the new text needs it (HTML LS §13.2.5.38 unquoted attribute value state), the
+/// quotes going just outside the range.
+fn escaped(bytes: &[u8], range: Range<usize>, new: &str) -> (Range<usize>, String) {
+    let before = range
+        .start
+        .checked_sub(1)
+        .and_then(|i| bytes.get(i))
+        .copied();
+    let after = bytes.get(range.end).copied();
+    let quote = match (before, after) {
+        (Some(q @ (b'"' | b'\'')), Some(a)) if a == q => Some(q),
+        _ => None,
+    };
+    let needs_quotes = new.is_empty()
+        || new.chars().any(|c| {
+            matches!(
+                c,
+                '\t' | '\n' | '\x0c' | '\r' | ' ' | '"' | '\'' | '=' | '<' | '>' | '`'
+            )
+        });
+    let quote = match quote {
+        Some(q) => char::from(q),
+        None if needs_quotes => '"',
+        None => '\0',
+    };
+    let mut text = String::with_capacity(new.len() + 2);
+    for c in new.chars() {
+        match c {
+            '&' => text.push_str("&amp;"),
+            '"' if quote == '"' => text.push_str("&quot;"),
+            '\'' if quote == '\'' => text.push_str("&#39;"),
+            c => text.push(c),
+        }
+    }
+    if quote == '"' && !matches!(before, Some(b'"')) {
+        return (range, format!("\"{text}\""));
+    }
+    (range, text)
+}
+
+/// An attribute value as the tokenizer gives it to the tree: decoded from the document's
+/// encoding, newlines normalized (HTML LS §13.2.3.5), NUL replaced, and character references
+/// decoded by the attribute-value rules (§13.2.5.72–80: a named reference without `;` followed
+/// by `=` or an alphanumeric is left as written).
+fn decode_attribute(raw: &[u8], encoding: &'static Encoding) -> Option<String> {
+    let (text, had_errors) = encoding.decode_without_bom_handling(raw);
+    if had_errors {
+        return None;
+    }
+    let text = text
+        .replace("\r\n", "\n")
+        .replace(['\r'], "\n")
+        .replace('\0', "\u{fffd}");
+    if !text.contains('&') {
+        return Some(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(amp) = rest.find('&') {
+        out.push_str(rest.get(..amp)?);
+        rest = rest.get(amp..)?;
+        let (decoded, used) = char_ref(rest);
+        match decoded {
+            Some(s) => out.push_str(&s),
+            None => out.push('&'),
+        }
+        rest = rest.get(used.max(1)..)?;
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// The character reference at the start of `s` (which starts with `&`), in an attribute value:
+/// what it decodes to, and how many bytes it takes (`None`, 1: a lone `&`).
+fn char_ref(s: &str) -> (Option<String>, usize) {
+    let body = s.get(1..).unwrap_or_default();
+    if let Some(num) = body.strip_prefix('#') {
+        let (hex, digits) = match num.strip_prefix(['x', 'X']) {
+            Some(h) => (true, h),
+            None => (false, num),
+        };
+        let len = digits
+            .find(|c: char| {
+                !(if hex {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c.is_ascii_digit()
+                })
+            })
+            .unwrap_or(digits.len());
+        if len == 0 {
+            return (None, 1);
+        }
+        let value =
+            u32::from_str_radix(digits.get(..len).unwrap_or("0"), if hex { 16 } else { 10 })
+                .unwrap_or(u32::MAX);
+        let semicolon = digits.get(len..).is_some_and(|r| r.starts_with(';'));
+        let used = 2 + usize::from(hex) + len + usize::from(semicolon);
+        return (Some(numeric(value).to_string()), used);
+    }
+    // Named: the longest entity name that the text starts with (HTML LS named character
+    // reference state), from html5ever's own table.
+    let mut best: Option<(usize, (u32, u32))> = None;
+    for (i, c) in body.char_indices() {
+        if !(c.is_ascii_alphanumeric() || c == ';') {
+            break;
+        }
+        let end = i + c.len_utf8();
+        let Some(name) = body.get(..end) else { break };
+        match markup5ever::data::NAMED_ENTITIES.get(name) {
+            Some(&(0, _)) => {}
+            Some(&m) => best = Some((end, m)),
+            None => break,
+        }
+        if c == ';' {
+            break;
+        }
+    }
+    let Some((len, (a, b))) = best else {
+        return (None, 1);
+    };
+    let ends_with_semicolon = body.get(..len).is_some_and(|n| n.ends_with(';'));
+    let next = body.get(len..).and_then(|r| r.chars().next());
+    if !ends_with_semicolon && next.is_some_and(|c| c == '=' || c.is_ascii_alphanumeric()) {
+        // Historical reasons: `&copy=1` in a URL stays as written.
+        return (None, 1);
+    }
+    let mut decoded = String::new();
+    decoded.extend(char::from_u32(a));
+    if b != 0 {
+        decoded.extend(char::from_u32(b));
+    }
+    (Some(decoded), 1 + len)
+}
+
+/// HTML LS §13.2.5.80 numeric character reference end state.
+fn numeric(value: u32) -> char {
+    const C1: [u32; 32] = [
+        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+        0x2039, 0x0152, 0x8D, 0x017D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013,
+        0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+    ];
+    match value {
+        0 => '\u{fffd}',
+        0x80..=0x9F => C1
+            .get((value - 0x80) as usize)
+            .and_then(|&v| char::from_u32(v))
+            .unwrap_or('\u{fffd}'),
+        v => char::from_u32(v).unwrap_or('\u{fffd}'),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn dec(s: &str) -> String {
+        decode_attribute(s.as_bytes(), encoding_rs::UTF_8).unwrap()
+    }
+
+    #[test]
+    fn attribute_values_decode_as_the_tokenizer_does() {
+        assert_eq!(dec("a&amp;b"), "a&b");
+        assert_eq!(dec("?a=1&copy=2"), "?a=1&copy=2");
+        assert_eq!(dec("&copy;2"), "\u{a9}2");
+        assert_eq!(dec("&copy 2"), "\u{a9} 2");
+        assert_eq!(dec("&#65;&#x42;&#x43"), "ABC");
+        assert_eq!(dec("&#128;"), "\u{20ac}");
+        assert_eq!(dec("&#0;"), "\u{fffd}");
+        assert_eq!(dec("&nosuch;&"), "&nosuch;&");
+        assert_eq!(dec("a\r\nb\rc"), "a\nb\nc");
+        // In an attribute, `&not` before an alphanumeric is left as written.
+        assert_eq!(dec("&notin;&notit;"), "\u{2209}&notit;");
+        assert_eq!(dec("&#;&#x;"), "&#;&#x;");
+    }
+
+    #[test]
+    fn new_values_are_escaped_for_their_quotes() {
+        let src = b"<a href=\"x\" b='y' c=z>";
+        assert_eq!(escaped(src, 9..10, "a&\"'").1, "a&amp;&quot;'");
+        assert_eq!(escaped(src, 15..16, "a&\"'").1, "a&amp;\"&#39;");
+        assert_eq!(escaped(src, 20..21, "http://h/z").1, "http://h/z");
+        assert_eq!(escaped(src, 20..21, "http://h/a b").1, "\"http://h/a b\"");
+        assert_eq!(escaped(src, 20..21, "").1, "\"\"");
+    }
+}
