@@ -11,7 +11,7 @@ use base64::Engine as _;
 use crate::base::{heading_base, layer_value, BaseLayers, Outer};
 use crate::error::{Diagnostic, Error};
 use crate::input::mime::{self, MessageTree, PartKind};
-use crate::pipeline::{analyse_html, finish, report, Options};
+use crate::pipeline::{analyse_html, finish, report, write_out, Options};
 use crate::report::{BaseRecord, Report};
 
 /// A MIME message and what is known about it from outside.
@@ -207,11 +207,17 @@ fn process(
             }
         }
         if rewrite && writable && !analysed.plan.edits.is_empty() {
-            let encoded = transfer_encode(
-                &finish(&analysed, options),
-                &part.transfer_encoding,
-                part.eol,
-            );
+            // Spliced into the part's own decoded bytes where the plan matches exactly, as for a
+            // bare document; else the part's tree serialized.
+            let html = match &part.decoded {
+                // The text transfer encodings write their own line ends (`part.eol`), from LF.
+                Some(body) if part.transfer_encoding != "base64" => {
+                    from_crlf(&write_out(body, &analysed, options).0)
+                }
+                Some(body) => write_out(body, &analysed, options).0,
+                None => finish(&analysed, options),
+            };
+            let encoded = transfer_encode(&html, &part.transfer_encoding, part.eol);
             if let (Some(span), Some(encoded)) = (&part.body, encoded) {
                 splices.push((span.clone(), encoded));
             }
