@@ -16,7 +16,7 @@
 //! tokenizer lol_html refuses (UTF-16, ISO-2022-JP) or a parsing ambiguity it reports.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -47,8 +47,15 @@ struct SourceTag {
     attrs: Vec<(String, Option<Range<usize>>)>,
 }
 
-/// Every start tag of `bytes`, in source order (lol_html, read-only).
-fn source_tags(bytes: &[u8], encoding: &'static Encoding) -> Result<Vec<SourceTag>, Fallback> {
+/// The start tags of `bytes` named in `elements`, with their attributes named in `attrs`, in
+/// source order (lol_html, read-only). Filtering here keeps the pass cheap: most tags and
+/// attributes of a page have nothing to change.
+fn source_tags(
+    bytes: &[u8],
+    encoding: &'static Encoding,
+    elements: HashSet<String>,
+    attrs: HashSet<String>,
+) -> Result<Vec<SourceTag>, Fallback> {
     let encoding = lol_html::AsciiCompatibleEncoding::new(encoding).ok_or(Fallback::Tokenizer)?;
     let tags = Rc::new(RefCell::new(Vec::new()));
     let sink = tags.clone();
@@ -59,13 +66,19 @@ fn source_tags(bytes: &[u8], encoding: &'static Encoding) -> Result<Vec<SourceTa
             lol_html::MemorySettings::new().with_max_allowed_memory_usage(64 * 1024 * 1024),
         )
         .append_element_content_handler(lol_html::element!("*", move |el| {
+            let name = el.tag_name();
+            if !elements.contains(&name) {
+                return Ok(());
+            }
             let attrs = el
                 .attributes()
                 .iter()
                 .map(|a| (a.name(), a.value_source_location().map(|l| l.bytes())))
+                // Kept in order (the first of duplicates counts), but only names that matter.
+                .filter(|(n, _)| attrs.contains(n))
                 .collect();
             sink.borrow_mut().push(SourceTag {
-                name: el.tag_name(),
+                name,
                 html: el.namespace_uri() == "http://www.w3.org/1999/xhtml",
                 range: el.source_location().bytes(),
                 attrs,
@@ -123,8 +136,17 @@ pub(crate) fn splice(
             EditTarget::Remove | EditTarget::Text => return Err(Fallback::TextEdit),
         }
     }
+    let mut elements: HashSet<String> = changes.keys().map(|(e, _, _)| e.clone()).collect();
+    let mut attrs: HashSet<String> = changes.keys().map(|(_, a, _)| a.clone()).collect();
+    if elements.contains("img") {
+        elements.insert("image".to_owned());
+    }
+    if !removals.is_empty() {
+        elements.insert("base".to_owned());
+        attrs.insert("href".to_owned());
+    }
     let mut splices: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
-    for tag in source_tags(bytes, encoding)? {
+    for tag in source_tags(bytes, encoding, elements, attrs)? {
         // HTML LS "in body": a start tag `image` is treated as `img` (SVG has its own `image`).
         let name = if tag.html && tag.name == "image" {
             "img".to_owned()

@@ -12,6 +12,7 @@ mod integration {
     mod goldens;
     mod safety;
     pub mod sites;
+    mod tree_safety;
     pub mod mhtml;
     pub mod util;
 }
