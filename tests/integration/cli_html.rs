@@ -1129,3 +1129,58 @@ fn broken_pipe_exits_0_quietly_for_jsonl() {
     assert!(line.starts_with('{'), "{line}");
     assert_eq!((code, stderr.as_str()), (0, ""));
 }
+
+// ---------------------------------------------------------------------------------------------
+// issue 10: header values as senders write them
+
+#[test]
+fn rewrite_content_base_in_quotes_or_angle_brackets_is_the_uri_inside() {
+    for value in ["\"http://x/a/\"", "<http://x/a/>", " < http://x/a/ > "] {
+        let run = linkbase(
+            &["rewrite", "--content-base", value],
+            b"<a href=\"g\">x</a>",
+        );
+        assert_eq!(run.code, 0, "{value}: {}", run.stderr);
+        assert_eq!(
+            run.stdout, "<html><head></head><body><a href=\"http://x/a/g\">x</a></body></html>",
+            "{value}"
+        );
+        assert_eq!(run.stderr, "", "{value}");
+    }
+}
+
+#[test]
+fn rewrite_header_content_base_in_angle_brackets_beats_the_url() {
+    let run = linkbase(
+        &[
+            "rewrite",
+            "--url",
+            "http://u/",
+            "--header",
+            "Content-Base: <http://x/a/>",
+        ],
+        b"<a href=\"g\">x</a>",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "<html><head></head><body><a href=\"http://x/a/g\">x</a></body></html>"
+    );
+}
+
+#[test]
+fn rewrite_unusable_header_base_is_reported_naming_the_header() {
+    let run = linkbase(
+        &["rewrite", "--header", "Content-Location: <cid:part1>"],
+        b"<a href=\"g\">x</a>",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "<html><head></head><body><a href=\"g\">x</a></body></html>"
+    );
+    assert_eq!(
+        run.stderr,
+        "linkbase: -: base-ignored: Content-Location: \"<cid:part1>\" is not a usable base: a cid:/mid: location is a label, not a base (RFC 2557 §8.3)\n"
+    );
+}

@@ -291,9 +291,18 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
             .map_err(Fatal::from)?
             .bytes
     } else {
-        pipeline::rewrite(&loaded.html_input(), &options)
-            .map_err(Fatal::from)?
-            .bytes
+        let rewritten = pipeline::rewrite(&loaded.html_input(), &options).map_err(Fatal::from)?;
+        // A base layer that could not serve is said, not dropped in silence (issue 10).
+        for d in &rewritten.report.base.diagnostics {
+            if matches!(d.code, "base-ignored" | "header-ignored") {
+                eprintln!(
+                    "linkbase: {}: {}",
+                    linkbase::report::escape_controls(&loaded.name),
+                    linkbase::report::escape_controls(&d.to_string())
+                );
+            }
+        }
+        rewritten.bytes
     };
     let (path, target) = match (&args.output, args.in_place, &snapshot) {
         (_, true, Some(before)) => (input_path, fsout::Target::InPlace(before)),
