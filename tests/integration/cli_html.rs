@@ -1181,6 +1181,73 @@ fn rewrite_unusable_header_base_is_reported_naming_the_header() {
     );
     assert_eq!(
         run.stderr,
-        "linkbase: -: base-ignored: Content-Location: \"<cid:part1>\" is not a usable base: a cid:/mid: location is a label, not a base (RFC 2557 §8.3)\n"
+        "linkbase: -: base-ignored: Content-Location: \"<cid:part1>\" is not a usable base: a cid:/mid: location is a label, not a base (RFC 2557 §8.3)\n\
+         linkbase: -: 1 of 1 links left relative or unresolvable (bad base)\n"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// issue 10: no silent no-ops
+
+const TWO_LINKS: &[u8] = b"<a href=\"g\">x</a><a href=\"http://x/\">y</a><a href=\"#f\">z</a>";
+
+#[test]
+fn rewrite_without_a_base_says_so_and_exits_0() {
+    let run = linkbase(&["rewrite"], TWO_LINKS);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "linkbase: -: 1 of 2 links left relative or unresolvable (no base)\n"
+    );
+}
+
+#[test]
+fn rewrite_fail_on_unresolved_exits_1_and_still_writes() {
+    let run = linkbase(&["rewrite", "--fail-on-unresolved"], TWO_LINKS);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "<html><head></head><body><a href=\"g\">x</a><a href=\"http://x/\">y</a><a href=\"#f\">z</a></body></html>"
+    );
+    assert_eq!(
+        run.stderr,
+        "linkbase: -: 1 of 2 links left relative or unresolvable (no base)\n"
+    );
+}
+
+#[test]
+fn rewrite_fail_on_unresolved_with_a_base_exits_0_silently() {
+    let run = linkbase(
+        &["rewrite", "--fail-on-unresolved", "--url", "http://a/b"],
+        TWO_LINKS,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn rewrite_against_an_opaque_base_says_so() {
+    let run = linkbase(
+        &["rewrite", "--fail-on-unresolved"],
+        b"<base href=\"mailto:a@b\"><a href=\"g\">x</a>",
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "linkbase: -: 1 of 2 links left relative or unresolvable (opaque base)\n"
+    );
+}
+
+#[test]
+fn rewrite_with_an_unusable_content_base_says_bad_base() {
+    let run = linkbase(
+        &["rewrite", "--content-base", "relative/"],
+        b"<a href=\"g\">x</a>",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "linkbase: -: base-ignored: Content-Base: \"relative/\" is not a usable base: it is relative and there is no base outside it to resolve it against\n\
+         linkbase: -: 1 of 1 links left relative or unresolvable (bad base)\n"
     );
 }
