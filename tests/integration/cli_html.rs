@@ -1251,3 +1251,17 @@ fn rewrite_with_an_unusable_content_base_says_bad_base() {
          linkbase: -: 1 of 1 links left relative or unresolvable (bad base)\n"
     );
 }
+
+// issue 10 item 4: one reader of a meta content charset, so `charset = x` is retargeted too.
+#[test]
+fn output_charset_retargets_a_content_charset_with_spaces_around_the_equals() {
+    let (code, out, err) = linkbase_bytes(
+        &["rewrite", "--url", "http://h/", "--output-charset", "utf-8"],
+        b"<meta http-equiv=\"content-type\" content=\"text/html; charset = iso-8859-2\"><p>\xb1</p>",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "<html><head><meta http-equiv=\"content-type\" content=\"text/html; charset = UTF-8\"></head><body><p>ą</p></body></html>"
+    );
+}
