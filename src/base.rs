@@ -295,13 +295,27 @@ fn header_name(source: BaseSource) -> &'static str {
     }
 }
 
+/// A header value without the `"…"` or `<…>` that senders put around URIs in text (RFC 2396
+/// Appendix E; RFC 2110 writes `Content-Base: "http://…"`). Neither `"` nor `<`/`>` can be in a
+/// URI, so removing one enclosing pair never changes one that was written bare.
+fn strip_delimiters(value: &str) -> &str {
+    let inner = value
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .or_else(|| value.strip_prefix('<').and_then(|v| v.strip_suffix('>')));
+    match inner {
+        Some(inner) => inner.trim_matches(is_ascii_whitespace),
+        None => value,
+    }
+}
+
 /// A layer's value made absolute against the base outside it.
 pub(crate) fn layer_value(
     value: &str,
     outer: &Base,
     options: ResolveOptions,
 ) -> Result<Uri, String> {
-    let value = value.trim_matches(is_ascii_whitespace);
+    let value = strip_delimiters(value.trim_matches(is_ascii_whitespace));
     let reference = UriRef::parse(value);
     // RFC 2557 §8.3: a `cid:` Content-Location is a label for matching, never a base.
     if reference

@@ -581,6 +581,15 @@ impl MetaAttributes {
 /// HTML LS "URLs and fetching", "algorithm for extracting a character encoding from a `meta`
 /// element": `charset=` in a `content` value such as `text/html; charset=utf-8`.
 fn charset_from_meta_content(content: &[u8]) -> Option<&'static Encoding> {
+    Encoding::for_label(content.get(meta_content_charset_label(content)?)?)
+}
+
+/// The same algorithm, giving where the label lies in `content` (quotes excluded). The one
+/// reader of a `content` charset: the prescan decodes with it and the serializer rewrites that
+/// label with it, so both agree on `charset = x` (issue 10).
+pub(crate) fn meta_content_charset_label(content: &[u8]) -> Option<std::ops::Range<usize>> {
+    // Every slice below is a suffix of `content`: its offset is what it lacks in length.
+    let offset = |suffix: &[u8]| content.len() - suffix.len();
     let mut rest = content;
     let value = loop {
         // Step 2. "Loop": the next "charset", in any ASCII case; none → nothing.
@@ -597,19 +606,20 @@ fn charset_from_meta_content(content: &[u8]) -> Option<&'static Encoding> {
     let value = value.trim_ascii_start();
     // Step 6. No next character → nothing.
     let (&first, tail) = value.split_first()?;
-    let label = if first == b'"' || first == b'\'' {
+    if first == b'"' || first == b'\'' {
         // A quoted label up to the matching quote; an unmatched quote → nothing.
         let end = tail.iter().position(|&b| b == first)?;
-        tail.get(..end)?
+        let start = offset(tail);
+        Some(start..start + end)
     } else {
         // Unquoted: up to whitespace, `;` or the end.
         let end = value
             .iter()
             .position(|&b| b.is_ascii_whitespace() || b == b';')
             .unwrap_or(value.len());
-        value.get(..end)?
-    };
-    Encoding::for_label(label)
+        let start = offset(value);
+        Some(start..start + end)
+    }
 }
 
 /// The start of the first ASCII-case-insensitive occurrence of `needle` in `haystack`.

@@ -98,6 +98,60 @@ pub struct Report {
     pub links: Vec<LinkRecord>,
 }
 
+/// How many links of a document were left relative or unresolvable, and why (issue 10: a
+/// `rewrite` that could not make links absolute must not pass for one that did).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnresolvedSummary {
+    /// Links that are not same-document references.
+    pub links: usize,
+    /// Of those, the ones with no absolute resolution.
+    pub unresolved: usize,
+    /// Why: `no base`, `bad base` (a base layer was given but could not be used), `opaque base`
+    /// (RFC 2396 §3: nothing relative resolves against it) or `unresolvable references`.
+    pub reason: &'static str,
+}
+
+impl std::fmt::Display for UnresolvedSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} of {} links left relative or unresolvable ({})",
+            self.unresolved, self.links, self.reason
+        )
+    }
+}
+
+impl Report {
+    /// The links left relative or unresolvable, or `None` when every link (same-document
+    /// references aside, which are right as they are) has an absolute resolution.
+    pub fn unresolved_summary(&self) -> Option<UnresolvedSummary> {
+        let links = self.links.iter().filter(|l| !l.same_document);
+        let total = links.clone().count();
+        let unresolved = links.filter(|l| l.resolved.is_none()).count();
+        if unresolved == 0 {
+            return None;
+        }
+        let reason = match &self.base.base {
+            None if self
+                .base
+                .diagnostics
+                .iter()
+                .any(|d| d.code == "base-ignored") =>
+            {
+                "bad base"
+            }
+            None => "no base",
+            Some(base) if !crate::uri::UriRef::parse(base).is_hierarchical() => "opaque base",
+            Some(_) => "unresolvable references",
+        };
+        Some(UnresolvedSummary {
+            links: total,
+            unresolved,
+            reason,
+        })
+    }
+}
+
 /// Writes records as JSON Lines.
 ///
 /// # Errors

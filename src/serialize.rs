@@ -37,13 +37,9 @@ pub fn retarget_charset_declarations(doc: &Document, encoding: &'static Encoding
             .attr("http-equiv")
             .is_some_and(|h| h.trim().eq_ignore_ascii_case("content-type"));
         if let (true, Some(content)) = (content_type, meta.attr("content")) {
-            let lower = content.to_ascii_lowercase();
-            if let Some(at) = lower.find("charset=") {
-                let start = at + "charset=".len();
-                let end = content
-                    .get(start..)
-                    .and_then(|rest| rest.find([';', ' ', '"', '\'']))
-                    .map_or(content.len(), |i| start + i);
+            // The prescan's reader, so the label replaced is the one decoding read.
+            if let Some(label) = crate::decode::meta_content_charset_label(content.as_bytes()) {
+                let (start, end) = (label.start, label.end);
                 let new = format!(
                     "{}{name}{}",
                     content.get(..start).unwrap_or_default(),

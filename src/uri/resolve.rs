@@ -408,9 +408,12 @@ impl Resolver {
             out.push_str(base.get(..=cut)?);
         } else {
             // An empty base path (`http://a`, so `up` is 0): no directory, and the merge gives
-            // "/" then the reference path, as RFC 3986 §5.2.3 does (see `merge_paths`).
+            // "/" then the reference path, as RFC 3986 §5.2.3 does (see `merge_paths`); a
+            // query-only reference (`?y`) keeps the empty path, as the 1998 text does.
             out.push_str(base.get(..layout.path_start)?);
-            out.push('/');
+            if !path.is_empty() {
+                out.push('/');
+            }
         }
         // The rest of the path, then step 7's query and fragment.
         out.push_str(reference.get(rest..)?);
@@ -651,7 +654,8 @@ pub(super) fn write_tail(out: &mut String, query: Option<&str>, fragment: Option
 ///
 /// Deviation: a base with an authority and an empty path (`http://a`) gives a buffer of just the
 /// reference path in the 1998 text, so `g` would become `http://ag`. We merge as RFC 3986 §5.2.3
-/// does, with a `/` in front: `http://a/g`.
+/// does, with a `/` in front: `http://a/g`. The `/` is for a reference path to follow: with an
+/// empty reference path (`?y`) the 1998 buffer is empty and stays so (`http://a?y`).
 pub(super) fn merge_paths(
     out: &mut String,
     base: &UriRef<'_>,
@@ -664,6 +668,10 @@ pub(super) fn merge_paths(
         Some(i) => base.path.get(1..i).map(Some).unwrap_or(None),
         None => None,
     };
+    if base.path.is_empty() && reference_path.is_empty() {
+        // Step 6a's buffer is empty; the deviation's `/` is only for a segment to follow it.
+        return Ok(());
+    }
     let path_start = out.len();
     let base_segments = base_dir.into_iter().flat_map(|d| d.split('/'));
     let mut segments = base_segments.chain(reference_path.split('/')).peekable();
@@ -924,6 +932,9 @@ mod properties {
             segments in prop::collection::vec(prop::sample::select(vec![".", "..", "a", "b", "", "a.", ".b"]), 0..10)
         ) {
             let reference = segments.join("/");
+            // An empty reference path against an empty base path is a query-only reference,
+            // which keeps the empty path (no "/" to start from).
+            prop_assume!(!reference.is_empty());
             let base = UriRef::parse("http://h");
             let mut stacked = String::new();
             prop_assert!(merge_paths(&mut stacked, &base, &reference, DotSegments::Remove).is_ok());

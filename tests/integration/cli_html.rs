@@ -1321,3 +1321,130 @@ fn rewrite_splices_only_url_values() {
     );
     assert_eq!(again.stdout, run.stdout);
 }
+
+// ---------------------------------------------------------------------------------------------
+// issue 10: header values as senders write them
+
+#[test]
+fn rewrite_content_base_in_quotes_or_angle_brackets_is_the_uri_inside() {
+    for value in ["\"http://x/a/\"", "<http://x/a/>", " < http://x/a/ > "] {
+        let run = linkbase(
+            &["rewrite", "--content-base", value],
+            b"<a href=\"g\">x</a>",
+        );
+        assert_eq!(run.code, 0, "{value}: {}", run.stderr);
+        assert_eq!(run.stdout, "<a href=\"http://x/a/g\">x</a>", "{value}");
+        assert_eq!(run.stderr, "", "{value}");
+    }
+}
+
+#[test]
+fn rewrite_header_content_base_in_angle_brackets_beats_the_url() {
+    let run = linkbase(
+        &[
+            "rewrite",
+            "--url",
+            "http://u/",
+            "--header",
+            "Content-Base: <http://x/a/>",
+        ],
+        b"<a href=\"g\">x</a>",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "<a href=\"http://x/a/g\">x</a>");
+}
+
+#[test]
+fn rewrite_unusable_header_base_is_reported_naming_the_header() {
+    let run = linkbase(
+        &["rewrite", "--header", "Content-Location: <cid:part1>"],
+        b"<a href=\"g\">x</a>",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "<a href=\"g\">x</a>");
+    assert_eq!(
+        run.stderr,
+        "linkbase: -: base-ignored: Content-Location: \"<cid:part1>\" is not a usable base: a cid:/mid: location is a label, not a base (RFC 2557 §8.3)\n\
+         linkbase: -: 1 of 1 links left relative or unresolvable (bad base)\n"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// issue 10: no silent no-ops
+
+const TWO_LINKS: &[u8] = b"<a href=\"g\">x</a><a href=\"http://x/\">y</a><a href=\"#f\">z</a>";
+
+#[test]
+fn rewrite_without_a_base_says_so_and_exits_0() {
+    let run = linkbase(&["rewrite"], TWO_LINKS);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "linkbase: -: 1 of 2 links left relative or unresolvable (no base)\n"
+    );
+}
+
+#[test]
+fn rewrite_fail_on_unresolved_exits_1_and_still_writes() {
+    let run = linkbase(&["rewrite", "--fail-on-unresolved"], TWO_LINKS);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "<a href=\"g\">x</a><a href=\"http://x/\">y</a><a href=\"#f\">z</a>"
+    );
+    assert_eq!(
+        run.stderr,
+        "linkbase: -: 1 of 2 links left relative or unresolvable (no base)\n"
+    );
+}
+
+#[test]
+fn rewrite_fail_on_unresolved_with_a_base_exits_0_silently() {
+    let run = linkbase(
+        &["rewrite", "--fail-on-unresolved", "--url", "http://a/b"],
+        TWO_LINKS,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn rewrite_against_an_opaque_base_says_so() {
+    let run = linkbase(
+        &["rewrite", "--fail-on-unresolved"],
+        b"<base href=\"mailto:a@b\"><a href=\"g\">x</a>",
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "linkbase: -: 1 of 2 links left relative or unresolvable (opaque base)\n"
+    );
+}
+
+#[test]
+fn rewrite_with_an_unusable_content_base_says_bad_base() {
+    let run = linkbase(
+        &["rewrite", "--content-base", "relative/"],
+        b"<a href=\"g\">x</a>",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "linkbase: -: base-ignored: Content-Base: \"relative/\" is not a usable base: it is relative and there is no base outside it to resolve it against\n\
+         linkbase: -: 1 of 1 links left relative or unresolvable (bad base)\n"
+    );
+}
+
+// issue 10 item 4: one reader of a meta content charset, so `charset = x` is retargeted too.
+#[test]
+fn output_charset_retargets_a_content_charset_with_spaces_around_the_equals() {
+    let (code, out, err) = linkbase_bytes(
+        &["rewrite", "--url", "http://h/", "--output-charset", "utf-8"],
+        b"<meta http-equiv=\"content-type\" content=\"text/html; charset = iso-8859-2\"><p>\xb1</p>",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "<html><head><meta http-equiv=\"content-type\" content=\"text/html; charset = UTF-8\"></head><body><p>ą</p></body></html>"
+    );
+}

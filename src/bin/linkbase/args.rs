@@ -88,6 +88,11 @@ pub struct RewriteArgs {
     /// Worker threads for a directory (default: every core).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
+    /// Exit 1 when any link of an HTML document was left relative or unresolvable (a one-line
+    /// summary on stderr says so either way). Exit codes: 0 done, 1 links left unresolved with
+    /// this flag (or, for a directory, files left unchanged), 2 bad usage or unusable input.
+    #[arg(long)]
+    pub fail_on_unresolved: bool,
 }
 
 #[derive(Debug, Args)]

@@ -286,14 +286,36 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     }
     let loaded = load(&args.input)?;
     let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
+    let mut unresolved = None;
     let bytes = if loaded.is_message() {
         message::rewrite_message(&loaded.message_input(), &options)
             .map_err(Fatal::from)?
             .bytes
     } else {
-        pipeline::rewrite(&loaded.html_input(), &options)
-            .map_err(Fatal::from)?
-            .bytes
+        let rewritten = pipeline::rewrite(&loaded.html_input(), &options).map_err(Fatal::from)?;
+        unresolved = rewritten.report.unresolved_summary();
+        // A base layer that could not serve is said, not dropped in silence (issue 10).
+        for d in &rewritten.report.base.diagnostics {
+            if matches!(d.code, "base-ignored" | "header-ignored") {
+                eprintln!(
+                    "linkbase: {}: {}",
+                    linkbase::report::escape_controls(&loaded.name),
+                    linkbase::report::escape_controls(&d.to_string())
+                );
+            }
+        }
+        rewritten.bytes
+    };
+    // Never a silent no-op: links left relative are said, after the base diagnostics above.
+    if let Some(summary) = &unresolved {
+        eprintln!(
+            "linkbase: {}: {summary}",
+            linkbase::report::escape_controls(&loaded.name)
+        );
+    }
+    let exit = match unresolved {
+        Some(_) if args.fail_on_unresolved => Exit::Problems,
+        _ => Exit::Ok,
     };
     let (path, target) = match (&args.output, args.in_place, &snapshot) {
         (_, true, Some(before)) => (input_path, fsout::Target::InPlace(before)),
@@ -305,12 +327,12 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
             let mut stdout = io::stdout().lock();
             stdout.write_all(&bytes)?;
             stdout.flush()?;
-            return Ok(Exit::Ok);
+            return Ok(exit);
         }
     };
     fsout::write(path, fsout::Contents::Bytes(&bytes), target)
         .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
-    Ok(Exit::Ok)
+    Ok(exit)
 }
 
 /// `-o FILE` naming the input itself (or a link to it) would replace the input: that is what
