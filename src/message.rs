@@ -11,7 +11,7 @@ use base64::Engine as _;
 use crate::base::{heading_base, layer_value, BaseLayers, Outer};
 use crate::error::{Diagnostic, Error};
 use crate::input::mime::{self, MessageTree, PartKind};
-use crate::pipeline::{analyse_html, finish, report, write_out, Options};
+use crate::pipeline::{analyse_html, finish, report, unclaim_loose, write_out, Engine, Options};
 use crate::report::{BaseRecord, Report};
 
 /// A MIME message and what is known about it from outside.
@@ -128,6 +128,11 @@ fn process(
             });
         let outer = Outer { base, document_uri };
         let name = format!("{} part {path}", input.name);
+        // E-mail HTML: Outlook renders conditional comments, so their URLs count by default.
+        let part_options = Options {
+            conditional_comments: Some(options.conditional_comments.unwrap_or(true)),
+            ..*options
+        };
         let analysed = match part
             .decoded
             .as_deref()
@@ -139,7 +144,7 @@ fn process(
                     part.charset.as_deref(),
                     diagnostics.clone(),
                     &outer,
-                    options,
+                    &part_options,
                 )
                 .map_err(|e| e.to_string())
             }) {
@@ -182,7 +187,9 @@ fn process(
         }
         let lossless = !analysed.decoded.had_errors;
         let writable = part.body.is_some() && is_writable(&part.transfer_encoding) && lossless;
-        if !analysed.plan.edits.is_empty() && !writable {
+        let changes = !analysed.plan.edits.is_empty()
+            || analysed.loose.iter().any(|(_, l)| l.replacement.is_some());
+        if changes && !writable {
             // Reported and resolved, but not changed: say so, and do not claim a rewrite.
             let why = if !lossless {
                 format!(
@@ -206,16 +213,21 @@ fn process(
                 link.rewritten = false;
             }
         }
-        if rewrite && writable && !analysed.plan.edits.is_empty() {
+        if rewrite && writable && changes {
             // Spliced into the part's own decoded bytes where the plan matches exactly, as for a
             // bare document; else the part's tree serialized.
-            let html = match &part.decoded {
-                // The text transfer encodings write their own line ends (`part.eol`), from LF.
-                Some(body) if part.transfer_encoding != "base64" => {
-                    from_crlf(&write_out(body, &analysed, options).0)
-                }
-                Some(body) => write_out(body, &analysed, options).0,
-                None => finish(&analysed, options),
+            let (html, engine) = match &part.decoded {
+                Some(body) => write_out(body, &analysed, options),
+                None => (finish(&analysed, options), Engine::Serialize(None)),
+            };
+            if engine != Engine::Splice {
+                unclaim_loose(&mut part_report);
+            }
+            // The text transfer encodings write their own line ends (`part.eol`), from LF.
+            let html = if part.transfer_encoding == "base64" {
+                html
+            } else {
+                from_crlf(&html)
             };
             let encoded = transfer_encode(&html, &part.transfer_encoding, part.eol);
             if let (Some(span), Some(encoded)) = (&part.body, encoded) {

@@ -37,6 +37,10 @@ pub struct Options {
     pub output_encoding: Option<&'static Encoding>,
     /// Bounds on parsing hostile input.
     pub limits: ParseLimits,
+    /// Rewrite and report URLs inside downlevel-hidden conditional comments
+    /// (`<!--[if mso]> … <![endif]-->`), which Outlook renders and browsers ignore. `None`: on
+    /// for HTML parts of MIME messages (e-mail), off for plain documents.
+    pub conditional_comments: Option<bool>,
 }
 
 /// The output of [`rewrite()`].
@@ -61,6 +65,16 @@ pub enum Engine {
     Serialize(Option<crate::splice::Fallback>),
 }
 
+/// The serializer writes comments as the tree holds them: URLs inside conditional comments are
+/// changed only by the splicer, so a serialized document must not claim them.
+pub(crate) fn unclaim_loose(report: &mut Report) {
+    for link in &mut report.links {
+        if link.kind == rewrite::LinkKind::ConditionalComment {
+            link.rewritten = false;
+        }
+    }
+}
+
 /// The rewritten bytes: spliced into the input where the plan can be matched exactly, else the
 /// tree serialized.
 pub(crate) fn write_out(bytes: &[u8], a: &Analysed, options: &Options) -> (Vec<u8>, Engine) {
@@ -70,7 +84,12 @@ pub(crate) fn write_out(bytes: &[u8], a: &Analysed, options: &Options) -> (Vec<u
     {
         return (finish(a, options), Engine::Serialize(None));
     }
-    match crate::splice::splice(bytes, &a.doc, &a.plan, a.decoded.encoding) {
+    let extra: Vec<_> = a
+        .loose
+        .iter()
+        .filter_map(|(range, l)| Some((range.clone(), l.replacement.clone()?)))
+        .collect();
+    match crate::splice::splice(bytes, &a.doc, &a.plan, a.decoded.encoding, &extra) {
         Ok(out) => (out, Engine::Splice),
         Err(why) => (finish(a, options), Engine::Serialize(Some(why))),
     }
@@ -106,9 +125,13 @@ pub fn rewrite(input: &HtmlInput<'_>, options: &Options) -> Result<Rewritten, Er
     let a = analyse(input, options)?;
     refuse_text_loss(input.name, &a)?;
     let (bytes, engine) = write_out(input.bytes, &a, options);
+    let mut report = report(&a, None);
+    if engine != Engine::Splice {
+        unclaim_loose(&mut report);
+    }
     Ok(Rewritten {
         bytes,
-        report: report(&a, None),
+        report,
         engine,
     })
 }
@@ -151,6 +174,8 @@ pub(crate) struct Analysed {
     pub doc: Document,
     pub plan: Plan,
     pub diagnostics: Vec<Diagnostic>,
+    /// URLs inside conditional comments, with their value ranges in the input.
+    pub loose: Vec<(std::ops::Range<usize>, rewrite::LooseUrl)>,
 }
 
 /// Decode, parse, establish the base and plan: everything but changing the document.
@@ -188,12 +213,39 @@ pub(crate) fn analyse_html(
     decoded.text = String::new();
     let plan = rewrite::plan(&doc, outer, &options.rewrite, decoded.encoding);
     diagnostics.extend(plan.diagnostics.iter().cloned());
+    let loose = if options.conditional_comments == Some(true) {
+        conditional_comment_urls(bytes, &plan, outer, options, decoded.encoding)
+    } else {
+        Vec::new()
+    };
     Ok(Analysed {
         decoded,
         doc,
         plan,
         diagnostics,
+        loose,
     })
+}
+
+/// Issue 14: the URL attributes inside conditional comments, resolved like the tree's.
+fn conditional_comment_urls(
+    bytes: &[u8],
+    plan: &Plan,
+    outer: &Outer,
+    options: &Options,
+    encoding: &'static Encoding,
+) -> Vec<(std::ops::Range<usize>, rewrite::LooseUrl)> {
+    let found: Vec<_> = rewrite::conditional::scan(bytes, encoding)
+        .into_iter()
+        .filter_map(|u| {
+            let raw = bytes.get(u.range.clone())?;
+            let value = crate::splice::decode_attribute(raw, encoding)?;
+            Some((u.range, (u.element, u.attribute, value)))
+        })
+        .collect();
+    let values: Vec<_> = found.iter().map(|(_, v)| v.clone()).collect();
+    let planned = rewrite::plan_loose_urls(plan, outer, &options.rewrite, encoding, &values);
+    found.into_iter().map(|(r, _)| r).zip(planned).collect()
 }
 
 /// Stages ② and ③: decode (refusing the `replacement` encoding) and parse within the bounds.
@@ -249,6 +301,7 @@ pub(crate) fn report(a: &Analysed, part: Option<&str>) -> Report {
             .plan
             .links
             .iter()
+            .chain(a.loose.iter().map(|(_, l)| &l.link))
             .map(|l| LinkRecord::new(l, part))
             .collect(),
     }

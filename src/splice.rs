@@ -96,14 +96,16 @@ fn source_tags(
 /// The key an edit and a source occurrence share.
 type Key = (String, String, String);
 
-/// The input with the plan's attribute edits spliced in, or why that cannot be done exactly.
+/// The input with the plan's attribute edits (and `extra` values at known ranges) spliced in,
+/// or why that cannot be done exactly.
 pub(crate) fn splice(
     bytes: &[u8],
     doc: &Document,
     plan: &Plan,
     encoding: &'static Encoding,
+    extra: &[(Range<usize>, String)],
 ) -> Result<Vec<u8>, Fallback> {
-    if plan.edits.is_empty() {
+    if plan.edits.is_empty() && extra.is_empty() {
         return Ok(bytes.to_vec());
     }
     let mut changes: HashMap<Key, (String, usize)> = HashMap::new();
@@ -146,6 +148,11 @@ pub(crate) fn splice(
         attrs.insert("href".to_owned());
     }
     let mut splices: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
+    // Values whose ranges are already known (inside conditional comments).
+    for (range, new) in extra {
+        let (replace, text) = escaped(bytes, range.clone(), new);
+        splices.push((replace, encoding.encode(&text).0.into_owned()));
+    }
     for tag in source_tags(bytes, encoding, elements, attrs)? {
         // HTML LS "in body": a start tag `image` is treated as `img` (SVG has its own `image`).
         let name = if tag.html && tag.name == "image" {
@@ -243,7 +250,7 @@ fn escaped(bytes: &[u8], range: Range<usize>, new: &str) -> (Range<usize>, Strin
 /// encoding, newlines normalized (HTML LS §13.2.3.5), NUL replaced, and character references
 /// decoded by the attribute-value rules (§13.2.5.72–80: a named reference without `;` followed
 /// by `=` or an alphanumeric is left as written).
-fn decode_attribute(raw: &[u8], encoding: &'static Encoding) -> Option<String> {
+pub(crate) fn decode_attribute(raw: &[u8], encoding: &'static Encoding) -> Option<String> {
     let (text, had_errors) = encoding.decode_without_bom_handling(raw);
     if had_errors {
         return None;

@@ -6,6 +6,7 @@
 //! writer could apply the same plan to the source bytes, since each edit names its element by
 //! tree position and its attribute by name.
 
+pub(crate) mod conditional;
 pub(crate) mod css;
 pub(crate) mod refresh;
 pub(crate) mod srcset;
@@ -50,6 +51,9 @@ pub enum LinkKind {
     Css,
     /// An `@import` in CSS.
     CssImport,
+    /// An attribute inside a downlevel-hidden conditional comment (`<!--[if mso]> … <![endif]-->`),
+    /// which Outlook renders and browsers ignore.
+    ConditionalComment,
 }
 
 /// One URL occurrence: what it was, what it resolves to, and what was done.
@@ -287,6 +291,62 @@ fn drop_bases(
             }
         }
     }
+}
+
+/// One URL found outside the tree (inside a conditional comment): its link, and the new value
+/// when the document changes there.
+pub(crate) struct LooseUrl {
+    pub link: Link,
+    pub replacement: Option<String>,
+}
+
+/// Resolves URL attribute values found outside the tree (conditional comments) with the same
+/// rules as the tree's (HTML-RULES §3), against the document's base.
+pub(crate) fn plan_loose_urls(
+    plan: &Plan,
+    outer: &Outer,
+    options: &RewriteOptions,
+    encoding: &'static Encoding,
+    values: &[(String, String, String)],
+) -> Vec<LooseUrl> {
+    let mut diagnostics = Vec::new();
+    let planner = Planner::new(
+        plan.base.clone(),
+        outer,
+        options,
+        0,
+        encoding,
+        &mut diagnostics,
+    );
+    values
+        .iter()
+        .map(|(element, attribute, value)| {
+            let ctx = UrlContext {
+                node: NodeId(usize::MAX),
+                comma_list: false,
+                element,
+                attribute: Some(attribute),
+                role: targets::Role::Resource,
+                local_fragments: false,
+                resolver: planner.resolver.as_ref(),
+            };
+            let outcome = planner.resolve_value(&ctx, value, false);
+            let mut found = Found::default();
+            let replacement = outcome.replacement.clone();
+            planner.record(
+                &mut found,
+                &ctx,
+                LinkKind::ConditionalComment,
+                value,
+                outcome,
+                replacement.is_some(),
+            );
+            LooseUrl {
+                link: found.links.remove(0),
+                replacement,
+            }
+        })
+        .collect()
 }
 
 /// Carries out `plan` on `doc`.

@@ -1448,3 +1448,70 @@ fn output_charset_retargets_a_content_charset_with_spaces_around_the_equals() {
         "<html><head><meta http-equiv=\"content-type\" content=\"text/html; charset = UTF-8\"></head><body><p>ą</p></body></html>"
     );
 }
+
+/// Issue 14 item 7: URLs inside downlevel-hidden conditional comments, which Outlook renders:
+/// off by default for web pages, on for MIME messages, byte-faithful, reported with their kind.
+#[test]
+fn conditional_comment_urls_are_rewritten_for_email() {
+    let html = "<p><img src=\"a.png\"><!--[if gte vml 1]><v:fill type=frame src=\"bg.jpg\"/>\
+<v:imagedata src='image001.png' o:title=\"\"/><![endif]--><!-- <img src=plain.png> --></p>";
+    let url = "http://h/d/p.html";
+    let off = linkbase(&["rewrite", "--url", url], html.as_bytes());
+    assert_eq!(
+        off.stdout,
+        html.replace("src=\"a.png\"", "src=\"http://h/d/a.png\"")
+    );
+    let on = linkbase(
+        &["rewrite", "--url", url, "--conditional-comments", "on"],
+        html.as_bytes(),
+    );
+    assert_eq!(
+        on.stdout,
+        "<p><img src=\"http://h/d/a.png\"><!--[if gte vml 1]><v:fill type=frame src=\"http://h/d/bg.jpg\"/>\
+<v:imagedata src='http://h/d/image001.png' o:title=\"\"/><![endif]--><!-- <img src=plain.png> --></p>"
+    );
+    let links = linkbase(
+        &["links", "--url", url, "--conditional-comments", "on"],
+        html.as_bytes(),
+    );
+    let kinds: Vec<(String, String)> = jsonl(&links.stdout)
+        .iter()
+        .map(|r| {
+            (
+                r["element"].as_str().unwrap().to_owned(),
+                r["kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("img".into(), "url".into()),
+            ("v:fill".into(), "conditional-comment".into()),
+            ("v:imagedata".into(), "conditional-comment".into()),
+        ]
+    );
+    // A MIME message: on by default, off on request.
+    let mail = format!(
+        "MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\
+Content-Location: http://m/x/mail.html\r\n\r\n{html}\r\n"
+    );
+    let run = linkbase(&["rewrite"], mail.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("src=\"http://m/x/bg.jpg\"")
+            && run.stdout.contains("src='http://m/x/image001.png'"),
+        "{}",
+        run.stdout
+    );
+    let run = linkbase(
+        &["rewrite", "--conditional-comments", "off"],
+        mail.as_bytes(),
+    );
+    assert!(run.stdout.contains("src=\"bg.jpg\""), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("src=\"http://m/x/a.png\""),
+        "{}",
+        run.stdout
+    );
+}

@@ -117,6 +117,12 @@ pub struct BaseArgs {
     pub root: bool,
 }
 
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Switch {
+    On,
+    Off,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum LinksFormat {
     Jsonl,
@@ -163,6 +169,11 @@ pub struct InputArgs {
     /// The transport charset (a WHATWG label); overrides a Content-Type charset from headers.
     #[arg(long, value_name = "LABEL")]
     pub charset: Option<String>,
+    /// URLs inside downlevel-hidden conditional comments (`<!--[if mso]> … <![endif]-->`), which
+    /// Outlook renders and browsers ignore: rewritten and reported (kind conditional-comment).
+    /// Default: on for MIME messages (e-mail), off for web pages.
+    #[arg(long, value_enum, value_name = "ON|OFF")]
+    pub conditional_comments: Option<Switch>,
     #[command(flatten)]
     pub resolution: ResolutionArgs,
 }

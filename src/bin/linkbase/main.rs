@@ -261,6 +261,7 @@ fn options(
             drop_base,
         },
         output_encoding,
+        conditional_comments: args.conditional_comments.map(|s| s == args::Switch::On),
         ..Options::default()
     })
 }
