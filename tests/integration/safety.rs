@@ -500,3 +500,57 @@ fn killed_in_place_runs_leave_every_file_old_or_new() {
         );
     }
 }
+
+/// Issue 10 item 6: site runs say how many links they left relative or unresolvable, and
+/// `--fail-on-unresolved` makes that exit 1.
+#[test]
+fn site_runs_summarise_unresolved_links() {
+    let dir = tmp();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(
+        site.join("a.html"),
+        "<base href=\"mailto:q@r\"><a href=\"x\">x</a><a href=\"mailto:a@b\">m</a>",
+    )
+    .unwrap();
+    std::fs::write(site.join("b.html"), "<a href=\"y\">y</a>").unwrap();
+    let out = dir.path().join("out");
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&site),
+            "--site-url",
+            "http://s/",
+            "-o",
+            s(&out),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "linkbase: 1 links left relative or unresolvable on 1 pages (see `linkbase links` on a page for each one)\n"
+    );
+    let out2 = dir.path().join("out2");
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&site),
+            "--site-url",
+            "http://s/",
+            "-o",
+            s(&out2),
+            "--fail-on-unresolved",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    // A MIME message: per part.
+    let mail = b"MIME-Version: 1.0\r\nContent-Type: text/html\r\n\r\n<base href=\"mailto:x@y\"><a href=g>g</a>\r\n";
+    let run = linkbase(&["rewrite", "--fail-on-unresolved"], mail);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "linkbase: - part 1: 1 of 2 links left relative or unresolvable (opaque base)\n"
+    );
+}

@@ -289,9 +289,20 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
     let mut unresolved = None;
     let bytes = if loaded.is_message() {
-        message::rewrite_message(&loaded.message_input(), &options)
-            .map_err(Fatal::from)?
-            .bytes
+        let rewritten =
+            message::rewrite_message(&loaded.message_input(), &options).map_err(Fatal::from)?;
+        // Each HTML part is a document of its own: its links left relative are said per part.
+        for report in &rewritten.reports {
+            if let Some(summary) = report.unresolved_summary() {
+                eprintln!(
+                    "linkbase: {} part {}: {summary}",
+                    linkbase::report::escape_controls(&loaded.name),
+                    report.base.part.as_deref().unwrap_or("?")
+                );
+                unresolved = Some(summary);
+            }
+        }
+        rewritten.bytes
     } else {
         let rewritten = pipeline::rewrite(&loaded.html_input(), &options).map_err(Fatal::from)?;
         unresolved = rewritten.report.unresolved_summary();
@@ -308,7 +319,7 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         rewritten.bytes
     };
     // Never a silent no-op: links left relative are said, after the base diagnostics above.
-    if let Some(summary) = &unresolved {
+    if let (Some(summary), false) = (&unresolved, loaded.is_message()) {
         eprintln!(
             "linkbase: {}: {summary}",
             linkbase::report::escape_controls(&loaded.name)
@@ -469,6 +480,19 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     }
     set_jobs(args.jobs)?;
     let counts = walk::rewrite_tree(&tree, &site, destination, &options);
+    let unresolved_pages = counts
+        .unresolved_pages
+        .load(std::sync::atomic::Ordering::Relaxed);
+    if unresolved_pages > 0 {
+        // The same summary as for one document (issue 10), over the run.
+        eprintln!(
+            "linkbase: {} links left relative or unresolvable on {unresolved_pages} pages \
+             (see `linkbase links` on a page for each one)",
+            counts
+                .unresolved_links
+                .load(std::sync::atomic::Ordering::Relaxed)
+        );
+    }
     let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed);
     if failed > 0 {
         let what = match destination {
@@ -479,6 +503,9 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
             "linkbase: {failed} of {} files could not be rewritten ({what}, see above)",
             tree.entries.len() + tree.undecodable.len()
         );
+        return Ok(Exit::Problems);
+    }
+    if unresolved_pages > 0 && args.fail_on_unresolved {
         return Ok(Exit::Problems);
     }
     Ok(Exit::Ok)

@@ -198,6 +198,9 @@ impl Progress {
 #[derive(Debug, Default)]
 pub struct Counts {
     pub failed: AtomicUsize,
+    /// Pages with links left relative or unresolvable, and how many such links (issue 10).
+    pub unresolved_pages: AtomicUsize,
+    pub unresolved_links: AtomicUsize,
 }
 
 /// A path for a message: control characters made visible, so a hostile name cannot forge lines
@@ -249,8 +252,15 @@ pub fn rewrite_tree(
     let counts = Counts::default();
     let progress = Progress::new(tree.entries.len() + tree.undecodable.len(), "rewrite");
     tree.entries.par_iter().for_each(|entry| {
-        if let Err(e) = rewrite_one(entry, site, destination, options) {
-            fail(&counts, &entry.rel, e);
+        match rewrite_one(entry, site, destination, options) {
+            Ok(0) => {}
+            Ok(unresolved) => {
+                counts.unresolved_pages.fetch_add(1, Ordering::Relaxed);
+                counts
+                    .unresolved_links
+                    .fetch_add(unresolved, Ordering::Relaxed);
+            }
+            Err(e) => fail(&counts, &entry.rel, e),
         }
         progress.inc();
     });
@@ -298,12 +308,13 @@ fn refuse_same_file(source: &Path, target: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Rewrites one file; says how many of its links were left relative or unresolvable.
 fn rewrite_one(
     entry: &Entry,
     site: &Site,
     destination: Destination<'_>,
     options: &Options,
-) -> Result<(), String> {
+) -> Result<usize, String> {
     let rel = Path::new(&entry.rel);
     let out = match destination {
         Destination::Out(out) => Some(out),
@@ -311,7 +322,7 @@ fn rewrite_one(
     };
     if entry.is_link && out.is_none() {
         // In place, a link inside the tree is left a link: its target is rewritten on its own.
-        return Ok(());
+        return Ok(0);
     }
     if entry.kind == FileKind::OutsideLink {
         if let Some(out) = out {
@@ -337,20 +348,26 @@ fn rewrite_one(
                 e.to_string()
             })?;
         }
-        return Ok(());
+        return Ok(0);
     }
     if entry.kind == FileKind::Other {
         if let Some(out) = out {
             copy_unchanged(&entry.path, out, rel)?;
         }
-        return Ok(());
+        return Ok(0);
     }
     let (bytes, snapshot) = fsout::read_with_snapshot(&entry.path).map_err(|e| e.to_string())?;
     let url = site.file_url(&entry.rel);
+    let unresolved = |reports: &[linkbase::Report]| -> usize {
+        reports
+            .iter()
+            .filter_map(linkbase::Report::unresolved_summary)
+            .map(|s| s.unresolved)
+            .sum()
+    };
     let rewritten = match entry.kind {
-        FileKind::Html => {
-            pipeline::rewrite(&html_input(&entry.rel, &bytes, url), options).map(|r| r.bytes)
-        }
+        FileKind::Html => pipeline::rewrite(&html_input(&entry.rel, &bytes, url), options)
+            .map(|r| (unresolved(std::slice::from_ref(&r.report)), r.bytes)),
         _ => linkbase::message::rewrite_message(
             &linkbase::message::MessageInput {
                 name: &entry.rel,
@@ -362,10 +379,10 @@ fn rewrite_one(
             },
             options,
         )
-        .map(|r| r.bytes),
+        .map(|r| (unresolved(&r.reports), r.bytes)),
     };
-    let new = match (rewritten, out) {
-        (Ok(new), _) => new,
+    let (left, new) = match (rewritten, out) {
+        (Ok(done), _) => done,
         (Err(e), Some(out)) => {
             // No holes in the copy: the page as it was, and the failure reported.
             return Err(match copy_unchanged(&entry.path, out, rel) {
@@ -382,16 +399,17 @@ fn rewrite_one(
             }
             let target = out.join(rel);
             refuse_same_file(&entry.path, &target)?;
-            fsout::write(&target, Contents::Bytes(&new), FileTarget::Output)
+            fsout::write(&target, Contents::Bytes(&new), FileTarget::Output)?;
         }
         // Nothing to change: the file is not touched at all (its mtime stays).
-        None if new == bytes => Ok(()),
+        None if new == bytes => {}
         None => fsout::write(
             &entry.path,
             Contents::Bytes(&new),
             FileTarget::InPlace(&snapshot),
-        ),
+        )?,
     }
+    Ok(left)
 }
 
 /// One line of `check --format jsonl`.
