@@ -1,0 +1,68 @@
+//! The URL Standard's own test vectors (WPT `url/resources/urltestdata.json`, BSD-3-Clause, as
+//! shipped with the `url` crate 2.5.8; see `tests/wpt/README.md`), run through the `whatwg`
+//! profile: one trial per case that resolves an input against a base (issue 10). Cases without a
+//! base parse an absolute URL alone, which is the `url` crate's job, not linkbase's, and are not
+//! run. `tests/wpt/expected_failures.txt` is the ledger of known failures; a listed trial that
+//! passes fails the suite, so the ledger only shrinks.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::collections::HashSet;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use linkbase::{Profile, ResolveOptions, Resolver};
+use serde_json::Value;
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/wpt");
+
+fn main() {
+    let args = Arguments::from_args();
+    let data: Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/urltestdata.json")).unwrap())
+            .unwrap();
+    let ledger: HashSet<String> = std::fs::read_to_string(format!("{DIR}/expected_failures.txt"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect();
+    let mut trials = Vec::new();
+    for (n, case) in data.as_array().unwrap().iter().enumerate() {
+        let Some(case) = case.as_object() else {
+            continue; // a comment string
+        };
+        let Some(base) = case.get("base").and_then(Value::as_str) else {
+            continue;
+        };
+        let input = case["input"].as_str().unwrap().to_owned();
+        let base = base.to_owned();
+        let expected = if case.get("failure").and_then(Value::as_bool) == Some(true) {
+            None
+        } else {
+            Some(case["href"].as_str().unwrap().to_owned())
+        };
+        let name = format!("wpt {n}: {input:?} against {base:?}");
+        let listed = ledger.contains(&name);
+        trials.push(Trial::test(name, move || {
+            let options = ResolveOptions::for_profile(Profile::Whatwg);
+            let got = Resolver::new(&base, options)
+                .ok()
+                .and_then(|r| r.resolve(&input).ok())
+                .map(|r| r.uri);
+            let pass = got == expected;
+            match (pass, listed) {
+                (true, false) | (false, true) => Ok(()),
+                (true, true) => Err(Failed::from(
+                    "passes but is listed in tests/wpt/expected_failures.txt: remove it",
+                )),
+                (false, false) => Err(Failed::from(format!("expected {expected:?}, got {got:?}"))),
+            }
+        }));
+    }
+    assert!(trials.len() > 300, "the vectors were read");
+    libtest_mimic::run(&args, trials).exit();
+}
