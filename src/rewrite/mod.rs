@@ -867,7 +867,22 @@ impl<'a> Planner<'a> {
         }
         let reference = UriRef::parse(value);
         if self.stays_absolute(&reference) {
-            // HTML-RULES §3: absolute references stay byte-identical.
+            // HTML-RULES §3: absolute references stay byte-identical. Under the whatwg profile
+            // the report still gives what a browser makes of them (`new URL(ref, base)`, issue
+            // 10): the URL Standard parses absolute URLs too (`https:x` is `https://x/`, a bad
+            // host fails), and the browser reads the unchanged bytes the same way.
+            if self.options.resolve.profile == Profile::Whatwg {
+                if let Some(resolver) = ctx.resolver {
+                    return match resolver.resolve(value) {
+                        Ok(r) => keep(Some(r.uri), false, None),
+                        Err(e) => keep(
+                            None,
+                            false,
+                            Some(Diagnostic::new("unresolvable", e.to_string())),
+                        ),
+                    };
+                }
+            }
             return keep(Some(value.to_owned()), false, None);
         }
         if reference.is_same_document() {

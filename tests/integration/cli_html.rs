@@ -1515,3 +1515,52 @@ Content-Location: http://m/x/mail.html\r\n\r\n{html}\r\n"
         run.stdout
     );
 }
+
+/// Issue 10 item 2: under the whatwg profile every reference, absolute ones included, is
+/// reported as a browser's `new URL(ref, base)` gives it (the bytes stay as written, and the
+/// browser reads them the same way): `https:x` is `https://x/`, an invalid bracketed host is
+/// unresolvable, and a `ws:` query is UTF-8 even in a Shift_JIS document (URL Standard: the
+/// document's encoding is for special schemes other than ws/wss).
+#[test]
+fn whatwg_profile_parses_absolute_references_too() {
+    let doc = b"<meta charset=shift_jis><a href=\"https:x\">1</a><a href=\"http://[bad/\">2</a>\
+<a href=\"ws://h/?\x93\xfa\">3</a><a href=\"http://h/?\x93\xfa\">4</a>";
+    let run = linkbase(
+        &[
+            "links",
+            "--url",
+            "http://base.example/d/p.html",
+            "--profile",
+            "whatwg",
+        ],
+        doc,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let got: Vec<(Value, Value)> = jsonl(&run.stdout)
+        .iter()
+        .skip(1) // the <meta> has no URL; the first record is the first <a>
+        .map(|r| (r["resolved"].clone(), r["rewritten"].clone()))
+        .collect();
+    let first = jsonl(&run.stdout)[0]["resolved"].clone();
+    assert_eq!(first, json!("https://x/"));
+    assert_eq!(
+        got,
+        [
+            (Value::Null, json!(false)),
+            (json!("ws://h/?%E6%97%A5"), json!(false)),
+            (json!("http://h/?%93%FA"), json!(false)),
+        ]
+    );
+    let (code, out, err) = linkbase_bytes(
+        &[
+            "rewrite",
+            "--url",
+            "http://base.example/d/p.html",
+            "--profile",
+            "whatwg",
+        ],
+        doc,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, doc, "absolute references stay as written");
+}
