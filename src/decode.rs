@@ -578,6 +578,24 @@ impl MetaAttributes {
     }
 }
 
+/// The encoding a `<meta>` element declares, as the tree builder reads it ("in head", HTML LS
+/// §13.2.6.4.4): its `charset` attribute, else an `http-equiv=Content-Type` `content`; adjusted as
+/// the prescan adjusts (UTF-16 means UTF-8, x-user-defined means windows-1252). The same readers
+/// as the prescan's, so the two never disagree.
+pub(crate) fn meta_element_encoding(
+    charset: Option<&str>,
+    http_equiv: Option<&str>,
+    content: Option<&str>,
+) -> Option<&'static Encoding> {
+    if let Some(label) = charset {
+        return Encoding::for_label(label.trim().as_bytes()).map(adjust_for_html);
+    }
+    if http_equiv.is_some_and(|h| h.trim().eq_ignore_ascii_case("content-type")) {
+        return charset_from_meta_content(content?.as_bytes()).map(adjust_for_html);
+    }
+    None
+}
+
 /// HTML LS "URLs and fetching", "algorithm for extracting a character encoding from a `meta`
 /// element": `charset=` in a `content` value such as `text/html; charset=utf-8`.
 fn charset_from_meta_content(content: &[u8]) -> Option<&'static Encoding> {

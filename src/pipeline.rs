@@ -267,12 +267,46 @@ fn decode_and_parse(
             message: "its charset maps to the \"replacement\" encoding (HTML LS), which cannot be decoded without destroying it".into(),
         });
     }
-    let doc = Document::parse_with_limits(&decoded.text, options.limits).map_err(|source| {
-        Error::Limit {
+    let parse = |text: &str| {
+        Document::parse_with_limits(text, options.limits).map_err(|source| Error::Limit {
             input: name.to_owned(),
             source,
+        })
+    };
+    let doc = parse(&decoded.text)?;
+    // HTML LS "change the encoding" (§13.2.3.4): while the encoding is only tentative (it came
+    // from the prescan or the default), a `<meta>` the 1,024-byte prescan did not reach but the
+    // tree builder meets switches to its encoding, and a browser re-reads the document in it.
+    if matches!(
+        decoded.source,
+        decode::EncodingSource::Meta | decode::EncodingSource::Fallback
+    ) {
+        let declared = doc
+            .elements()
+            .iter()
+            .filter(|e| e.is_html("meta") && !e.in_template())
+            .find_map(|e| {
+                decode::meta_element_encoding(
+                    e.attr("charset").as_deref(),
+                    e.attr("http-equiv").as_deref(),
+                    e.attr("content").as_deref(),
+                )
+            });
+        if let Some(encoding) = declared.filter(|&e| e != decoded.encoding) {
+            if let Ok(mut again) = decode::decode(bytes, Some(encoding.name())) {
+                let from = decoded.encoding.name();
+                again.source = decode::EncodingSource::Meta;
+                again.diagnostics.retain(|d| !d.contains("transport"));
+                again.diagnostics.push(format!(
+                    "a <meta> declaring {} beyond the 1,024-byte prescan changed the encoding from \
+                     {from} (HTML LS \"change the encoding\"); the document was decoded again",
+                    encoding.name()
+                ));
+                let doc = parse(&again.text)?;
+                return Ok((again, doc));
+            }
         }
-    })?;
+    }
     Ok((decoded, doc))
 }
 

@@ -1564,3 +1564,29 @@ fn whatwg_profile_parses_absolute_references_too() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, doc, "absolute references stay as written");
 }
+
+/// Issue 10 item 4: a `<meta charset>` past the 1,024-byte prescan still changes the encoding
+/// while it is tentative (HTML LS "change the encoding"), as browsers re-decode; a transport
+/// charset (certain) is not overridden.
+#[test]
+fn a_late_meta_charset_changes_a_tentative_encoding() {
+    let mut doc = format!("<!-- {} -->", "x".repeat(1100)).into_bytes();
+    doc.extend_from_slice(b"<meta charset=\"windows-1251\"><a href=\"\xef\xf0\xe8.html\">x</a>");
+    let run = linkbase(&["links", "--url", "http://h/"], &doc);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("\"resolved\":\"http://h/при.html\""),
+        "{}",
+        run.stdout
+    );
+    let base = base_record(&["--url", "http://h/"], &doc);
+    assert_eq!(base["encoding"], "windows-1251");
+    assert_eq!(base["encoding_source"], "meta");
+    // A transport charset is certain: the late meta does not change it.
+    let base = base_record(&["--url", "http://h/", "--charset", "iso-8859-2"], &doc);
+    assert_eq!(base["encoding"], "ISO-8859-2");
+    // The rewrite keeps the page's bytes (windows-1251 in, windows-1251 out).
+    let (code, out, err) = linkbase_bytes(&["rewrite", "--url", "http://h/"], &doc);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.ends_with(b"<a href=\"http://h/\xef\xf0\xe8.html\">x</a>"));
+}
