@@ -154,3 +154,30 @@ fn stdin_that_is_not_utf8_is_refused_with_its_line() {
     assert!(run.stderr.contains("line 2"), "{}", run.stderr);
     assert_eq!(run.stdout, "");
 }
+
+/// Issue 11 item 3: completions and the man page come from the same clap definitions.
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let run = super::util::linkbase(&["completions", shell], b"");
+        assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
+        assert!(run.stdout.contains("linkbase"), "{shell}");
+        assert!(
+            run.stdout.contains("rewrite"),
+            "{shell}: subcommands listed"
+        );
+    }
+    let run = super::util::linkbase(&["completions", "bash"], b"");
+    assert!(run.stdout.contains("--fail-on-unresolved"), "flags listed");
+    let bad = super::util::linkbase(&["completions", "tcsh"], b"");
+    assert_eq!(bad.code, 2);
+    let man = super::util::linkbase(&["man"], b"");
+    assert_eq!(man.code, 0, "{}", man.stderr);
+    assert!(man.stdout.starts_with(".ie \\n(.g .ds Aq"), "roff");
+    assert!(
+        man.stdout.contains(".TH linkbase 1"),
+        "{}",
+        &man.stdout[..200]
+    );
+    assert!(man.stdout.contains("rewrite"), "subcommands in the page");
+}

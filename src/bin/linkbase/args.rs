@@ -37,6 +37,16 @@ pub enum Command {
     /// Exit 0 when nothing is broken, 1 when links are broken (missing file, missing fragment,
     /// outside the site root), 2 when files could not be read or parsed.
     Check(CheckArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    ///
+    /// For example: `linkbase completions bash > /etc/bash_completion.d/linkbase`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to stdout: `linkbase man | man -l -`.
+    Man,
 }
 
 #[derive(Debug, Args)]

@@ -47,6 +47,8 @@ fn main() -> ExitCode {
         Command::Links(args) => run_links(&args),
         Command::Base(args) => run_base(&args),
         Command::Check(args) => run_check(&args),
+        Command::Completions { shell } => run_completions(shell),
+        Command::Man => run_man(),
     };
     match result {
         Ok(exit) => ExitCode::from(exit as u8),
@@ -78,6 +80,29 @@ impl From<Fatal> for Failure {
     fn from(f: Fatal) -> Self {
         Failure::Fatal(f)
     }
+}
+
+/// `linkbase completions SHELL`: the script clap_complete makes from the argument definitions.
+fn run_completions(shell: clap_complete::Shell) -> Result<Exit, Failure> {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut command, "linkbase", &mut out);
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(&out)?;
+    stdout.flush()?;
+    Ok(Exit::Ok)
+}
+
+/// `linkbase man`: the manual page, from the same definitions as `--help`.
+fn run_man() -> Result<Exit, Failure> {
+    use clap::CommandFactory;
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(&out)?;
+    stdout.flush()?;
+    Ok(Exit::Ok)
 }
 
 /// One line of `resolve --json` (CONTRACT.md).
