@@ -442,7 +442,7 @@ impl Resolver {
             Failure::Whatwg("the url crate panicked on this input (servo/rust-url#1114)".into())
         })?
         .map_err(|e| Failure::Whatwg(e.to_string()))?;
-        match keep_file_host(base, reference, &joined) {
+        match keep_file_host(base, self.base.as_str(), reference, &joined) {
             Some(fixed) => out.push_str(&fixed),
             None => out.push_str(joined.as_str()),
         }
@@ -456,14 +456,32 @@ impl Resolver {
 /// the host. The URL Standard keeps it: in the "file state" and "file slash state" a reference
 /// without an authority of its own takes the base's host, and no later state clears it. The
 /// crate's path, query and fragment are kept; only `//host` is put back.
-fn keep_file_host(base: &url::Url, reference: &str, joined: &url::Url) -> Option<String> {
+fn keep_file_host(
+    base: &url::Url,
+    raw_base: &str,
+    reference: &str,
+    joined: &url::Url,
+) -> Option<String> {
     if base.scheme() != "file"
         || joined.scheme() != "file"
         || joined.host_str().is_some_and(|h| !h.is_empty())
     {
         return None;
     }
-    let host = base.host_str().filter(|h| !h.is_empty())?;
+    // The crate drops the host of a base like `file://h/C:/a/b` too: then it is read from the
+    // base as written, through the crate's own host parser (lower case, IDNA, `localhost` → "").
+    let from_raw = || {
+        let authority = crate::UriRef::parse(raw_base).authority?;
+        let parsed = url::Url::parse(&format!("file://{authority}/")).ok()?;
+        parsed
+            .host_str()
+            .filter(|h| !h.is_empty())
+            .map(str::to_owned)
+    };
+    let host = match base.host_str().filter(|h| !h.is_empty()) {
+        Some(h) => h.to_owned(),
+        None => from_raw()?,
+    };
     // URL Standard: leading and trailing C0 controls and spaces, and every tab and newline, go.
     let cleaned: String = reference
         .trim_matches(|c: char| c <= ' ')
