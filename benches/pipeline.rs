@@ -8,8 +8,10 @@
 //! - `html5ever`: decode → `html5ever::parse_document` into a bare `RcDom` → html5ever's
 //!   serializer → encode (html5ever alone, without our façade);
 //! - `floor`: decode → `Document::parse` → `to_html` → encode (no base, no plan, no edits);
-//! - `links`: `pipeline::links`;
-//! - `rewrite`: `pipeline::rewrite`.
+//! - `lol_html-naive`: the baseline a Rust user would write instead (issue 9): lol_html 3
+//!   rewriting `href` and `src` through its mutation API with one `Url::join` per value;
+//! - `links`, `rewrite`: `pipeline::links` / `pipeline::rewrite` (the streaming engine);
+//! - `links-dom`, `rewrite-dom`: the same with `EngineChoice::Dom` (the html5ever tree).
 //!
 //! Each page's retrieval URI is its public URL (`https://docs.python.org/3.11/…`,
 //! `https://en.cppreference.com/w/…`), so relative links are resolved and rewritten.
@@ -32,7 +34,7 @@ use criterion::{
 };
 use linkbase::decode;
 use linkbase::dom::Document;
-use linkbase::pipeline::{self, HtmlInput, Options};
+use linkbase::pipeline::{self, EngineChoice, HtmlInput, Options};
 use linkbase::BaseLayers;
 
 const PYTHON_ROOT: &str = "/usr/share/doc/python3.11/html/";
@@ -130,6 +132,29 @@ fn html5ever_round_trip(bytes: &[u8]) -> Vec<u8> {
     )
 }
 
+/// lol_html's naive absolutizer: every `href` and `src` joined with the page URL and set
+/// through the mutation API (which rebuilds the tag). No `<base>`, srcset, CSS or encoding rules.
+fn lol_html_naive(bytes: &[u8], base: &url::Url) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+    let join = |attr: &'static str| {
+        move |el: &mut lol_html::html_content::Element<'_, '_>| {
+            if let Some(v) = el.get_attribute(attr) {
+                if let Ok(u) = base.join(&v) {
+                    el.set_attribute(attr, u.as_str())?;
+                }
+            }
+            Ok(())
+        }
+    };
+    let settings = lol_html::Settings::new()
+        .append_element_content_handler(lol_html::element!("[href]", join("href")))
+        .append_element_content_handler(lol_html::element!("[src]", join("src")));
+    let mut rewriter = lol_html::HtmlRewriter::new(settings, |c: &[u8]| out.extend_from_slice(c));
+    rewriter.write(bytes).unwrap();
+    rewriter.end().unwrap();
+    out
+}
+
 fn floor(bytes: &[u8]) -> Vec<u8> {
     let decoded = decode::decode(bytes, None).unwrap();
     let doc = Document::parse(&decoded.text).unwrap();
@@ -175,25 +200,46 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
-    let mut g = group_of(c, "links", total);
+    let mut g = group_of(c, "lol_html-naive", total);
+    let urls: Vec<url::Url> = pages
+        .iter()
+        .map(|p| url::Url::parse(&p.url).unwrap())
+        .collect();
     g.bench_function(&label, |b| {
         b.iter(|| {
-            for p in &pages {
-                black_box(pipeline::links(black_box(&input(p)), &options).unwrap());
+            for (p, u) in pages.iter().zip(&urls) {
+                black_box(lol_html_naive(black_box(&p.bytes), u));
             }
         });
     });
     g.finish();
 
-    let mut g = group_of(c, "rewrite", total);
-    g.bench_function(&label, |b| {
-        b.iter(|| {
-            for p in &pages {
-                black_box(pipeline::rewrite(black_box(&input(p)), &options).unwrap());
-            }
+    let dom = Options {
+        engine: EngineChoice::Dom,
+        ..Options::default()
+    };
+    for (name, options) in [("links", &options), ("links-dom", &dom)] {
+        let mut g = group_of(c, name, total);
+        g.bench_function(&label, |b| {
+            b.iter(|| {
+                for p in &pages {
+                    black_box(pipeline::links(black_box(&input(p)), options).unwrap());
+                }
+            });
         });
-    });
-    g.finish();
+        g.finish();
+    }
+    for (name, options) in [("rewrite", &options), ("rewrite-dom", &dom)] {
+        let mut g = group_of(c, name, total);
+        g.bench_function(&label, |b| {
+            b.iter(|| {
+                for p in &pages {
+                    black_box(pipeline::rewrite(black_box(&input(p)), options).unwrap());
+                }
+            });
+        });
+        g.finish();
+    }
 }
 
 criterion_group!(benches, bench);

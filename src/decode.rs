@@ -153,6 +153,58 @@ pub fn decode(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded, De
     })
 }
 
+/// [`decode`]'s sniffing without the decoding: the encoding, its source and the BOM, with the
+/// text left empty. For the streaming engine, which reads the bytes as they are and decodes
+/// only attribute values. Malformed bytes are looked for (without allocating) and reported, but
+/// they are not a loss here: bytes outside URL values are copied, never decoded and re-encoded.
+///
+/// # Errors
+/// As [`decode`].
+pub fn sniff_only(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded, DecodeError> {
+    let mut diagnostics = Vec::new();
+    let sniffed = sniff(bytes, transport_label, &mut diagnostics)?;
+    let body = bytes.get(sniffed.bom_len..).unwrap_or_default();
+    let had_errors = is_malformed(body, sniffed.encoding);
+    if had_errors {
+        diagnostics.push(format!(
+            "malformed byte sequences for {} (copied as they are; only URL values are rewritten)",
+            sniffed.encoding.name()
+        ));
+    }
+    Ok(Decoded {
+        text: String::new(),
+        encoding: sniffed.encoding,
+        source: sniffed.source,
+        bom: sniffed.bom_len > 0,
+        had_errors,
+        diagnostics,
+    })
+}
+
+/// Whether `body` holds a byte sequence that is malformed in `encoding`.
+fn is_malformed(body: &[u8], encoding: &'static Encoding) -> bool {
+    if encoding == UTF_8 {
+        return std::str::from_utf8(body).is_err();
+    }
+    if encoding.is_ascii_compatible() && body.is_ascii() {
+        return false;
+    }
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut buffer = [0u8; 8192];
+    let mut input = body;
+    loop {
+        let (result, read, _) =
+            decoder.decode_to_utf8_without_replacement(input, &mut buffer, true);
+        match result {
+            encoding_rs::DecoderResult::InputEmpty => return false,
+            encoding_rs::DecoderResult::Malformed(..) => return true,
+            encoding_rs::DecoderResult::OutputFull => {
+                input = input.get(read..).unwrap_or_default();
+            }
+        }
+    }
+}
+
 /// The outcome of the sniffing steps: which encoding, why, and how long the BOM is.
 struct Sniffed {
     encoding: &'static Encoding,

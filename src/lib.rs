@@ -35,6 +35,7 @@ pub mod base;
 pub mod uri;
 pub mod rewrite;
 pub mod splice;
+pub(crate) mod stream;
 pub mod serialize;
 pub mod report;
 pub mod error;

@@ -11,7 +11,7 @@ use base64::Engine as _;
 use crate::base::{heading_base, layer_value, BaseLayers, Outer};
 use crate::error::{Diagnostic, Error};
 use crate::input::mime::{self, MessageTree, PartKind};
-use crate::pipeline::{analyse_html, finish, report, unclaim_loose, write_out, Engine, Options};
+use crate::pipeline::{analyse_html, report, unclaim_loose, write_out, Engine, Options};
 use crate::report::{BaseRecord, Report};
 
 /// A MIME message and what is known about it from outside.
@@ -185,16 +185,15 @@ fn process(
                     .map(|t| mime::display_path(&t.path).to_owned());
             }
         }
-        let lossless = !analysed.decoded.had_errors;
+        let lossless = analysed.lossless();
         let writable = part.body.is_some() && is_writable(&part.transfer_encoding) && lossless;
-        let changes = !analysed.plan.edits.is_empty()
-            || analysed.loose.iter().any(|(_, l)| l.replacement.is_some());
+        let changes = analysed.has_changes();
         if changes && !writable {
             // Reported and resolved, but not changed: say so, and do not claim a rewrite.
             let why = if !lossless {
                 format!(
                     "the part left as it was: {}",
-                    crate::pipeline::text_loss_message(&analysed.decoded)
+                    crate::pipeline::text_loss_message(analysed.decoded())
                 )
             } else if part.body.is_none() {
                 "inside an encoded message/rfc822: links reported, the part left as it was"
@@ -216,11 +215,10 @@ fn process(
         if rewrite && writable && changes {
             // Spliced into the part's own decoded bytes where the plan matches exactly, as for a
             // bare document; else the part's tree serialized.
-            let (html, engine) = match &part.decoded {
-                Some(body) => write_out(body, &analysed, options),
-                None => (finish(&analysed, options), Engine::Serialize(None)),
-            };
-            if engine != Engine::Splice {
+            // (The part was analysed from its decoded body, so there is one.)
+            let body = part.decoded.as_deref().unwrap_or_default();
+            let (html, engine) = write_out(body, &analysed, options);
+            if !matches!(engine, Engine::Splice | Engine::Stream) {
                 unclaim_loose(&mut part_report);
             }
             // The text transfer encodings write their own line ends (`part.eol`), from LF.

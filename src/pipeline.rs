@@ -41,6 +41,21 @@ pub struct Options {
     /// (`<!--[if mso]> … <![endif]-->`), which Outlook renders and browsers ignore. `None`: on
     /// for HTML parts of MIME messages (e-mail), off for plain documents.
     pub conditional_comments: Option<bool>,
+    /// Which engine analyses and writes HTML.
+    pub engine: EngineChoice,
+}
+
+/// Which engine analyses and writes HTML documents.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EngineChoice {
+    /// The streaming engine (`src/stream.rs`): no tree, only URL bytes change; the DOM engine
+    /// takes the rare document it cannot settle exactly (a `dom-engine` diagnostic says why).
+    #[default]
+    Auto,
+    /// The DOM engine (html5ever): every document parsed into a tree. The reference the
+    /// streaming engine is tested against.
+    Dom,
 }
 
 /// The output of [`rewrite()`].
@@ -58,7 +73,10 @@ pub struct Rewritten {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Engine {
-    /// The input's bytes with only the changed URL values replaced ([`crate::splice`]).
+    /// The streaming engine: no tree; the input's bytes with only the changed URL values
+    /// replaced (`src/stream.rs`).
+    Stream,
+    /// The DOM engine's plan spliced into the input's bytes ([`crate::splice`]).
     Splice,
     /// The tree serialized, because the splicer could not match the plan exactly (the reason),
     /// or `--output-charset` asked for another encoding (`None`).
@@ -75,9 +93,27 @@ pub(crate) fn unclaim_loose(report: &mut Report) {
     }
 }
 
-/// The rewritten bytes: spliced into the input where the plan can be matched exactly, else the
-/// tree serialized.
-pub(crate) fn write_out(bytes: &[u8], a: &Analysed, options: &Options) -> (Vec<u8>, Engine) {
+/// The rewritten bytes: the streaming engine's splices; or, from the DOM engine, its plan
+/// spliced into the input where it can be matched exactly, else the tree serialized.
+pub(crate) fn write_out(bytes: &[u8], analysis: &Analysis, options: &Options) -> (Vec<u8>, Engine) {
+    let a = match analysis {
+        Analysis::Stream(s) => {
+            let mut streamed_splices = s.streamed.splices.clone();
+            for (range, l) in &s.loose {
+                if let Some(new) = &l.replacement {
+                    let (range, text) = crate::splice::escaped(bytes, range.clone(), new);
+                    let (encoded, _, _) = s.decoded.encoding.encode(&text);
+                    streamed_splices.push((range, encoded.into_owned()));
+                }
+            }
+            streamed_splices.sort_by_key(|(r, _)| r.start);
+            return (
+                crate::stream::apply(bytes, &streamed_splices),
+                Engine::Stream,
+            );
+        }
+        Analysis::Dom(a) => a,
+    };
     if options
         .output_encoding
         .is_some_and(|e| e != a.decoded.encoding)
@@ -118,15 +154,17 @@ pub(crate) fn write_out(bytes: &[u8], a: &Analysed, options: &Options) -> (Vec<u
 ///     // Only the URL changed: the quotes, and everything else, are the input's.
 ///     "<a href='http://h/a/x'>x</a>"
 /// );
-/// assert_eq!(out.engine, linkbase::pipeline::Engine::Splice);
+/// assert_eq!(out.engine, linkbase::pipeline::Engine::Stream);
 /// # Ok::<(), linkbase::Error>(())
 /// ```
 pub fn rewrite(input: &HtmlInput<'_>, options: &Options) -> Result<Rewritten, Error> {
     let a = analyse(input, options)?;
-    refuse_text_loss(input.name, &a)?;
+    if let Analysis::Dom(dom) = &a {
+        refuse_text_loss(input.name, dom)?;
+    }
     let (bytes, engine) = write_out(input.bytes, &a, options);
     let mut report = report(&a, None);
-    if engine != Engine::Splice {
+    if !matches!(engine, Engine::Splice | Engine::Stream) {
         unclaim_loose(&mut report);
     }
     Ok(Rewritten {
@@ -168,6 +206,56 @@ pub fn links(input: &HtmlInput<'_>, options: &Options) -> Result<Report, Error> 
     Ok(report(&a, None))
 }
 
+/// A document analysed by one of the two engines.
+pub(crate) enum Analysis {
+    /// By the streaming engine.
+    Stream(Box<StreamAnalysed>),
+    /// By the DOM engine.
+    Dom(Box<Analysed>),
+}
+
+/// A document tokenized, with its base established and its changes decided as byte ranges.
+pub(crate) struct StreamAnalysed {
+    pub decoded: Decoded,
+    pub streamed: crate::stream::Streamed,
+    pub diagnostics: Vec<Diagnostic>,
+    /// URLs inside conditional comments, with their value ranges in the input.
+    pub loose: Vec<(std::ops::Range<usize>, rewrite::LooseUrl)>,
+}
+
+impl Analysis {
+    /// How the document was decoded (the text is not kept).
+    pub(crate) fn decoded(&self) -> &Decoded {
+        match self {
+            Analysis::Stream(s) => &s.decoded,
+            Analysis::Dom(a) => &a.decoded,
+        }
+    }
+
+    /// Whether the rewrite changes any byte.
+    pub(crate) fn has_changes(&self) -> bool {
+        let loose = match self {
+            Analysis::Stream(s) => &s.loose,
+            Analysis::Dom(a) => &a.loose,
+        };
+        let planned = match self {
+            Analysis::Stream(s) => !s.streamed.splices.is_empty(),
+            Analysis::Dom(a) => !a.plan.edits.is_empty(),
+        };
+        planned || loose.iter().any(|(_, l)| l.replacement.is_some())
+    }
+
+    /// Whether writing the document back keeps every byte that is not a URL: always for the
+    /// streaming engine, which copies them; for the DOM engine only when the text decoded
+    /// without error.
+    pub(crate) fn lossless(&self) -> bool {
+        match self {
+            Analysis::Stream(_) => true,
+            Analysis::Dom(a) => !a.decoded.had_errors,
+        }
+    }
+}
+
 /// A document decoded, parsed, with its base established and its edits planned.
 pub(crate) struct Analysed {
     pub decoded: Decoded,
@@ -179,7 +267,7 @@ pub(crate) struct Analysed {
 }
 
 /// Decode, parse, establish the base and plan: everything but changing the document.
-fn analyse(input: &HtmlInput<'_>, options: &Options) -> Result<Analysed, Error> {
+fn analyse(input: &HtmlInput<'_>, options: &Options) -> Result<Analysis, Error> {
     let mut diagnostics = input.diagnostics.clone();
     let outer = outer_base(&input.layers, options.rewrite.resolve, &mut diagnostics)?;
     analyse_html(
@@ -193,8 +281,65 @@ fn analyse(input: &HtmlInput<'_>, options: &Options) -> Result<Analysed, Error> 
 }
 
 /// The HTML stages for a document whose outer base is already known (a bare document, or a
-/// MIME body part).
+/// MIME body part): the streaming engine, unless it hands the document to the DOM engine (the
+/// reason is reported as a `dom-engine` diagnostic) or another output encoding is asked for.
 pub(crate) fn analyse_html(
+    name: &str,
+    bytes: &[u8],
+    charset: Option<&str>,
+    mut diagnostics: Vec<Diagnostic>,
+    outer: &Outer,
+    options: &Options,
+) -> Result<Analysis, Error> {
+    let decoded = decode::sniff_only(bytes, charset).map_err(|source| Error::Decode {
+        input: name.to_owned(),
+        source,
+    })?;
+    refuse_replacement(name, &decoded)?;
+    let transcode = options
+        .output_encoding
+        .is_some_and(|e| e != decoded.encoding);
+    if !transcode && options.engine == EngineChoice::Auto {
+        match crate::stream::run(bytes, &decoded, outer, &options.rewrite) {
+            Ok(streamed) => {
+                diagnostics.extend(
+                    decoded
+                        .diagnostics
+                        .iter()
+                        .map(|d| Diagnostic::new("encoding", d.clone())),
+                );
+                diagnostics.extend(streamed.diagnostics.iter().cloned());
+                let loose = if options.conditional_comments == Some(true) {
+                    conditional_comment_urls(
+                        bytes,
+                        &streamed.base,
+                        outer,
+                        options,
+                        decoded.encoding,
+                    )
+                } else {
+                    Vec::new()
+                };
+                return Ok(Analysis::Stream(Box::new(StreamAnalysed {
+                    decoded,
+                    streamed,
+                    diagnostics,
+                    loose,
+                })));
+            }
+            Err(crate::splice::Fallback::DropBase) => {}
+            Err(why) => diagnostics.push(Diagnostic::new(
+                "dom-engine",
+                format!("the DOM engine handled this document: {}", why.describe()),
+            )),
+        }
+    }
+    analyse_dom(name, bytes, charset, diagnostics, outer, options)
+        .map(|a| Analysis::Dom(Box::new(a)))
+}
+
+/// The DOM engine: decode, parse into a tree, establish the base and plan.
+pub(crate) fn analyse_dom(
     name: &str,
     bytes: &[u8],
     charset: Option<&str>,
@@ -214,7 +359,7 @@ pub(crate) fn analyse_html(
     let plan = rewrite::plan(&doc, outer, &options.rewrite, decoded.encoding);
     diagnostics.extend(plan.diagnostics.iter().cloned());
     let loose = if options.conditional_comments == Some(true) {
-        conditional_comment_urls(bytes, &plan, outer, options, decoded.encoding)
+        conditional_comment_urls(bytes, &plan.base, outer, options, decoded.encoding)
     } else {
         Vec::new()
     };
@@ -230,7 +375,7 @@ pub(crate) fn analyse_html(
 /// Issue 14: the URL attributes inside conditional comments, resolved like the tree's.
 fn conditional_comment_urls(
     bytes: &[u8],
-    plan: &Plan,
+    base: &crate::Base,
     outer: &Outer,
     options: &Options,
     encoding: &'static Encoding,
@@ -244,7 +389,7 @@ fn conditional_comment_urls(
         })
         .collect();
     let values: Vec<_> = found.iter().map(|(_, v)| v.clone()).collect();
-    let planned = rewrite::plan_loose_urls(plan, outer, &options.rewrite, encoding, &values);
+    let planned = rewrite::plan_loose_urls(base, outer, &options.rewrite, encoding, &values);
     found.into_iter().map(|(r, _)| r).zip(planned).collect()
 }
 
@@ -259,14 +404,7 @@ fn decode_and_parse(
         input: name.to_owned(),
         source,
     })?;
-    if decoded.encoding == encoding_rs::REPLACEMENT {
-        // HTML LS maps ISO-2022-KR, HZ-GB-2312 and friends to "replacement", which decodes the
-        // whole document to one U+FFFD: rewriting would destroy it, so refuse instead.
-        return Err(Error::Unsupported {
-            input: name.to_owned(),
-            message: "its charset maps to the \"replacement\" encoding (HTML LS), which cannot be decoded without destroying it".into(),
-        });
-    }
+    refuse_replacement(name, &decoded)?;
     let parse = |text: &str| {
         Document::parse_with_limits(text, options.limits).map_err(|source| Error::Limit {
             input: name.to_owned(),
@@ -310,6 +448,18 @@ fn decode_and_parse(
     Ok((decoded, doc))
 }
 
+/// HTML LS maps ISO-2022-KR, HZ-GB-2312 and friends to "replacement", which decodes the whole
+/// document to one U+FFFD: rewriting would destroy it, so refuse instead.
+fn refuse_replacement(name: &str, decoded: &Decoded) -> Result<(), Error> {
+    if decoded.encoding == encoding_rs::REPLACEMENT {
+        return Err(Error::Unsupported {
+            input: name.to_owned(),
+            message: "its charset maps to the \"replacement\" encoding (HTML LS), which cannot be decoded without destroying it".into(),
+        });
+    }
+    Ok(())
+}
+
 /// Applies the plan and serializes in the output encoding.
 pub(crate) fn finish(a: &Analysed, options: &Options) -> Vec<u8> {
     rewrite::apply(&a.doc, &a.plan);
@@ -320,22 +470,30 @@ pub(crate) fn finish(a: &Analysed, options: &Options) -> Vec<u8> {
     serialize::serialize(&a.doc, encoding, a.decoded.bom)
 }
 
-pub(crate) fn report(a: &Analysed, part: Option<&str>) -> Report {
+pub(crate) fn report(analysis: &Analysis, part: Option<&str>) -> Report {
+    let (base, diagnostics, links, loose) = match analysis {
+        Analysis::Stream(s) => (
+            &s.streamed.base,
+            &s.diagnostics,
+            &s.streamed.links,
+            &s.loose,
+        ),
+        Analysis::Dom(a) => (&a.plan.base, &a.diagnostics, &a.plan.links, &a.loose),
+    };
+    let decoded = analysis.decoded();
     Report {
         base: BaseRecord {
             part: part.map(str::to_owned),
-            base: a.plan.base.uri.as_ref().map(|u| u.to_string()),
-            base_source: a.plan.base.source,
-            encoding: a.decoded.encoding.name(),
-            encoding_source: a.decoded.source,
-            diagnostics: a.diagnostics.clone(),
+            base: base.uri.as_ref().map(|u| u.to_string()),
+            base_source: base.source,
+            encoding: decoded.encoding.name(),
+            encoding_source: decoded.source,
+            diagnostics: diagnostics.clone(),
             root: None,
         },
-        links: a
-            .plan
-            .links
+        links: links
             .iter()
-            .chain(a.loose.iter().map(|(_, l)| &l.link))
+            .chain(loose.iter().map(|(_, l)| &l.link))
             .map(|l| LinkRecord::new(l, part))
             .collect(),
     }

@@ -37,6 +37,33 @@ pub enum Fallback {
     Tokenizer,
     /// A raw value does not decode in the document's encoding.
     Undecodable,
+    /// A `<base>` whose place in the tree token order cannot settle: inside a table (foster
+    /// parenting moves it) or after `<frameset>` (the tree builder ignores it).
+    AmbiguousBase,
+    /// A `<meta>` beyond the prescan declares another encoding than the tentative one: the
+    /// document is decoded again (HTML LS "change the encoding").
+    LateMeta,
+    /// `--drop-base`, whose choice depends on every link of the document.
+    DropBase,
+}
+
+impl Fallback {
+    /// Why, in words, for the `dom-engine` diagnostic.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Fallback::TextEdit => "an edit of element text",
+            Fallback::Unmatched => "an edit not found in the source",
+            Fallback::Tokenizer => {
+                "lol_html cannot tokenize it (its encoding, a parsing ambiguity or a token past the memory bound)"
+            }
+            Fallback::Undecodable => "a <base href> that does not decode in the document's encoding",
+            Fallback::AmbiguousBase => {
+                "a <base> inside a table or after <frameset>, where tree order is not source order"
+            }
+            Fallback::LateMeta => "a <meta> beyond the prescan changes the encoding",
+            Fallback::DropBase => "--drop-base",
+        }
+    }
 }
 
 /// One start tag as the source has it: its name, and each attribute's name and value range.
@@ -208,7 +235,7 @@ pub(crate) fn splice(
 /// The replacement of the value at `range`: `&` and the quote in use escaped; an unquoted value
 /// is quoted when the new text needs it (HTML LS §13.2.5.38 unquoted attribute value state), the
 /// quotes going just outside the range.
-fn escaped(bytes: &[u8], range: Range<usize>, new: &str) -> (Range<usize>, String) {
+pub(crate) fn escaped(bytes: &[u8], range: Range<usize>, new: &str) -> (Range<usize>, String) {
     let before = range
         .start
         .checked_sub(1)

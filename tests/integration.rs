@@ -9,6 +9,7 @@
 mod integration {
     pub mod cli_html;
     pub mod cli_resolve;
+    mod differential;
     mod goldens;
     mod safety;
     pub mod sites;

@@ -26,6 +26,39 @@ use targets::{Kind, Role};
 /// depth multiplies size; real pages nest one or two).
 const MAX_SRCDOC_DEPTH: usize = 8;
 
+/// An element as the rules see it: what the DOM's [`ElementRef`] and the streaming engine's
+/// start tag ([`crate::stream`]) both provide, so both apply one set of rules.
+pub(crate) trait ElementView {
+    /// Where it is: tree position (DOM) or the start tag's byte offset (stream).
+    fn id(&self) -> NodeId;
+    /// The local name, lower-case for HTML (`image` already read as `img`).
+    fn name(&self) -> &str;
+    /// The namespace.
+    fn ns(&self) -> ElementNs;
+    /// The first no-namespace attribute `name`.
+    fn attr(&self, name: &str) -> Option<String>;
+    /// Every attribute that counts (the first of duplicates), in source order.
+    fn for_each_attr(&self, f: &mut dyn FnMut(AttrNs, &str, &str));
+}
+
+impl ElementView for ElementRef {
+    fn id(&self) -> NodeId {
+        ElementRef::id(self)
+    }
+    fn name(&self) -> &str {
+        ElementRef::name(self)
+    }
+    fn ns(&self) -> ElementNs {
+        ElementRef::ns(self)
+    }
+    fn attr(&self, name: &str) -> Option<String> {
+        ElementRef::attr(self, name)
+    }
+    fn for_each_attr(&self, f: &mut dyn FnMut(AttrNs, &str, &str)) {
+        ElementRef::for_each_attr(self, f);
+    }
+}
+
 /// What the rewriter may do besides resolving.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RewriteOptions {
@@ -157,10 +190,10 @@ pub fn establish(
         .filter(|e| e.is_html("base") && !e.in_template())
         .filter_map(|e| e.attr("href").map(|h| (e.id(), h)));
     let chosen = candidates.next();
-    for (id, href) in candidates {
+    for (_, href) in candidates {
         diagnostics.push(Diagnostic::new(
             "duplicate-base",
-            format!("<base href={href:?}> (element #{}) is not the first base element with an href; browsers ignore it", id.0),
+            format!("<base href={href:?}> is not the first base element with an href; browsers ignore it"),
         ));
     }
     let base = with_base_element(
@@ -303,21 +336,14 @@ pub(crate) struct LooseUrl {
 /// Resolves URL attribute values found outside the tree (conditional comments) with the same
 /// rules as the tree's (HTML-RULES §3), against the document's base.
 pub(crate) fn plan_loose_urls(
-    plan: &Plan,
+    base: &Base,
     outer: &Outer,
     options: &RewriteOptions,
     encoding: &'static Encoding,
     values: &[(String, String, String)],
 ) -> Vec<LooseUrl> {
     let mut diagnostics = Vec::new();
-    let planner = Planner::new(
-        plan.base.clone(),
-        outer,
-        options,
-        0,
-        encoding,
-        &mut diagnostics,
-    );
+    let planner = Planner::new(base.clone(), outer, options, 0, encoding, &mut diagnostics);
     values
         .iter()
         .map(|(element, attribute, value)| {
@@ -373,8 +399,18 @@ struct Outcome {
     diagnostic: Option<Diagnostic>,
 }
 
+/// How documents nested in a document (`iframe srcdoc`) are rewritten: by the engine that
+/// rewrites the outer one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Nested {
+    /// Parsed into a tree and serialized.
+    Dom,
+    /// Spliced by [`crate::stream`].
+    Stream,
+}
+
 /// What every URL of one document is resolved with (read-only while planning).
-struct Planner<'a> {
+pub(crate) struct Planner<'a> {
     base: Base,
     /// The base outside the document (what `<base href>` is resolved against).
     outer_base: Base,
@@ -388,17 +424,19 @@ struct Planner<'a> {
     depth: usize,
     /// The document's encoding (whatwg queries are encoded in it).
     encoding: &'static Encoding,
+    /// How `iframe srcdoc` documents are rewritten.
+    pub(crate) nested: Nested,
 }
 
 /// What planning produces.
 #[derive(Default)]
-struct Found {
-    edits: Vec<Edit>,
-    links: Vec<Link>,
+pub(crate) struct Found {
+    pub(crate) edits: Vec<Edit>,
+    pub(crate) links: Vec<Link>,
 }
 
 impl<'a> Planner<'a> {
-    fn new(
+    pub(crate) fn new(
         base: Base,
         outer: &Outer,
         options: &'a RewriteOptions,
@@ -438,7 +476,13 @@ impl<'a> Planner<'a> {
             options,
             depth,
             encoding,
+            nested: Nested::Dom,
         }
+    }
+
+    /// The base every URL is resolved against.
+    pub(crate) fn base(&self) -> &Base {
+        &self.base
     }
 
     fn element(&self, out: &mut Found, element: &ElementRef, chosen_base: Option<NodeId>) {
@@ -449,8 +493,18 @@ impl<'a> Planner<'a> {
         if element.is_html("noscript") {
             self.noscript(out, element);
         }
+        self.attributes(out, element, chosen_base);
+    }
+
+    /// HTML-RULES §2–§3 for the attributes of one element.
+    pub(crate) fn attributes(
+        &self,
+        out: &mut Found,
+        element: &impl ElementView,
+        chosen_base: Option<NodeId>,
+    ) {
         let mut attrs = Vec::new();
-        element.for_each_attr(|ns, name, value| {
+        element.for_each_attr(&mut |ns, name, value| {
             if let Some(row) = targets::classify(element, ns, name) {
                 attrs.push((ns, name.to_owned(), value.to_owned(), row));
             }
@@ -544,7 +598,7 @@ impl<'a> Planner<'a> {
     }
 
     /// The chosen `<base href>`: made absolute (the established base), or dropped on request.
-    fn base_href(&self, out: &mut Found, element: &ElementRef, value: &str) {
+    fn base_href(&self, out: &mut Found, element: &impl ElementView, value: &str) {
         let applied = self.base.source == BaseSource::BaseElement;
         let resolved = self
             .base
@@ -598,7 +652,7 @@ impl<'a> Planner<'a> {
         });
     }
 
-    fn codebase_resolver(&self, element: &ElementRef) -> Option<Resolver> {
+    fn codebase_resolver(&self, element: &impl ElementView) -> Option<Resolver> {
         let codebase = element.attr("codebase")?;
         let codebase = codebase.trim_matches(is_ascii_whitespace);
         if codebase.is_empty() {
@@ -676,10 +730,15 @@ impl<'a> Planner<'a> {
     }
 
     fn style_element(&self, out: &mut Found, element: &ElementRef) {
-        let text = element.text();
+        self.style_text(out, element.id(), element.text());
+    }
+
+    /// The CSS of a `<style>` element (`node`): its `url()` and `@import` resolved, and the new
+    /// text as an edit when any changed.
+    pub(crate) fn style_text(&self, out: &mut Found, node: NodeId, text: String) {
         let ctx = UrlContext {
             comma_list: false,
-            node: element.id(),
+            node,
             element: "style",
             attribute: None,
             role: Role::Resource,
@@ -688,7 +747,7 @@ impl<'a> Planner<'a> {
         };
         if let Some(new) = self.css(out, &ctx, &text, css::CssKind::Stylesheet) {
             out.edits.push(Edit {
-                node: element.id(),
+                node,
                 target: EditTarget::Text,
                 old: text,
                 new,
@@ -747,9 +806,36 @@ impl<'a> Planner<'a> {
     }
 
     /// `iframe srcdoc`: a document of its own whose fallback base is ours (HTML LS §4.8.5).
-    fn srcdoc(&self, out: &mut Found, element: &ElementRef, value: &str) {
+    fn srcdoc(&self, out: &mut Found, element: &impl ElementView, value: &str) {
         if self.depth >= MAX_SRCDOC_DEPTH {
             return;
+        }
+        if self.nested == Nested::Stream {
+            let outer = Outer {
+                base: self.base.clone(),
+                document_uri: Uri::parse("about:srcdoc").ok(),
+            };
+            if let Some((links, new)) =
+                crate::stream::nested_document(value, &outer, self.options, self.depth + 1)
+            {
+                out.links.extend(links.into_iter().map(|mut l| {
+                    l.node = element.id();
+                    l
+                }));
+                if let Some(new) = new {
+                    out.edits.push(Edit {
+                        node: element.id(),
+                        target: EditTarget::Attribute {
+                            ns: AttrNs::None,
+                            name: "srcdoc".to_owned(),
+                        },
+                        old: value.to_owned(),
+                        new,
+                        reason: "HTML LS §4.8.5: the srcdoc document, rewritten",
+                    });
+                }
+                return;
+            }
         }
         let inner = match Document::parse(value) {
             Ok(inner) => inner,

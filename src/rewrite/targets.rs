@@ -3,7 +3,8 @@
 //! Not URLs, never touched: `usemap` (a hash-name reference, HTML LS §4.8.14), `itemtype`
 //! (absolute by definition), `data-*`, `xml:base` (ignored by HTML LS).
 
-use crate::dom::{AttrNs, ElementNs, ElementRef};
+use super::ElementView;
+use crate::dom::{AttrNs, ElementNs};
 
 /// How an attribute value holds its URLs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,7 +164,11 @@ pub(crate) static TABLE: &[Row] = &[
 ];
 
 /// The row for an attribute of `element`, if it holds URLs.
-pub(crate) fn classify(element: &ElementRef, attr_ns: AttrNs, attr: &str) -> Option<&'static Row> {
+pub(crate) fn classify(
+    element: &impl ElementView,
+    attr_ns: AttrNs,
+    attr: &str,
+) -> Option<&'static Row> {
     // Most attributes (class, id, alt, …) hold no URL: answer those without scanning the table.
     if !is_url_attribute_name(attr) {
         return None;

@@ -1011,8 +1011,10 @@ fn srcset_and_ping_items_stay_whole_when_the_base_has_a_space() {
 
 #[test]
 fn noscript_markup_with_an_html_start_tag_is_kept_as_it_was() {
-    // The fragment parser puts manifest=a on its own root element, which the rewritten noscript
-    // text (that root's children) would lose: the text is kept, and the report says so.
+    // The DOM engine's fragment parser puts manifest=a on its own root element, which the
+    // rewritten noscript text (that root's children) would lose: there the text is kept, and the
+    // report says so (--drop-base takes the DOM engine). The streaming engine rewrites the
+    // markup where it is written, byte for byte.
     let doc = b"<noscript><html manifest=a><img src=i></noscript>";
     let links = linkbase(&["links", "--url", "http://h/d/"], doc);
     let reported: Vec<(Value, Value)> = jsonl(&links.stdout)
@@ -1022,11 +1024,19 @@ fn noscript_markup_with_an_html_start_tag_is_kept_as_it_was() {
     assert_eq!(
         reported,
         [
-            (json!("http://h/d/a"), json!(false)),
-            (json!("http://h/d/i"), json!(false))
+            (json!("http://h/d/a"), json!(true)),
+            (json!("http://h/d/i"), json!(true))
         ]
     );
     let run = linkbase(&["rewrite", "--url", "http://h/d/"], doc);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (
+            0,
+            "<noscript><html manifest=http://h/d/a><img src=http://h/d/i></noscript>"
+        )
+    );
+    let run = linkbase(&["rewrite", "--url", "http://h/d/", "--drop-base"], doc);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout
@@ -1127,8 +1137,10 @@ fn broken_pipe_exits_0_quietly_for_jsonl() {
 }
 
 /// Issue 14 item 1: a windows-1251 page served as UTF-8 used to come back as a page of U+FFFD,
-/// still declaring windows-1251, with exit 0. Now nothing is written (the input kept intact in
-/// place), the reason names the encoding and where it came from, and `links` still reports.
+/// still declaring windows-1251, with exit 0. Issue 9: the streaming engine copies every byte
+/// that is not a URL value, so the malformed bytes come back as they were and only the link
+/// changes. Where the DOM engine must write the document (`--drop-base`, `--output-charset`), nothing is written (the
+/// input kept intact in place) and the reason names the encoding and where it came from.
 #[test]
 fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
     let (cyrillic, _, _) = encoding_rs::WINDOWS_1251.encode("Привет, мир");
@@ -1140,6 +1152,24 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
 
     let (code, stdout, stderr) = linkbase_bytes(
         &["rewrite", "--url", URL, "--charset", "utf-8", s(&path)],
+        b"",
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let mut expected = b"<meta charset=\"windows-1251\"><p>".to_vec();
+    expected.extend_from_slice(&cyrillic);
+    expected.extend_from_slice(b"</p><a href=\"http://h/a/b/x.html\">x</a>");
+    assert_eq!(stdout, expected, "only the URL bytes changed");
+
+    let (code, stdout, stderr) = linkbase_bytes(
+        &[
+            "rewrite",
+            "--url",
+            URL,
+            "--charset",
+            "utf-8",
+            "--drop-base",
+            s(&path),
+        ],
         b"",
     );
     assert_eq!(code, 2, "{stderr}");
@@ -1155,6 +1185,7 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
             URL,
             "--charset",
             "utf-8",
+            "--drop-base",
             "--in-place",
             s(&path),
         ],
@@ -1266,8 +1297,9 @@ fn base_record(args: &[&str], stdin: &[u8]) -> Value {
 }
 
 /// Issue 15 item 3: one tag with 200,000 attributes took 13.7 s in html5ever's quadratic
-/// duplicate check; past the documented bound (10,000 per tag) it is refused at once, naming
-/// the bound, and nothing is written.
+/// duplicate check; past the documented bound (10,000 per tag) the DOM engine refuses it at
+/// once, naming the bound, and nothing is written. The streaming engine (issue 9) reads
+/// attributes in linear time and needs no bound.
 #[test]
 fn a_tag_with_too_many_attributes_is_refused() {
     let mut page = String::from("<p");
@@ -1275,7 +1307,13 @@ fn a_tag_with_too_many_attributes_is_refused() {
         page.push_str(&format!(" a{n}=x"));
     }
     page.push_str("><a href=y>y</a>");
-    let run = linkbase_refusing(&["rewrite", "--url", URL], page.as_bytes());
+    let run = linkbase(&["rewrite", "--url", URL], page.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run
+        .stdout
+        .ends_with(" a199999=x><a href=http://h/a/b/y>y</a>"));
+    // --drop-base takes the DOM engine.
+    let run = linkbase_refusing(&["rewrite", "--drop-base", "--url", URL], page.as_bytes());
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stdout.is_empty());
     assert_eq!(

@@ -184,8 +184,19 @@ pub struct InputArgs {
     /// Default: on for MIME messages (e-mail), off for web pages.
     #[arg(long, value_enum, value_name = "ON|OFF")]
     pub conditional_comments: Option<Switch>,
+    /// auto: the streaming engine (only URL bytes change), handing the rare document it cannot
+    /// settle exactly to the DOM engine (a `dom-engine` diagnostic says why); dom: parse every
+    /// document into a tree (the reference the streaming engine is tested against).
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, value_name = "ENGINE")]
+    pub engine: EngineArg,
     #[command(flatten)]
     pub resolution: ResolutionArgs,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum EngineArg {
+    Auto,
+    Dom,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -287,6 +287,10 @@ fn options(
         },
         output_encoding,
         conditional_comments: args.conditional_comments.map(|s| s == args::Switch::On),
+        engine: match args.engine {
+            args::EngineArg::Auto => pipeline::EngineChoice::Auto,
+            args::EngineArg::Dom => pipeline::EngineChoice::Dom,
+        },
         ..Options::default()
     })
 }

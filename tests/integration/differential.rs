@@ -1,0 +1,237 @@
+//! Issue 9 item 6: the DOM engine is the oracle of the streaming engine. Every fixture page and
+//! every document of the html5lib tree-construction suite (`../shared/html5lib-tests/*.dat`,
+//! MIT) goes through both; the base must be the same, and so must the multiset of (element,
+//! attribute, resolved URL), apart from the documented classes where a tokenizer and a tree
+//! builder count differently (STREAMING.md §2):
+//!
+//! - `clone`: the adoption agency clones a misnested `<a>` (or its parent) in the tree; the
+//!   source has it once, and rewriting that one occurrence gives the clones the same value.
+//! - `inert`: a nested `<form action>` and the attributes of a second `<html>`/`<body>` tag:
+//!   the tree has no element for them, the source still has the bytes; rewriting them is
+//!   harmless, and the streaming engine reports them.
+//!
+//! `LINKBASE_CORPUS=DIR` adds every `*.html` under DIR (e.g. the benchmark corpus of
+//! `benches/corpus.sh`).
+//!
+//! Anything else fails the test with the document and the difference.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use linkbase::pipeline::{self, EngineChoice, HtmlInput, Options};
+use linkbase::BaseLayers;
+
+const SUITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/html5lib-tests");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/html");
+
+type Key = (String, String, String);
+
+/// The base and the multiset of links of `data` under `engine`.
+fn links(
+    data: &[u8],
+    url: &str,
+    engine: EngineChoice,
+) -> Option<(Option<String>, BTreeMap<Key, usize>)> {
+    let input = HtmlInput {
+        name: "t.html",
+        bytes: data,
+        layers: BaseLayers {
+            retrieval_uri: Some(url.into()),
+            ..BaseLayers::default()
+        },
+        ..HtmlInput::default()
+    };
+    let options = Options {
+        engine,
+        ..Options::default()
+    };
+    let report = pipeline::links(&input, &options).ok()?;
+    let mut set = BTreeMap::new();
+    for l in report.links {
+        let key = (
+            l.element.clone(),
+            l.attribute.clone().unwrap_or_default(),
+            l.resolved.clone().unwrap_or(l.original.clone()),
+        );
+        *set.entry(key).or_insert(0) += 1;
+    }
+    Some((report.base.base, set))
+}
+
+/// The differences that fall in no documented class.
+fn unexplained(
+    dom: &BTreeMap<Key, usize>,
+    stream: &BTreeMap<Key, usize>,
+    classes: &mut BTreeMap<&'static str, usize>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let keys: std::collections::BTreeSet<&Key> = dom.keys().chain(stream.keys()).collect();
+    for key in keys {
+        let d = dom.get(key).copied().unwrap_or(0);
+        let s = stream.get(key).copied().unwrap_or(0);
+        if d == s {
+            continue;
+        }
+        let (element, attribute, _) = key;
+        let class = if d > s && s > 0 && element == "a" {
+            Some("clone")
+        } else if s > d
+            && matches!(
+                (element.as_str(), attribute.as_str()),
+                ("form", "action") | ("html", _) | ("body", _)
+            )
+        {
+            Some("inert")
+        } else {
+            None
+        };
+        match class {
+            Some(c) => *classes.entry(c).or_insert(0) += 1,
+            None => out.push(format!("{key:?}: dom {d}, stream {s}")),
+        }
+    }
+    out
+}
+
+fn html5lib_documents() -> Vec<(String, String)> {
+    let suite = Path::new(SUITE);
+    let Ok(dir) = std::fs::read_dir(suite) else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = dir
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dat"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        for (n, test) in text.split("\n\n#data\n").enumerate() {
+            let test = test.strip_prefix("#data\n").unwrap_or(test);
+            if test.contains("\n#document-fragment") {
+                continue;
+            }
+            if let Some((data, _)) = test.split_once("\n#errors") {
+                out.push((format!("{name} #{n}"), data.to_owned()));
+            }
+        }
+    }
+    out
+}
+
+fn fixture_documents() -> Vec<(String, Vec<u8>, String)> {
+    let mut out = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(FIXTURES)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let Ok(input) = std::fs::read(dir.join("input.html")) else {
+            continue;
+        };
+        let meta: serde_json::Value = std::fs::read_to_string(dir.join("meta.json"))
+            .ok()
+            .and_then(|m| serde_json::from_str(&m).ok())
+            .unwrap_or_default();
+        let url = meta["url"]
+            .as_str()
+            .unwrap_or("http://example.com/a/b/page.html")
+            .to_owned();
+        out.push((
+            dir.file_name().unwrap().to_string_lossy().into_owned(),
+            input,
+            url,
+        ));
+    }
+    out
+}
+
+fn corpus_documents() -> Vec<(String, Vec<u8>, String)> {
+    let Some(root) = std::env::var_os("LINKBASE_CORPUS") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from(root)];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "html") {
+                let url = format!("http://example.com{}", path.display());
+                out.push((
+                    path.display().to_string(),
+                    std::fs::read(&path).unwrap(),
+                    url,
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_comparison_sees_a_difference() {
+    let key = |e: &str| (e.to_owned(), "href".to_owned(), "http://h/x".to_owned());
+    let dom = BTreeMap::from([(key("link"), 1)]);
+    let mut classes = BTreeMap::new();
+    assert_eq!(unexplained(&dom, &BTreeMap::new(), &mut classes).len(), 1);
+    let stream = BTreeMap::from([(key("link"), 1), (key("form"), 1)]);
+    assert_eq!(unexplained(&dom, &stream, &mut classes).len(), 1);
+    let stream = BTreeMap::from([(key("link"), 2)]);
+    assert_eq!(unexplained(&dom, &stream, &mut classes).len(), 1);
+    assert!(classes.is_empty());
+}
+
+#[test]
+fn both_engines_find_the_same_base_and_links() {
+    let mut cases: Vec<(String, Vec<u8>, String)> = fixture_documents();
+    cases.extend(corpus_documents());
+    let html5lib = html5lib_documents();
+    if html5lib.is_empty() {
+        eprintln!("html5lib-tests skipped: {SUITE} is not there (../shared beside the checkout)");
+    }
+    cases.extend(html5lib.into_iter().map(|(n, d)| {
+        (
+            n,
+            d.into_bytes(),
+            "http://example.com/a/b/page.html".to_owned(),
+        )
+    }));
+    let mut classes = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for (name, data, url) in &cases {
+        let dom = links(data, url, EngineChoice::Dom);
+        let stream = links(data, url, EngineChoice::Auto);
+        let (Some((dom_base, dom)), Some((stream_base, stream))) = (dom, stream) else {
+            continue;
+        };
+        compared += 1;
+        if dom_base != stream_base {
+            failures.push(format!(
+                "{name}: base {dom_base:?} (dom) vs {stream_base:?} (stream): {:?}",
+                String::from_utf8_lossy(data)
+            ));
+            continue;
+        }
+        let diff = unexplained(&dom, &stream, &mut classes);
+        if !diff.is_empty() {
+            failures.push(format!(
+                "{name}: {}\n    {:?}",
+                diff.join("; "),
+                String::from_utf8_lossy(data)
+            ));
+        }
+    }
+    eprintln!("{compared} documents compared; documented differences: {classes:?}");
+    assert!(compared > 80, "the cases were read ({compared})");
+    assert!(
+        failures.is_empty(),
+        "{} documents differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
