@@ -200,7 +200,7 @@ pub(crate) fn classify(
 }
 
 /// Whether some row of [`TABLE`] names this attribute (a test keeps the two in step).
-fn is_url_attribute_name(attr: &str) -> bool {
+pub(crate) fn is_url_attribute_name(attr: &str) -> bool {
     matches!(
         attr,
         "href"
