@@ -324,6 +324,9 @@ struct Walk<'a> {
     template: usize,
     meta_seen: bool,
     bail: Option<Fallback>,
+    /// An HTML `<style>` or `<noscript>` whose end tag has not come (raw text runs to the end
+    /// of the input when it never does): the event its end would give, with the content's start.
+    open: Option<EndEvent>,
 }
 
 impl<'a> Pass<'a> {
@@ -349,6 +352,7 @@ impl<'a> Pass<'a> {
             template: 0,
             meta_seen: false,
             bail: None,
+            open: None,
         });
         let events: Rc<RefCell<Vec<EndEvent>>> = Rc::default();
         let lol_encoding =
@@ -379,6 +383,10 @@ impl<'a> Pass<'a> {
         }
         result.map_err(|_| Fallback::Tokenizer)?;
         for event in events.take() {
+            walk.end(event);
+        }
+        // Raw text without an end tag runs to the end of the input (HTML LS §13.2.5.3).
+        if let Some(event) = walk.open.take() {
             walk.end(event);
         }
         if let Some(why) = walk.bail {
@@ -506,6 +514,14 @@ impl Walk<'_> {
             let node = tag.id;
             let offset = pass.offset;
             let start = location.end;
+            if html {
+                let content = offset + start..offset + pass.bytes.len();
+                self.open = Some(if style {
+                    EndEvent::Style { node, content }
+                } else {
+                    EndEvent::Noscript { node, content }
+                });
+            }
             let _ = el.on_end_tag(lol_html::end_tag!(move |end| {
                 let content = offset + start..offset + end.source_location().bytes().start;
                 events.borrow_mut().push(if style {
@@ -665,6 +681,9 @@ impl Walk<'_> {
     /// The end of an element whose content matters.
     fn end(&mut self, event: EndEvent) {
         let pass = self.pass;
+        if matches!(event, EndEvent::Style { .. } | EndEvent::Noscript { .. }) {
+            self.open = None;
+        }
         match event {
             EndEvent::Template => self.template = self.template.saturating_sub(1),
             EndEvent::Style { node, content } => {
@@ -826,6 +845,56 @@ fn svg_tag_name(lower: &str) -> Option<&'static str> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+
+    /// `html` rewritten against `http://h/a/b` by the streaming engine alone.
+    fn rewrite(html: &str) -> String {
+        let bytes = html.as_bytes();
+        let decoded = decode::sniff_only(bytes, Some("utf-8")).unwrap();
+        let uri = crate::Uri::parse("http://h/a/b").ok();
+        let outer = Outer {
+            base: Base {
+                uri: uri.clone(),
+                source: crate::BaseSource::RetrievalUri,
+            },
+            document_uri: uri,
+        };
+        let streamed = run(bytes, &decoded, &outer, &RewriteOptions::default()).unwrap();
+        String::from_utf8(streamed.apply(bytes)).unwrap()
+    }
+
+    #[test]
+    fn only_url_bytes_change() {
+        assert_eq!(
+            rewrite("<P CLASS=x>&nbsp;<a  HREF = 'a?x=1&amp;y=2' href=dup>a</a><image src=i>"),
+            "<P CLASS=x>&nbsp;<a  HREF = 'http://h/a/a?x=1&amp;y=2' href=dup>a</a><image src=http://h/a/i>"
+        );
+        assert_eq!(
+            rewrite("<svg><a xlink:href=s href=t></a></svg><a xlink:href=u>"),
+            "<svg><a xlink:href=http://h/a/s href=http://h/a/t></a></svg><a xlink:href=u>"
+        );
+        assert_eq!(
+            rewrite("<template><base href=/t/></template><a href=x>"),
+            "<template><base href=http://h/t/></template><a href=http://h/a/x>"
+        );
+    }
+
+    /// Found by `fuzz/engines.rs`: raw text whose end tag never comes runs to the end of the
+    /// input, and its URLs count (the DOM engine rewrote them, the streaming engine skipped them).
+    #[test]
+    fn raw_text_without_an_end_tag_runs_to_the_end() {
+        assert_eq!(
+            rewrite("<noscript><a href=x>x</a>"),
+            "<noscript><a href=http://h/a/x>x</a>"
+        );
+        assert_eq!(
+            rewrite("<style>p{background:url(x.png)}"),
+            "<style>p{background:url(http://h/a/x.png)}"
+        );
+        assert_eq!(
+            rewrite("<noscript><a href=x></noscript><a href=y>"),
+            "<noscript><a href=http://h/a/x></noscript><a href=http://h/a/y>"
+        );
+    }
 
     #[test]
     fn base_tag_is_found_in_any_case() {
