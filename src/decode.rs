@@ -181,6 +181,25 @@ pub fn sniff_only(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded
     })
 }
 
+/// [`decode`]'s sniffing of a document's first bytes (the binary check reads 8,192, the
+/// prescan 1,024), for a document read as a stream: the text is left empty and malformed bytes
+/// are not looked for here.
+///
+/// # Errors
+/// As [`decode`].
+pub fn sniff_head(head: &[u8], transport_label: Option<&str>) -> Result<Decoded, DecodeError> {
+    let mut diagnostics = Vec::new();
+    let sniffed = sniff(head, transport_label, &mut diagnostics)?;
+    Ok(Decoded {
+        text: String::new(),
+        encoding: sniffed.encoding,
+        source: sniffed.source,
+        bom: sniffed.bom_len > 0,
+        had_errors: false,
+        diagnostics,
+    })
+}
+
 /// Whether `body` holds a byte sequence that is malformed in `encoding`.
 fn is_malformed(body: &[u8], encoding: &'static Encoding) -> bool {
     if encoding == UTF_8 {

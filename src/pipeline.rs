@@ -11,6 +11,7 @@ use crate::error::{Diagnostic, Error};
 use crate::report::{BaseRecord, LinkRecord, Report};
 use crate::rewrite::{self, Plan, RewriteOptions};
 use crate::serialize;
+use std::io::Write as _;
 
 /// An HTML document and what is known about it from outside.
 #[derive(Debug, Clone, Default)]
@@ -195,6 +196,196 @@ pub(crate) fn text_loss_message(decoded: &Decoded) -> String {
         decoded.encoding.name(),
         decoded.source.describe()
     )
+}
+
+/// An HTML document in a file, read as a stream ([`rewrite_path`], [`links_path`]).
+#[derive(Debug, Clone)]
+pub struct PathInput<'a> {
+    /// How to name it in errors.
+    pub name: &'a str,
+    /// Where it is. It is opened twice (the base first), so it must not change meanwhile.
+    pub path: &'a std::path::Path,
+    /// The base layers outside the document (§5.1.2–§5.1.4).
+    pub layers: BaseLayers,
+    /// The transport-layer charset label.
+    pub charset: Option<String>,
+    /// Findings about the input made before the pipeline.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// [`rewrite()`] for a document in a file of any size: read twice (the base is settled first),
+/// written to `out` as it is read, each link given to `on_link` as it is found, so memory stays
+/// flat in the size of the page (the longest tag, and `<style>`/`<noscript>` text up to 16 MiB).
+/// A document the streaming engine hands over is read whole and goes through the DOM engine,
+/// before anything is written. Returns the base record and the engine that wrote it.
+///
+/// # Errors
+/// As [`rewrite()`], and [`Error::Io`] when reading or writing fails (the output may then be
+/// incomplete: write to a temporary file and rename it on success).
+pub fn rewrite_path(
+    input: &PathInput<'_>,
+    options: &Options,
+    out: &mut dyn std::io::Write,
+    on_link: &mut dyn FnMut(LinkRecord),
+) -> Result<(BaseRecord, Engine), Error> {
+    stream_path(input, options, Some(out), on_link)
+}
+
+/// [`links()`] for a document in a file of any size, each link given to `on_link` as it is
+/// found (see [`rewrite_path`]).
+///
+/// # Errors
+/// As [`rewrite_path`].
+pub fn links_path(
+    input: &PathInput<'_>,
+    options: &Options,
+    on_link: &mut dyn FnMut(LinkRecord),
+) -> Result<BaseRecord, Error> {
+    stream_path(input, options, None, on_link).map(|(base, _)| base)
+}
+
+/// Counts what goes through, so a failure can tell whether output has begun.
+struct Counting<'a> {
+    inner: &'a mut dyn std::io::Write,
+    written: u64,
+}
+
+impl std::io::Write for Counting<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn stream_path(
+    input: &PathInput<'_>,
+    options: &Options,
+    out: Option<&mut dyn std::io::Write>,
+    on_link: &mut dyn FnMut(LinkRecord),
+) -> Result<(BaseRecord, Engine), Error> {
+    use std::io::Read;
+    let name = input.name;
+    let io_error = |source| Error::Io {
+        input: name.to_owned(),
+        source,
+    };
+    let mut diagnostics = input.diagnostics.clone();
+    let outer = outer_base(&input.layers, options.rewrite.resolve, &mut diagnostics)?;
+    let mut head = Vec::new();
+    std::fs::File::open(input.path)
+        .and_then(|f| f.take(8192).read_to_end(&mut head))
+        .map_err(io_error)?;
+    let decoded =
+        decode::sniff_head(&head, input.charset.as_deref()).map_err(|source| Error::Decode {
+            input: name.to_owned(),
+            source,
+        })?;
+    refuse_replacement(name, &decoded)?;
+    let transcode = options
+        .output_encoding
+        .is_some_and(|e| e != decoded.encoding);
+    let mut sink = std::io::sink();
+    let rewriting = out.is_some();
+    let out = match out {
+        Some(out) => out,
+        None => &mut sink,
+    };
+    let mut out = Counting {
+        inner: out,
+        written: 0,
+    };
+    let mut fallback = None;
+    if !transcode && options.engine == EngineChoice::Auto {
+        let mut open = || {
+            std::fs::File::open(input.path)
+                .map(|f| Box::new(std::io::BufReader::new(f)) as Box<dyn Read>)
+        };
+        let mut deliver = |l: rewrite::Link| on_link(LinkRecord::new(&l, None));
+        match crate::stream::run_streaming(
+            &mut open,
+            &decoded,
+            &outer,
+            &options.rewrite,
+            &mut out,
+            &mut deliver,
+        ) {
+            Ok((base, found, malformed)) => {
+                diagnostics.extend(
+                    decoded
+                        .diagnostics
+                        .iter()
+                        .map(|d| Diagnostic::new("encoding", d.clone())),
+                );
+                if malformed {
+                    diagnostics.push(Diagnostic::new(
+                        "encoding",
+                        format!(
+                            "malformed byte sequences for {} (copied as they are; only URL values are rewritten)",
+                            decoded.encoding.name()
+                        ),
+                    ));
+                }
+                diagnostics.extend(found);
+                let record = BaseRecord {
+                    part: None,
+                    base: base.uri.as_ref().map(|u| u.to_string()),
+                    base_source: base.source,
+                    encoding: decoded.encoding.name(),
+                    encoding_source: decoded.source,
+                    diagnostics,
+                    root: None,
+                };
+                return Ok((record, Engine::Stream));
+            }
+            Err(crate::stream::StreamError::Io(e)) => return Err(io_error(e)),
+            Err(crate::stream::StreamError::Fallback(why)) => {
+                if out.written > 0 {
+                    // Pass 1 saw nothing of this: the file changed between the two reads.
+                    return Err(Error::Unsupported {
+                        input: name.to_owned(),
+                        message: "it changed while it was being read".into(),
+                    });
+                }
+                fallback = Some(why);
+            }
+        }
+    }
+    // The DOM engine, on the whole document in memory.
+    let bytes = std::fs::read(input.path).map_err(io_error)?;
+    let mut html_diagnostics = input.diagnostics.clone();
+    if let Some(why) = fallback.filter(|w| *w != crate::splice::Fallback::DropBase) {
+        html_diagnostics.push(Diagnostic::new(
+            "dom-engine",
+            format!("the DOM engine handled this document: {}", why.describe()),
+        ));
+    }
+    let html = HtmlInput {
+        name,
+        bytes: &bytes,
+        layers: input.layers.clone(),
+        charset: input.charset.clone(),
+        diagnostics: html_diagnostics,
+    };
+    let dom = Options {
+        engine: EngineChoice::Dom,
+        ..*options
+    };
+    let (report, engine) = if rewriting {
+        let rewritten = rewrite(&html, &dom)?;
+        out.write_all(&rewritten.bytes).map_err(io_error)?;
+        out.flush().map_err(io_error)?;
+        (rewritten.report, rewritten.engine)
+    } else {
+        (links(&html, &dom)?, Engine::Serialize(None))
+    };
+    for link in report.links {
+        on_link(link);
+    }
+    Ok((report.base, engine))
 }
 
 /// Every link of an HTML document with its resolution, and the document's base.

@@ -128,18 +128,21 @@ impl Report {
         let links = self.links.iter().filter(|l| !l.same_document);
         let total = links.clone().count();
         let unresolved = links.filter(|l| l.resolved.is_none()).count();
+        UnresolvedSummary::from_counts(&self.base, total, unresolved)
+    }
+}
+
+impl UnresolvedSummary {
+    /// The summary for a document with this base, `links` links that are not same-document
+    /// references and `unresolved` of them without an absolute resolution (for documents whose
+    /// links are counted as they stream past rather than kept).
+    pub fn from_counts(base: &BaseRecord, links: usize, unresolved: usize) -> Option<Self> {
+        let total = links;
         if unresolved == 0 {
             return None;
         }
-        let reason = match &self.base.base {
-            None if self
-                .base
-                .diagnostics
-                .iter()
-                .any(|d| d.code == "base-ignored") =>
-            {
-                "bad base"
-            }
+        let reason = match &base.base {
+            None if base.diagnostics.iter().any(|d| d.code == "base-ignored") => "bad base",
             None => "no base",
             Some(base) if !crate::uri::UriRef::parse(base).is_hierarchical() => "opaque base",
             Some(_) => "unresolvable references",

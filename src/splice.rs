@@ -45,6 +45,9 @@ pub enum Fallback {
     LateMeta,
     /// `--drop-base`, whose choice depends on every link of the document.
     DropBase,
+    /// A `<math>` inside SVG content or an `<svg>` inside MathML, which the tree builder puts
+    /// in the outer namespace and lol_html does not.
+    ForeignNesting,
 }
 
 impl Fallback {
@@ -62,6 +65,7 @@ impl Fallback {
             }
             Fallback::LateMeta => "a <meta> beyond the prescan changes the encoding",
             Fallback::DropBase => "--drop-base",
+            Fallback::ForeignNesting => "a <math> inside <svg> or an <svg> inside <math>",
         }
     }
 }
@@ -242,6 +246,16 @@ pub(crate) fn escaped(bytes: &[u8], range: Range<usize>, new: &str) -> (Range<us
         .and_then(|i| bytes.get(i))
         .copied();
     let after = bytes.get(range.end).copied();
+    escaped_around(before, after, range, new)
+}
+
+/// [`escaped`], given the bytes just before and after the value.
+pub(crate) fn escaped_around(
+    before: Option<u8>,
+    after: Option<u8>,
+    range: Range<usize>,
+    new: &str,
+) -> (Range<usize>, String) {
     let quote = match (before, after) {
         (Some(q @ (b'"' | b'\'')), Some(a)) if a == q => Some(q),
         _ => None,

@@ -33,7 +33,7 @@ use crate::decode::{self, Decoded, EncodingSource};
 use crate::dom::{AttrNs, ElementNs, NodeId};
 use crate::error::Diagnostic;
 use crate::rewrite::{EditTarget, ElementView, Found, Link, Nested, Planner, RewriteOptions};
-use crate::splice::{decode_attribute, escaped, Fallback};
+use crate::splice::{decode_attribute, escaped_around, Fallback};
 
 /// lol_html's buffers are bounded by this; a longer tag or comment is handed to the DOM engine.
 const MEMORY_LIMIT: usize = 64 * 1024 * 1024;
@@ -127,6 +127,115 @@ pub(crate) fn run(
     })
 }
 
+/// The streaming engine over a document too large to hold, read twice from `open()`: pass 1
+/// reads it whole for the base (and everything else that could send it to the DOM engine);
+/// pass 2 writes the output to `out` as it reads and gives every link to `on_link` as found.
+/// Memory stays flat: the longest tag, and `<style>`/`<noscript>` raw text up to
+/// [`MAX_HOLD`]. `decoded` is the sniffing of the document's head. Returns the base, the
+/// diagnostics, and whether malformed byte sequences were met.
+pub(crate) fn run_streaming(
+    open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read>>,
+    decoded: &Decoded,
+    outer: &Outer,
+    options: &RewriteOptions,
+    out: &mut dyn std::io::Write,
+    on_link: &mut dyn FnMut(Link),
+) -> Result<(Base, Vec<Diagnostic>, bool), StreamError> {
+    if options.drop_base {
+        return Err(StreamError::Fallback(Fallback::DropBase));
+    }
+    let encoding = decoded.encoding;
+    let found = prescan(
+        &mut ReaderChunks::new(open().map_err(StreamError::Io)?),
+        encoding,
+        true,
+    )?;
+    let tentative = matches!(
+        decoded.source,
+        EncodingSource::Meta | EncodingSource::Fallback
+    );
+    if tentative && found.meta.is_some_and(|m| m != encoding) {
+        return Err(StreamError::Fallback(Fallback::LateMeta));
+    }
+    let mut diagnostics = Vec::new();
+    let base = with_base_element(
+        &outer.base,
+        found.base.as_ref().map(|(_, href)| href.as_str()),
+        options.resolve,
+        &mut diagnostics,
+    );
+    let pass = Pass {
+        bytes: &[],
+        offset: 0,
+        encoding,
+        outer,
+        options,
+        depth: 0,
+        nesting: 0,
+        chosen: found.base.map(|(at, _)| NodeId(at)),
+        tentative: false,
+        report_bases: true,
+    };
+    let io = StreamIo {
+        out,
+        on_link,
+        window: Vec::new(),
+        start: 0,
+        hold: None,
+        next_splice: 0,
+        abandoned: None,
+        error: None,
+    };
+    let mut chunks = CheckedChunks {
+        inner: ReaderChunks::new(open().map_err(StreamError::Io)?),
+        decoder: encoding.new_decoder_without_bom_handling(),
+        buffer: vec![0; 16 * 1024],
+        malformed: false,
+        skip_bom: decoded.bom,
+    };
+    let mut out = pass.run_chunks(base.clone(), &mut chunks, Some(io))?;
+    diagnostics.append(&mut out.diagnostics);
+    Ok((base, diagnostics, chunks.malformed))
+}
+
+/// Chunks, checked on the way for byte sequences malformed in the document's encoding.
+struct CheckedChunks<R> {
+    inner: ReaderChunks<R>,
+    decoder: encoding_rs::Decoder,
+    buffer: Vec<u8>,
+    malformed: bool,
+    /// The byte order mark is not text.
+    skip_bom: bool,
+}
+
+impl<R: std::io::Read> Chunks for CheckedChunks<R> {
+    fn next_chunk(&mut self) -> std::io::Result<Option<&[u8]>> {
+        let chunk = self.inner.next_chunk()?;
+        if let (Some(chunk), false) = (chunk, self.malformed) {
+            let mut input = chunk;
+            if std::mem::take(&mut self.skip_bom) {
+                let bom = encoding_rs::Encoding::for_bom(chunk).map_or(0, |(_, n)| n);
+                input = input.get(bom..).unwrap_or_default();
+            }
+            loop {
+                let (result, read, _) =
+                    self.decoder
+                        .decode_to_utf8_without_replacement(input, &mut self.buffer, false);
+                input = input.get(read..).unwrap_or_default();
+                match result {
+                    encoding_rs::DecoderResult::InputEmpty => break,
+                    encoding_rs::DecoderResult::OutputFull => {}
+                    encoding_rs::DecoderResult::Malformed(..) => {
+                        self.malformed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(chunk)
+    }
+}
+
 /// An `iframe srcdoc` document (UTF-8 text, HTML LS §4.8.5) through the streaming engine: its
 /// links, and its new text when any URL changed; `None` when the DOM engine must take it.
 pub(crate) fn nested_document(
@@ -180,27 +289,142 @@ fn find_base(
     if !contains_base_tag(bytes) {
         return Ok(None);
     }
+    match prescan(&mut SliceChunks(Some(bytes)), encoding, false) {
+        Ok(found) => Ok(found.base),
+        Err(StreamError::Fallback(why)) => Err(why),
+        Err(StreamError::Io(_)) => Err(Fallback::Tokenizer),
+    }
+}
+
+/// What pass 1 learns.
+#[derive(Debug, Default)]
+struct Prescan {
+    /// The chosen `<base>`: its start tag's offset and decoded `href`.
+    base: Option<(usize, String)>,
+    /// The first HTML `<meta>` outside templates that declares an encoding (full scans only).
+    meta: Option<&'static Encoding>,
+}
+
+/// Why a streamed document could not be finished.
+#[derive(Debug)]
+pub(crate) enum StreamError {
+    /// The DOM engine must take it.
+    Fallback(Fallback),
+    /// Reading or writing failed.
+    Io(std::io::Error),
+}
+
+/// The bytes of a document, chunk by chunk.
+pub(crate) trait Chunks {
+    /// The next chunk; `None` at the end.
+    fn next_chunk(&mut self) -> std::io::Result<Option<&[u8]>>;
+}
+
+/// A document in memory: one chunk.
+struct SliceChunks<'a>(Option<&'a [u8]>);
+
+impl Chunks for SliceChunks<'_> {
+    fn next_chunk(&mut self) -> std::io::Result<Option<&[u8]>> {
+        Ok(self.0.take())
+    }
+}
+
+/// A document read from a reader, 64 KiB at a time.
+pub(crate) struct ReaderChunks<R> {
+    reader: R,
+    buffer: Vec<u8>,
+}
+
+impl<R: std::io::Read> ReaderChunks<R> {
+    /// Chunks of `reader`.
+    pub(crate) fn new(reader: R) -> ReaderChunks<R> {
+        ReaderChunks {
+            reader,
+            buffer: vec![0; 64 * 1024],
+        }
+    }
+}
+
+impl<R: std::io::Read> Chunks for ReaderChunks<R> {
+    fn next_chunk(&mut self) -> std::io::Result<Option<&[u8]>> {
+        let n = loop {
+            match self.reader.read(&mut self.buffer) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        Ok((n > 0).then(|| self.buffer.get(..n)).flatten())
+    }
+}
+
+/// Pass 1 over `chunks`: the base, or why token order cannot settle it; with `full`, the whole
+/// document is read (not just up to the first base) so that everything that could send pass 2
+/// to the DOM engine is known before pass 2 writes a byte.
+fn prescan(
+    chunks: &mut dyn Chunks,
+    encoding: &'static Encoding,
+    full: bool,
+) -> Result<Prescan, StreamError> {
     struct State {
         template: usize,
         table: usize,
+        svg: usize,
+        math: usize,
         frameset: bool,
-        found: Option<Result<(usize, String), Fallback>>,
+        found: Prescan,
+        meta_seen: bool,
+        bail: Option<Fallback>,
     }
     let state = Rc::new(RefCell::new(State {
         template: 0,
         table: 0,
+        svg: 0,
+        math: 0,
         frameset: false,
-        found: None,
+        found: Prescan::default(),
+        meta_seen: false,
+        bail: None,
     }));
     let handler_state = state.clone();
-    let lol_encoding =
-        lol_html::AsciiCompatibleEncoding::new(encoding).ok_or(Fallback::Tokenizer)?;
+    let lol_encoding = lol_html::AsciiCompatibleEncoding::new(encoding)
+        .ok_or(StreamError::Fallback(Fallback::Tokenizer))?;
     let settings = lol_html::Settings::new()
         .with_encoding(lol_encoding)
         .with_memory_settings(
             lol_html::MemorySettings::new().with_max_allowed_memory_usage(MEMORY_LIMIT),
         )
         .append_element_content_handler(lol_html::element!("*", move |el| {
+            if full && matches!(el.namespace_uri(), SVG_NS | MATHML_NS) {
+                // As pass 2 does (Walk::start): foreign nesting lol_html reads otherwise than
+                // the tree builder.
+                let name = el.tag_name();
+                if matches!(name.as_str(), "svg" | "math") {
+                    let svg = name == "svg";
+                    let mut s = handler_state.borrow_mut();
+                    if (svg && s.math > 0) || (!svg && s.svg > 0) {
+                        s.bail = Some(Fallback::ForeignNesting);
+                        return Err("foreign nesting".into());
+                    }
+                    let end_state = handler_state.clone();
+                    let closes = el.on_end_tag(lol_html::end_tag!(move |_| {
+                        let mut s = end_state.borrow_mut();
+                        if svg {
+                            s.svg = s.svg.saturating_sub(1);
+                        } else {
+                            s.math = s.math.saturating_sub(1);
+                        }
+                        Ok(())
+                    }));
+                    if closes.is_ok() {
+                        if svg {
+                            s.svg += 1;
+                        } else {
+                            s.math += 1;
+                        }
+                    }
+                }
+            }
             if el.namespace_uri() != HTML_NS {
                 return Ok(());
             }
@@ -212,28 +436,54 @@ fn find_base(
                     handler_state.borrow_mut().frameset = true;
                     None
                 }
+                "meta" if full => {
+                    let mut s = handler_state.borrow_mut();
+                    if s.template == 0 && !s.meta_seen {
+                        let value = |n: &str| el.get_attribute(n);
+                        let declared = decode::meta_element_encoding(
+                            value("charset").as_deref(),
+                            value("http-equiv").as_deref(),
+                            value("content").as_deref(),
+                        );
+                        if declared.is_some() {
+                            s.meta_seen = true;
+                            s.found.meta = declared;
+                        }
+                    }
+                    None
+                }
                 "base" => {
                     let mut s = handler_state.borrow_mut();
-                    if s.template > 0 {
+                    if s.template > 0 || s.found.base.is_some() {
                         return Ok(());
                     }
                     let Some(href) = el.attributes().iter().find(|a| a.name() == "href") else {
                         return Ok(());
                     };
-                    let found = if s.table > 0 || s.frameset {
-                        Err(Fallback::AmbiguousBase)
-                    } else {
-                        let value = href
-                            .value_source_location()
-                            .and_then(|l| bytes.get(l.bytes()))
-                            .map_or(Some(String::new()), |raw| decode_attribute(raw, encoding));
-                        value
-                            .map(|v| (el.source_location().bytes().start, v))
-                            .ok_or(Fallback::Undecodable)
-                    };
-                    s.found = Some(found);
-                    // Nothing after the first base matters to pass 1: stop here.
-                    return Err("base found".into());
+                    if s.table > 0 || s.frameset {
+                        s.bail = Some(Fallback::AmbiguousBase);
+                        return Err("ambiguous base".into());
+                    }
+                    // The value as lol_html decoded it from the document's encoding (character
+                    // references still raw); a U+FFFD there may stand for bytes that do not
+                    // decode, so the DOM engine takes such a base.
+                    let raw = href.value();
+                    match decode_attribute(raw.as_bytes(), encoding_rs::UTF_8)
+                        .filter(|_| !raw.contains('\u{fffd}'))
+                    {
+                        Some(value) => {
+                            s.found.base = Some((el.source_location().bytes().start, value));
+                        }
+                        None => {
+                            s.bail = Some(Fallback::Undecodable);
+                            return Err("undecodable base".into());
+                        }
+                    }
+                    if !full {
+                        // Nothing after the first base matters to pass 1: stop here.
+                        return Err("base found".into());
+                    }
+                    return Ok(());
                 }
                 _ => None,
             };
@@ -262,12 +512,26 @@ fn find_base(
             Ok(())
         }));
     let mut rewriter = lol_html::HtmlRewriter::new(settings, |_: &[u8]| {});
-    let result = rewriter.write(bytes).and_then(|()| rewriter.end());
-    let found = state.borrow_mut().found.take();
-    match (found, result) {
-        (Some(found), _) => found.map(Some),
-        (None, Ok(())) => Ok(None),
-        (None, Err(_)) => Err(Fallback::Tokenizer),
+    let mut result = Ok(());
+    while let Some(chunk) = chunks.next_chunk().map_err(StreamError::Io)? {
+        result = rewriter.write(chunk);
+        if result.is_err() {
+            break;
+        }
+    }
+    if result.is_ok() {
+        result = rewriter.end();
+    }
+    let mut s = state.borrow_mut();
+    if let Some(why) = s.bail {
+        return Err(StreamError::Fallback(why));
+    }
+    let found = std::mem::take(&mut s.found);
+    match result {
+        // The early stop after the first base.
+        Err(_) if !full && found.base.is_some() => Ok(found),
+        Err(_) => Err(StreamError::Fallback(Fallback::Tokenizer)),
+        Ok(()) => Ok(found),
     }
 }
 
@@ -312,25 +576,75 @@ struct PassOut {
 /// `'static`) and acted on before the next start tag.
 enum EndEvent {
     Template,
-    Style { node: NodeId, content: Range<usize> },
-    Noscript { node: NodeId, content: Range<usize> },
+    /// `</svg>` (`true`) or `</math>`.
+    Foreign(bool),
+    Style {
+        node: NodeId,
+        content: Range<usize>,
+    },
+    Noscript {
+        node: NodeId,
+        content: Range<usize>,
+    },
 }
 
 /// The state an element handler works on.
-struct Walk<'a> {
-    pass: &'a Pass<'a>,
-    planner: Planner<'a>,
+struct Walk<'p, 'w> {
+    pass: &'p Pass<'p>,
+    planner: Planner<'p>,
     out: PassOut,
     template: usize,
+    /// Open `<svg>` and `<math>` elements.
+    svg: usize,
+    math: usize,
     meta_seen: bool,
     bail: Option<Fallback>,
-    /// An HTML `<style>` or `<noscript>` whose end tag has not come (raw text runs to the end
-    /// of the input when it never does): the event its end would give, with the content's start.
-    open: Option<EndEvent>,
+    /// An HTML `<style>` (`true`) or `<noscript>` whose end tag has not come (raw text runs to
+    /// the end of the input when it never does), with where its content starts.
+    open: Option<(bool, NodeId, usize)>,
+    /// Writing as the input is read (pass 2 of [`run_streaming`]); `None`: splices are
+    /// collected for the whole document.
+    io: Option<StreamIo<'w>>,
 }
 
+/// Pass 2 writing as it reads: the output, every link as found, and the input not yet written.
+struct StreamIo<'a> {
+    out: &'a mut dyn std::io::Write,
+    on_link: &'a mut dyn FnMut(Link),
+    /// Input bytes from `start` on: read, not yet written.
+    window: Vec<u8>,
+    start: usize,
+    /// Output from here on is held: the content of a `<style>` or `<noscript>` (this element),
+    /// whose URLs are known only at its end tag.
+    hold: Option<(usize, NodeId)>,
+    /// The next splice of `PassOut::splices` to write.
+    next_splice: usize,
+    /// A held element given up on (past [`MAX_HOLD`]): its end is not acted on.
+    abandoned: Option<NodeId>,
+    error: Option<std::io::Error>,
+}
+
+/// The most raw text (`<style>`, `<noscript>`) held to rewrite its URLs when streaming; a larger
+/// element is copied as it is, with a diagnostic.
+const MAX_HOLD: usize = 16 * 1024 * 1024;
+
 impl<'a> Pass<'a> {
+    /// Pass 2 over the bytes in memory.
     fn run(&self, base: Base) -> Result<PassOut, Fallback> {
+        match self.run_chunks(base, &mut SliceChunks(Some(self.bytes)), None) {
+            Ok(out) => Ok(out),
+            Err(StreamError::Fallback(why)) => Err(why),
+            Err(StreamError::Io(_)) => Err(Fallback::Tokenizer),
+        }
+    }
+
+    /// Pass 2 over `chunks`; with `io`, written out as it is read.
+    fn run_chunks<'w>(
+        &self,
+        base: Base,
+        chunks: &mut dyn Chunks,
+        io: Option<StreamIo<'w>>,
+    ) -> Result<PassOut, StreamError> {
         let mut planner_diagnostics = Vec::new();
         let mut planner = Planner::new(
             base,
@@ -350,13 +664,16 @@ impl<'a> Pass<'a> {
                 diagnostics: planner_diagnostics,
             },
             template: 0,
+            svg: 0,
+            math: 0,
             meta_seen: false,
             bail: None,
             open: None,
+            io,
         });
         let events: Rc<RefCell<Vec<EndEvent>>> = Rc::default();
-        let lol_encoding =
-            lol_html::AsciiCompatibleEncoding::new(self.encoding).ok_or(Fallback::Tokenizer)?;
+        let lol_encoding = lol_html::AsciiCompatibleEncoding::new(self.encoding)
+            .ok_or(StreamError::Fallback(Fallback::Tokenizer))?;
         let handler_events = events.clone();
         let settings = lol_html::Settings::new()
             .with_encoding(lol_encoding)
@@ -370,27 +687,73 @@ impl<'a> Pass<'a> {
                     walk.end(event);
                 }
                 walk.start(el, &handler_events);
+                walk.deliver_links();
                 if walk.bail.is_some() {
                     return Err("fallback".into());
                 }
                 Ok(())
             }));
-        let mut rewriter = lol_html::HtmlRewriter::new(settings, |_: &[u8]| {});
-        let result = rewriter.write(self.bytes).and_then(|()| rewriter.end());
+        // With no mutation, lol_html's output is its input: how much it has passed on is the
+        // watermark up to which everything is decided (every handler before it has run).
+        let emitted = std::cell::Cell::new(0usize);
+        let mut rewriter =
+            lol_html::HtmlRewriter::new(settings, |c: &[u8]| emitted.set(emitted.get() + c.len()));
+        let mut result = Ok(());
+        let mut fed = 0;
+        loop {
+            let chunk = match chunks.next_chunk() {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(e) => return Err(StreamError::Io(e)),
+            };
+            fed += chunk.len();
+            if let Some(io) = &mut walk.borrow_mut().io {
+                io.window.extend_from_slice(chunk);
+            }
+            result = rewriter.write(chunk);
+            if result.is_err() {
+                break;
+            }
+            let mut walk = walk.borrow_mut();
+            walk.flush(emitted.get());
+            walk.bound_hold(fed);
+        }
+        let result = if result.is_ok() {
+            rewriter.end()
+        } else {
+            drop(rewriter);
+            result
+        };
         let mut walk = walk.into_inner();
         if let Some(why) = walk.bail {
-            return Err(why);
+            return Err(StreamError::Fallback(why));
         }
-        result.map_err(|_| Fallback::Tokenizer)?;
+        result.map_err(|_| StreamError::Fallback(Fallback::Tokenizer))?;
         for event in events.take() {
             walk.end(event);
         }
         // Raw text without an end tag runs to the end of the input (HTML LS §13.2.5.3).
-        if let Some(event) = walk.open.take() {
-            walk.end(event);
+        if let Some((style, node, start)) = walk.open.take() {
+            let content = start..self.offset + fed;
+            walk.end(if style {
+                EndEvent::Style { node, content }
+            } else {
+                EndEvent::Noscript { node, content }
+            });
         }
+        walk.deliver_links();
         if let Some(why) = walk.bail {
-            return Err(why);
+            return Err(StreamError::Fallback(why));
+        }
+        if let Some(io) = &mut walk.io {
+            io.hold = None;
+        }
+        walk.flush(self.offset + fed);
+        if let Some(e) = walk.io.as_mut().and_then(|io| io.error.take()) {
+            return Err(StreamError::Io(e));
+        }
+        if let Some(io) = &mut walk.io {
+            io.out.flush().map_err(StreamError::Io)?;
         }
         let mut out = walk.out;
         out.splices.sort_by_key(|(r, _)| r.start);
@@ -441,7 +804,7 @@ impl ElementView for Tag {
     }
 }
 
-impl Walk<'_> {
+impl Walk<'_, '_> {
     /// A start tag.
     fn start(
         &mut self,
@@ -468,6 +831,27 @@ impl Walk<'_> {
             name = "img".to_owned();
         } else if ns == ElementNs::Svg {
             name = svg_tag_name(&name).unwrap_or(&name).to_owned();
+        }
+        if matches!(name.as_str(), "svg" | "math") {
+            let svg = name == "svg";
+            // lol_html starts a namespace at every <svg>/<math>; the tree builder puts a <math>
+            // inside SVG content (and an <svg> inside MathML) in the outer namespace.
+            if (svg && self.math > 0) || (!svg && self.svg > 0) {
+                self.bail = Some(Fallback::ForeignNesting);
+                return;
+            }
+            let events = events.clone();
+            let closes = el.on_end_tag(lol_html::end_tag!(move |_| {
+                events.borrow_mut().push(EndEvent::Foreign(svg));
+                Ok(())
+            }));
+            if closes.is_ok() {
+                if svg {
+                    self.svg += 1;
+                } else {
+                    self.math += 1;
+                }
+            }
         }
         let tag = self.tag(el, NodeId(at), name, ns);
         let html = ns == ElementNs::Html;
@@ -515,12 +899,10 @@ impl Walk<'_> {
             let offset = pass.offset;
             let start = location.end;
             if html {
-                let content = offset + start..offset + pass.bytes.len();
-                self.open = Some(if style {
-                    EndEvent::Style { node, content }
-                } else {
-                    EndEvent::Noscript { node, content }
-                });
+                self.open = Some((style, node, offset + start));
+            }
+            if let Some(io) = &mut self.io {
+                io.hold.get_or_insert((offset + start, node));
             }
             let _ = el.on_end_tag(lol_html::end_tag!(move |end| {
                 let content = offset + start..offset + end.source_location().bytes().start;
@@ -562,12 +944,13 @@ impl Walk<'_> {
             }
             let splice = match (&attr.range, attr.name_end) {
                 (Some(range), _) => {
-                    let (range, text) =
-                        escaped(pass.bytes, shift(range, pass.offset, false), &edit.new);
-                    (shift(&range, pass.offset, true), text)
+                    let byte = |r: Range<usize>| self.input(r).and_then(|b| b.first().copied());
+                    let before = range.start.checked_sub(1).and_then(|i| byte(i..i + 1));
+                    let after = byte(range.end..range.end + 1);
+                    escaped_around(before, after, range.clone(), &edit.new)
                 }
                 (None, Some(end)) => {
-                    let (_, text) = escaped(b"", 0..0, &edit.new);
+                    let (_, text) = escaped_around(None, None, 0..0, &edit.new);
                     let quoted = if text.starts_with('"') {
                         text
                     } else {
@@ -578,17 +961,17 @@ impl Walk<'_> {
                 (None, None) => continue,
             };
             let (encoded, _, _) = pass.encoding.encode(&splice.1);
-            self.out.splices.push((splice.0, encoded.into_owned()));
+            self.push_splice(splice.0, encoded.into_owned());
         }
     }
 
     /// Whether a start tag can matter: a name the context layer tracks, or an attribute the
     /// rules read.
     fn matters(&self, el: &lol_html::html_content::Element<'_, '_>) -> bool {
-        let bytes = self.pass.bytes;
-        let start = el.source_location().bytes().start;
-        let name = bytes
-            .get(start + 1..)
+        let offset = self.pass.offset;
+        let start = offset + el.source_location().bytes().start;
+        let name = self
+            .input_from(start + 1)
             .map(|rest| {
                 let end = rest
                     .iter()
@@ -597,16 +980,20 @@ impl Walk<'_> {
                 rest.get(..end).unwrap_or_default()
             })
             .unwrap_or_default();
-        if ["template", "meta", "base", "style", "noscript"]
-            .iter()
-            .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+        if [
+            "template", "meta", "base", "style", "noscript", "svg", "math",
+        ]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
         {
             return true;
         }
         el.attributes()
             .iter()
             .any(|a| match a.name_source_location() {
-                Some(l) => bytes.get(l.bytes()).is_some_and(is_read_attribute),
+                Some(l) => self
+                    .input(shift(&l.bytes(), offset, true))
+                    .is_some_and(is_read_attribute),
                 None => true,
             })
     }
@@ -625,7 +1012,9 @@ impl Walk<'_> {
         let mut seen: Vec<String> = Vec::new();
         for a in attributes {
             let read = match a.name_source_location() {
-                Some(l) => pass.bytes.get(l.bytes()).is_some_and(is_read_attribute),
+                Some(l) => self
+                    .input(shift(&l.bytes(), pass.offset, true))
+                    .is_some_and(is_read_attribute),
                 None => true,
             };
             if !read {
@@ -642,11 +1031,12 @@ impl Walk<'_> {
             } else {
                 foreign_attribute(raw_name)
             };
-            let range = a.value_source_location().map(|l| l.bytes());
+            let range = a
+                .value_source_location()
+                .map(|l| shift(&l.bytes(), pass.offset, true));
             let decoded = match &range {
-                Some(r) => pass
-                    .bytes
-                    .get(r.clone())
+                Some(r) => self
+                    .input(r.clone())
                     .and_then(|raw| decode_attribute(raw, pass.encoding)),
                 None => Some(String::new()),
             };
@@ -654,7 +1044,7 @@ impl Walk<'_> {
             let value = decoded.unwrap_or_else(|| {
                 let raw = range
                     .clone()
-                    .and_then(|r| pass.bytes.get(r))
+                    .and_then(|r| self.input(r))
                     .unwrap_or_default();
                 let lossy = pass.encoding.decode_without_bom_handling(raw).0;
                 decode_attribute(lossy.as_bytes(), encoding_rs::UTF_8).unwrap_or_default()
@@ -663,7 +1053,7 @@ impl Walk<'_> {
                 ns: attr_ns,
                 name: local,
                 value,
-                range: range.map(|r| pass.offset + r.start..pass.offset + r.end),
+                range,
                 name_end: a
                     .name_source_location()
                     .map(|l| pass.offset + l.bytes().end),
@@ -681,20 +1071,28 @@ impl Walk<'_> {
     /// The end of an element whose content matters.
     fn end(&mut self, event: EndEvent) {
         let pass = self.pass;
-        if matches!(event, EndEvent::Style { .. } | EndEvent::Noscript { .. }) {
+        if let EndEvent::Style { node, .. } | EndEvent::Noscript { node, .. } = &event {
             self.open = None;
+            if let Some(io) = &mut self.io {
+                if io.hold.is_some_and(|(_, n)| n == *node) {
+                    io.hold = None;
+                }
+                if io.abandoned == Some(*node) {
+                    io.abandoned = None;
+                    return;
+                }
+            }
         }
         match event {
             EndEvent::Template => self.template = self.template.saturating_sub(1),
+            EndEvent::Foreign(true) => self.svg = self.svg.saturating_sub(1),
+            EndEvent::Foreign(false) => self.math = self.math.saturating_sub(1),
             EndEvent::Style { node, content } => {
-                let raw = pass
-                    .bytes
-                    .get(shift(&content, pass.offset, false))
-                    .unwrap_or_default();
+                let raw = self.input(content.clone()).unwrap_or_default();
                 let (text, malformed) = pass.encoding.decode_without_bom_handling(raw);
+                let text = text.into_owned();
                 let before = self.out.found.edits.len();
-                self.planner
-                    .style_text(&mut self.out.found, node, text.into_owned());
+                self.planner.style_text(&mut self.out.found, node, text);
                 let edits: Vec<_> = self.out.found.edits.drain(before..).collect();
                 for edit in edits {
                     if malformed {
@@ -705,21 +1103,18 @@ impl Walk<'_> {
                         // `&#N;` means nothing in raw text: keep the stylesheet as it was.
                         continue;
                     }
-                    self.out
-                        .splices
-                        .push((content.clone(), encoded.into_owned()));
+                    self.push_splice(content.clone(), encoded.into_owned());
                 }
             }
             EndEvent::Noscript { node, content } => {
-                let local = shift(&content, pass.offset, false);
-                let raw = pass.bytes.get(local).unwrap_or_default();
+                let raw = self.input(content.clone()).unwrap_or_default().to_vec();
                 if raw.iter().all(u8::is_ascii_whitespace) || pass.nesting >= MAX_NESTING {
                     return;
                 }
                 // HTML LS §4.12.2: consumers without scripting read the content as markup; a
                 // `<base>` inside it does not count (chosen is none, nothing reported).
                 let inner = Pass {
-                    bytes: raw,
+                    bytes: &raw,
                     offset: content.start,
                     nesting: pass.nesting + 1,
                     chosen: None,
@@ -728,7 +1123,7 @@ impl Walk<'_> {
                     ..*pass
                 };
                 match inner.run(self.planner.base().clone()) {
-                    Ok(mut out) => {
+                    Ok(out) => {
                         self.out
                             .found
                             .links
@@ -736,12 +1131,127 @@ impl Walk<'_> {
                                 l.node = node;
                                 l
                             }));
-                        self.out.splices.append(&mut out.splices);
+                        for (range, bytes) in out.splices {
+                            self.push_splice(range, bytes);
+                        }
                     }
+                    // Written as it is read, the document cannot go to the DOM engine now.
+                    Err(why) if self.io.is_some() => self.out.diagnostics.push(Diagnostic::new(
+                        "noscript-kept",
+                        format!("a <noscript> was left as it was: {}", why.describe()),
+                    )),
                     Err(why) => self.bail = Some(why),
                 }
             }
         }
+    }
+
+    /// The input bytes at `range` (document offsets), if still at hand.
+    fn input(&self, range: Range<usize>) -> Option<&[u8]> {
+        let base = match &self.io {
+            Some(io) => io.start,
+            None => self.pass.offset,
+        };
+        let local = range.start.checked_sub(base)?..range.end.checked_sub(base)?;
+        match &self.io {
+            Some(io) => io.window.get(local),
+            None => self.pass.bytes.get(local),
+        }
+    }
+
+    /// The input bytes from `at` (a document offset) to the end of what has been read.
+    fn input_from(&self, at: usize) -> Option<&[u8]> {
+        match &self.io {
+            Some(io) => io.window.get(at.checked_sub(io.start)?..),
+            None => self.pass.bytes.get(at.checked_sub(self.pass.offset)?..),
+        }
+    }
+
+    /// A change, in source order.
+    fn push_splice(&mut self, range: Range<usize>, bytes: Vec<u8>) {
+        let splices = &mut self.out.splices;
+        let sorted = splices.last().is_none_or(|(r, _)| r.start <= range.start);
+        splices.push((range, bytes));
+        if !sorted {
+            let from = self.io.as_ref().map_or(0, |io| io.next_splice);
+            if let Some(pending) = splices.get_mut(from..) {
+                pending.sort_by_key(|(r, _)| r.start);
+            }
+        }
+    }
+
+    /// Streaming: every link found so far goes to the caller.
+    fn deliver_links(&mut self) {
+        if let Some(io) = &mut self.io {
+            for link in self.out.found.links.drain(..) {
+                (io.on_link)(link);
+            }
+        }
+    }
+
+    /// Streaming: writes the output up to `upto` (a document offset every handler before which
+    /// has run), or up to the start of held raw text, and forgets the input written.
+    fn flush(&mut self, upto: usize) {
+        let Some(io) = &mut self.io else {
+            return;
+        };
+        let limit = io.hold.map_or(upto, |(h, _)| h.min(upto));
+        let mut written = io.start;
+        let mut result = Ok(());
+        while written < limit && result.is_ok() {
+            match self.out.splices.get(io.next_splice) {
+                Some((range, text)) if range.start <= written => {
+                    result = io.out.write_all(text);
+                    written = written.max(range.end);
+                    io.next_splice += 1;
+                }
+                next => {
+                    let stop = next.map_or(limit, |(r, _)| r.start.min(limit));
+                    let bytes = io
+                        .window
+                        .get(written - io.start..stop - io.start)
+                        .unwrap_or_default();
+                    result = io.out.write_all(bytes);
+                    written = stop;
+                }
+            }
+        }
+        if let Err(e) = result {
+            io.error.get_or_insert(e);
+        }
+        // A splice can end past what lol_html has passed on (inside the tag it just read).
+        let done = (written - io.start).min(io.window.len());
+        io.window.drain(..done);
+        io.start += done;
+        if io.next_splice > 1024 {
+            self.out.splices.drain(..io.next_splice);
+            io.next_splice = 0;
+        }
+    }
+
+    /// Streaming: raw text held past [`MAX_HOLD`] is given up on (copied as it is).
+    fn bound_hold(&mut self, fed: usize) {
+        let Some(io) = &mut self.io else {
+            return;
+        };
+        let Some((hold, node)) = io.hold else {
+            return;
+        };
+        if fed.saturating_sub(hold) <= MAX_HOLD {
+            return;
+        }
+        io.hold = None;
+        io.abandoned = Some(node);
+        if self.open.is_some_and(|(_, n, _)| n == node) {
+            self.open = None;
+        }
+        self.out.diagnostics.push(Diagnostic::new(
+            "raw-text-kept",
+            format!(
+                "a <style> or <noscript> longer than {} MiB was copied as it is, its URLs not rewritten",
+                MAX_HOLD >> 20
+            ),
+        ));
     }
 }
 
@@ -843,7 +1353,7 @@ fn svg_tag_name(lower: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
     use super::*;
 
     /// `html` rewritten against `http://h/a/b` by the streaming engine alone.
@@ -894,6 +1404,115 @@ mod tests {
             rewrite("<noscript><a href=x></noscript><a href=y>"),
             "<noscript><a href=http://h/a/x></noscript><a href=http://h/a/y>"
         );
+    }
+
+    /// A reader that gives a few bytes at a time (1 to 7, seeded), so every boundary falls
+    /// somewhere inside tags, values, references and raw text.
+    struct Dribble {
+        data: Vec<u8>,
+        at: usize,
+        seed: u64,
+    }
+
+    impl std::io::Read for Dribble {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.seed ^= self.seed << 13;
+            self.seed ^= self.seed >> 7;
+            self.seed ^= self.seed << 17;
+            let n = ((self.seed % 7) as usize + 1)
+                .min(buf.len())
+                .min(self.data.len() - self.at);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    /// Streaming from a reader (pass 1 whole, pass 2 written as read, at random chunk sizes)
+    /// gives the bytes and links of the in-memory run, or hands over the same documents.
+    #[test]
+    fn streaming_at_random_chunk_sizes_is_the_in_memory_run() {
+        let mut docs: Vec<Vec<u8>> = [
+            "<p><a href=a>a</a><base href='/x/'><img src=i srcset='b 1x, c 2x'>",
+            "<style>p{background:url(s.png)}</style><noscript><img src=n></noscript><a href=z>",
+            "<iframe srcdoc=\"<a href=&quot;q&quot;>q</a>\"></iframe><a href>e</a>",
+            "<noscript><a href=x>x</a>",
+            "<svg><image xlink:href=s /></svg><template><base href=t></template><a href='&amp;'>",
+            "<table><base href=/t/></table>",
+        ]
+        .iter()
+        .map(|d| d.as_bytes().to_vec())
+        .collect();
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/html");
+        let mut dirs: Vec<_> = std::fs::read_dir(fixtures)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        dirs.sort();
+        for dir in dirs {
+            if let Ok(bytes) = std::fs::read(dir.join("input.html")) {
+                docs.push(bytes);
+            }
+        }
+        let uri = crate::Uri::parse("http://h/a/b").ok();
+        let outer = Outer {
+            base: Base {
+                uri: uri.clone(),
+                source: crate::BaseSource::RetrievalUri,
+            },
+            document_uri: uri,
+        };
+        let options = RewriteOptions::default();
+        let mut compared = 0;
+        for (n, doc) in docs.iter().enumerate() {
+            let Ok(decoded) = decode::sniff_only(doc, None) else {
+                continue;
+            };
+            let in_memory = run(doc, &decoded, &outer, &options);
+            let mut seed = 0x9e37_79b9_7f4a_7c15 ^ n as u64;
+            let mut open = || {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                Ok(Box::new(Dribble {
+                    data: doc.clone(),
+                    at: 0,
+                    seed: seed | 1,
+                }) as Box<dyn std::io::Read>)
+            };
+            let mut out = Vec::new();
+            let mut links = Vec::new();
+            let streamed =
+                run_streaming(&mut open, &decoded, &outer, &options, &mut out, &mut |l| {
+                    links.push(l)
+                });
+            let text = String::from_utf8_lossy(doc);
+            match (in_memory, streamed) {
+                (Ok(expected), Ok((base, _, _))) => {
+                    assert_eq!(out, expected.apply(doc), "{text}");
+                    assert_eq!(base, expected.base, "{text}");
+                    assert_eq!(links, expected.links, "{text}");
+                    compared += 1;
+                }
+                (Err(_), Err(StreamError::Fallback(_))) => assert!(out.is_empty(), "{text}"),
+                (a, b) => panic!("{text}: in memory {:?}, streamed {:?}", a.err(), b.err()),
+            }
+        }
+        assert!(compared > 80, "{compared}");
+    }
+
+    /// Found by `fuzz/engines.rs`: `<svg><math><mi xlink:href>` is an SVG `mi` in the tree
+    /// (a `<math>` in SVG content stays SVG), a MathML integration point to lol_html.
+    #[test]
+    fn foreign_nesting_goes_to_the_dom_engine() {
+        let doc = b"<svg><math><mi xlink:href=m></mi></math></svg>";
+        let decoded = decode::sniff_only(doc, None).unwrap();
+        let outer = Outer {
+            base: Base::none(),
+            document_uri: None,
+        };
+        let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+        assert_eq!(run.err(), Some(Fallback::ForeignNesting));
+        let fine = b"<svg></svg><math><mi></mi></math><svg><a href=x></a></svg>";
+        assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
     }
 
     #[test]

@@ -1628,3 +1628,80 @@ fn a_late_meta_charset_changes_a_tentative_encoding() {
     assert_eq!(code, 0, "{err}");
     assert!(out.ends_with(b"<a href=\"http://h/\xef\xf0\xe8.html\">x</a>"));
 }
+
+/// Issue 9 item 7: a document past `--stream-threshold` (16 MiB by default; 0 here) is read
+/// twice from its file (stdin spooled to a temporary file first) and written as it is read.
+/// The bytes, the links, the base and the summary are those of the in-memory run, for a file, for
+/// stdin, with `-o`, with `--in-place`, and when the DOM engine must take the document.
+#[test]
+fn large_documents_stream_with_the_same_results() {
+    let dir = tmp();
+    let docs: [&[u8]; 4] = [
+        b"<p><a href=a>a</a><style>p{background:url(s.png)}</style><a href=#top>t</a>\
+          <noscript><img src=n></noscript><base href='/x/'>",
+        // A base inside a table: the DOM engine takes it.
+        b"<table><tr><td><base href=/t/></td></tr></table><a href=b>b</a>",
+        // No base at all: links are left relative, and the summary says so.
+        b"<a href=c>c</a><img src=d>",
+        b"\xEF\xBB\xBF<meta charset=utf-8><a href='caf\xC3\xA9?a=1&amp;b=2'>x</a>",
+    ];
+    for (n, doc) in docs.iter().enumerate() {
+        let path = file(dir.path(), &format!("d{n}.html"), doc);
+        let url: &[&str] = if n == 2 { &[] } else { &["--url", URL] };
+        let with = |extra: &[&str], input: &str| {
+            let mut args = vec!["rewrite"];
+            args.extend_from_slice(url);
+            args.extend_from_slice(extra);
+            args.push(input);
+            args.into_iter().map(str::to_owned).collect::<Vec<_>>()
+        };
+        let run = |args: Vec<String>, stdin: &[u8]| {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            linkbase_bytes(&args, stdin)
+        };
+        let expected = run(with(&[], s(&path)), b"");
+        assert_eq!(expected.0, 0, "{}", expected.2);
+        for (extra, stdin) in [(vec![], &b""[..]), (vec!["-"], *doc)] {
+            let input = extra.first().copied().unwrap_or(s(&path));
+            let streamed = run(with(&["--stream-threshold", "0"], input), stdin);
+            // Stdin is named `-` in messages.
+            let stderr = expected.2.replace(s(&path), input);
+            assert_eq!(
+                streamed,
+                (expected.0, expected.1.clone(), stderr),
+                "doc {n} from {input}"
+            );
+        }
+        let out = dir.path().join(format!("o{n}.html"));
+        let streamed = run(
+            with(&["--stream-threshold", "0", "-o", s(&out)], s(&path)),
+            b"",
+        );
+        assert_eq!((streamed.0, streamed.2.as_str()), (0, expected.2.as_str()));
+        assert_eq!(std::fs::read(&out).unwrap(), expected.1, "doc {n} -o");
+        let copy = file(dir.path(), &format!("p{n}.html"), doc);
+        let streamed = run(
+            with(&["--stream-threshold", "0", "--in-place"], s(&copy)),
+            b"",
+        );
+        assert_eq!(streamed.0, 0, "{}", streamed.2);
+        assert_eq!(
+            std::fs::read(&copy).unwrap(),
+            expected.1,
+            "doc {n} --in-place"
+        );
+
+        for command in ["links", "base"] {
+            let mut args = vec![command];
+            args.extend_from_slice(url);
+            let whole = linkbase(&[args.clone(), vec![s(&path)]].concat(), b"");
+            args.extend_from_slice(&["--stream-threshold", "0", s(&path)]);
+            let streamed = linkbase(&args, b"");
+            assert_eq!(
+                (streamed.code, streamed.stdout, streamed.stderr),
+                (whole.code, whole.stdout, whole.stderr),
+                "doc {n} {command}"
+            );
+        }
+    }
+}

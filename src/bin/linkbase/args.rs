@@ -189,6 +189,10 @@ pub struct InputArgs {
     /// document into a tree (the reference the streaming engine is tested against).
     #[arg(long, value_enum, default_value_t = EngineArg::Auto, value_name = "ENGINE")]
     pub engine: EngineArg,
+    /// Documents larger than this many bytes are streamed: read twice (stdin is spooled to a
+    /// temporary file first), written as they are read, in memory that does not grow with them.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20, hide = true)]
+    pub stream_threshold: u64,
     #[command(flatten)]
     pub resolution: ResolutionArgs,
 }

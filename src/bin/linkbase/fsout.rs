@@ -78,6 +78,9 @@ pub enum Contents<'a> {
     Bytes(&'a [u8]),
     /// A copy of this file, streamed (images and fonts can be large).
     CopyOf(&'a Path),
+    /// Whatever this writes (a document rewritten as it is read); an error leaves the target
+    /// as it was.
+    Written(&'a mut dyn FnMut(&mut dyn Write) -> io::Result<()>),
 }
 
 /// How the target relates to what was read.
@@ -109,6 +112,10 @@ pub fn write(path: &Path, contents: Contents<'_>, target: Target<'_>) -> Result<
         Contents::Bytes(bytes) => tmp.write_all(bytes),
         Contents::CopyOf(source) => {
             File::open(source).and_then(|mut f| io::copy(&mut f, &mut tmp).map(drop))
+        }
+        Contents::Written(write) => {
+            let mut out = io::BufWriter::new(tmp.as_file_mut());
+            write(&mut out).and_then(|()| out.flush())
         }
     }
     .and_then(|()| tmp.as_file().sync_all())

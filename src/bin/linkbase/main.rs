@@ -178,7 +178,10 @@ fn run_resolve(args: &ResolveArgs) -> Result<Exit, Failure> {
 /// The document's bytes and everything known about it from the options.
 struct Loaded {
     name: String,
+    /// The whole document; for a large one, its first 64 KiB.
     bytes: Vec<u8>,
+    /// A document past `--stream-threshold`: where it is (stdin spooled to a temporary file).
+    large: Option<Large>,
     layers: BaseLayers,
     charset: Option<String>,
     diagnostics: Vec<linkbase::Diagnostic>,
@@ -204,6 +207,16 @@ impl Loaded {
         }
     }
 
+    fn path_input<'a>(&'a self, large: &'a Large) -> pipeline::PathInput<'a> {
+        pipeline::PathInput {
+            name: &self.name,
+            path: &large.path,
+            layers: self.layers.clone(),
+            charset: self.charset.clone(),
+            diagnostics: self.diagnostics.clone(),
+        }
+    }
+
     fn html_input(&self) -> HtmlInput<'_> {
         HtmlInput {
             name: &self.name,
@@ -215,18 +228,80 @@ impl Loaded {
     }
 }
 
+/// A document too large to hold: a file, or stdin spooled to one.
+struct Large {
+    path: std::path::PathBuf,
+    /// Removed when dropped.
+    _spool: Option<tempfile::NamedTempFile>,
+}
+
+/// The document's bytes, or its head and where it is when it passes `threshold` bytes.
+fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<Large>), Fatal> {
+    const HEAD: u64 = 64 * 1024;
+    if name != "-" {
+        let meta = std::fs::metadata(name).map_err(|e| Fatal(format!("{name}: {e}")))?;
+        if meta.is_file() && meta.len() > threshold {
+            let mut head = Vec::new();
+            std::fs::File::open(name)
+                .and_then(|f| f.take(HEAD).read_to_end(&mut head))
+                .map_err(|e| Fatal(format!("{name}: {e}")))?;
+            let large = Large {
+                path: name.into(),
+                _spool: None,
+            };
+            return Ok((head, Some(large)));
+        }
+        let bytes = std::fs::read(name).map_err(|e| Fatal(format!("{name}: {e}")))?;
+        return Ok((bytes, None));
+    }
+    let stdin_error = |e: io::Error| Fatal(format!("stdin: {e}"));
+    let mut stdin = io::stdin().lock();
+    let mut bytes = Vec::new();
+    (&mut stdin)
+        .take(threshold.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(stdin_error)?;
+    if bytes.len() as u64 <= threshold {
+        return Ok((bytes, None));
+    }
+    // Past the threshold: the rest goes to a temporary file, so that memory stays flat and the
+    // document can be read twice (its base first).
+    let mut spool = tempfile::NamedTempFile::new().map_err(|e| {
+        Fatal(format!(
+            "stdin: cannot create a temporary file to hold it: {e}"
+        ))
+    })?;
+    spool
+        .write_all(&bytes)
+        .and_then(|()| io::copy(&mut stdin, &mut spool).map(drop))
+        .and_then(|()| spool.flush())
+        .map_err(stdin_error)?;
+    bytes.truncate(HEAD as usize);
+    bytes.shrink_to_fit();
+    let large = Large {
+        path: spool.path().to_owned(),
+        _spool: Some(spool),
+    };
+    Ok((bytes, Some(large)))
+}
+
+/// The input; a large one (past `--stream-threshold`) only as its head and where it is, unless
+/// it is a MIME message (those are read whole).
 fn load(args: &InputArgs) -> Result<Loaded, Fatal> {
     let name = args.input.clone();
-    let bytes = if name == "-" {
-        let mut bytes = Vec::new();
-        io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Fatal(format!("stdin: {e}")))?;
-        bytes
-    } else {
-        std::fs::read(&name).map_err(|e| Fatal(format!("{name}: {e}")))?
-    };
+    let (mut bytes, mut large) = read_input(&name, args.stream_threshold)?;
+    let message = matches!(
+        Path::new(&name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref(),
+        Some("eml" | "mht" | "mhtml")
+    ) || linkbase::input::mime::looks_like_message(&bytes);
+    if let (true, Some(l)) = (message, &large) {
+        bytes = std::fs::read(&l.path).map_err(|e| Fatal(format!("{name}: {e}")))?;
+        large = None;
+    }
     let mut headers = match &args.headers_file {
         Some(path) => {
             let raw = std::fs::read(path).map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
@@ -261,6 +336,7 @@ fn load(args: &InputArgs) -> Result<Loaded, Fatal> {
     Ok(Loaded {
         name,
         bytes,
+        large,
         layers,
         charset,
         diagnostics,
@@ -316,6 +392,9 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     }
     let loaded = load(&args.input)?;
     let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
+    if let Some(large) = &loaded.large {
+        return rewrite_large(args, &loaded, large, &options, snapshot.as_ref());
+    }
     let mut unresolved = None;
     let bytes = if loaded.is_message() {
         let rewritten =
@@ -400,9 +479,125 @@ fn refuse_output_is_input(
     Ok(())
 }
 
+/// `rewrite` of a document past `--stream-threshold`: streamed from its file to the output
+/// (a temporary file renamed on success, or stdout), in memory that does not grow with it.
+fn rewrite_large(
+    args: &RewriteArgs,
+    loaded: &Loaded,
+    large: &Large,
+    options: &Options,
+    snapshot: Option<&fsout::Snapshot>,
+) -> Result<Exit, Failure> {
+    let input = loaded.path_input(large);
+    let mut counts = LinkCounts::default();
+    let mut on_link = |l: linkbase::LinkRecord| counts.add(&l);
+    let input_path = Path::new(&args.input.input);
+    let target = match (&args.output, args.in_place, snapshot) {
+        (_, true, Some(before)) => Some((input_path, fsout::Target::InPlace(before))),
+        (_, true, None) => {
+            return Err(Fatal(format!("{}: cannot read", input_path.display())).into())
+        }
+        (Some(path), false, _) => Some((path.as_path(), fsout::Target::Output)),
+        (None, false, _) => None,
+    };
+    let base = match target {
+        None => {
+            let mut stdout = BufWriter::new(io::stdout().lock());
+            let (base, _) = pipeline::rewrite_path(&input, options, &mut stdout, &mut on_link)
+                .map_err(Fatal::from)?;
+            stdout.flush()?;
+            base
+        }
+        Some((path, target)) => {
+            let mut outcome = None;
+            let mut write = |w: &mut dyn Write| {
+                let result = pipeline::rewrite_path(&input, options, w, &mut on_link);
+                let ok = result.is_ok();
+                outcome = Some(result);
+                if ok {
+                    Ok(())
+                } else {
+                    Err(io::Error::other("not written"))
+                }
+            };
+            let written = fsout::write(path, fsout::Contents::Written(&mut write), target);
+            match outcome {
+                Some(Err(e)) => return Err(Fatal::from(e).into()),
+                _ => written.map_err(|e| Fatal(format!("{}: {e}", path.display())))?,
+            }
+            match outcome {
+                Some(Ok((base, _))) => base,
+                _ => return Err(Fatal(format!("{}: not written", path.display())).into()),
+            }
+        }
+    };
+    let name = linkbase::report::escape_controls(&loaded.name);
+    for d in &base.diagnostics {
+        if matches!(d.code, "base-ignored" | "header-ignored") {
+            eprintln!(
+                "linkbase: {name}: {}",
+                linkbase::report::escape_controls(&d.to_string())
+            );
+        }
+    }
+    let unresolved = counts.summary(&base);
+    if let Some(summary) = &unresolved {
+        eprintln!("linkbase: {name}: {summary}");
+    }
+    Ok(match unresolved {
+        Some(_) if args.fail_on_unresolved => Exit::Problems,
+        _ => Exit::Ok,
+    })
+}
+
+/// What the unresolved summary needs, counted as links stream past.
+#[derive(Default)]
+struct LinkCounts {
+    links: usize,
+    unresolved: usize,
+}
+
+impl LinkCounts {
+    fn add(&mut self, link: &linkbase::LinkRecord) {
+        if !link.same_document {
+            self.links += 1;
+            self.unresolved += usize::from(link.resolved.is_none());
+        }
+    }
+
+    fn summary(&self, base: &linkbase::BaseRecord) -> Option<linkbase::report::UnresolvedSummary> {
+        linkbase::report::UnresolvedSummary::from_counts(base, self.links, self.unresolved)
+    }
+}
+
 fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
     let loaded = load(&args.input)?;
     let options = options(&args.input, false, None)?;
+    if let Some(large) = &loaded.large {
+        // Each link is written as it is found.
+        let mut out = BufWriter::new(io::stdout().lock());
+        if matches!(args.format, LinksFormat::Tsv) {
+            write_tsv(&mut out, &[], true)?;
+        }
+        let mut failed = None;
+        let mut on_link = |l: linkbase::LinkRecord| {
+            if failed.is_some() {
+                return;
+            }
+            let written = match args.format {
+                LinksFormat::Jsonl => write_jsonl(&mut out, std::slice::from_ref(&l)),
+                LinksFormat::Tsv => write_tsv(&mut out, std::slice::from_ref(&l), false),
+            };
+            failed = written.err();
+        };
+        pipeline::links_path(&loaded.path_input(large), &options, &mut on_link)
+            .map_err(Fatal::from)?;
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        out.flush()?;
+        return Ok(Exit::Ok);
+    }
     let reports = reports(&loaded, &options)?;
     let links: Vec<_> = reports.into_iter().flat_map(|r| r.links).collect();
     let mut out = BufWriter::new(io::stdout().lock());
@@ -446,6 +641,13 @@ fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
 
 /// One report per document: the HTML document, or each HTML part of a message.
 fn reports(loaded: &Loaded, options: &Options) -> Result<Vec<Report>, Fatal> {
+    if let Some(large) = &loaded.large {
+        let base = pipeline::links_path(&loaded.path_input(large), options, &mut |_| {})?;
+        return Ok(vec![Report {
+            base,
+            links: Vec::new(),
+        }]);
+    }
     if loaded.is_message() {
         Ok(message::links_message(&loaded.message_input(), options)?)
     } else {
