@@ -696,6 +696,24 @@ pub(crate) fn report(analysis: &Analysis, part: Option<&str>) -> Report {
 /// # Errors
 /// As [`links`].
 pub fn fragment_ids(input: &HtmlInput<'_>, options: &Options) -> Result<Vec<String>, Error> {
+    if options.engine == EngineChoice::Auto {
+        let decoded =
+            decode::sniff_only(input.bytes, input.charset.as_deref()).map_err(|source| {
+                Error::Decode {
+                    input: input.name.to_owned(),
+                    source,
+                }
+            })?;
+        if decoded.encoding != encoding_rs::REPLACEMENT {
+            let tentative = matches!(
+                decoded.source,
+                decode::EncodingSource::Meta | decode::EncodingSource::Fallback
+            );
+            if let Ok(ids) = crate::stream::fragment_ids(input.bytes, decoded.encoding, tentative) {
+                return Ok(ids);
+            }
+        }
+    }
     let (_, doc) = decode_and_parse(input.name, input.bytes, input.charset.as_deref(), options)?;
     let mut ids = Vec::new();
     for element in doc.elements().iter().filter(|e| !e.in_template()) {

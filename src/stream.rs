@@ -279,6 +279,124 @@ pub(crate) fn nested_document(
     Some((streamed.links, new))
 }
 
+/// The fragment targets of a document, for `#fragment` links: every `id`, and the `name` of
+/// every HTML `a`, outside `<template>` contents (HTML LS "find a potential indicated element"),
+/// from the tokens alone.
+/// `tentative`: the encoding came from the prescan or the default, so a `<meta>` declaring
+/// another one sends the document to the DOM engine (which decodes it again).
+pub(crate) fn fragment_ids(
+    bytes: &[u8],
+    encoding: &'static Encoding,
+    tentative: bool,
+) -> Result<Vec<String>, Fallback> {
+    struct State {
+        template: usize,
+        ids: Vec<String>,
+        svg: usize,
+        math: usize,
+        meta_seen: bool,
+        bail: bool,
+    }
+    let state = Rc::new(RefCell::new(State {
+        template: 0,
+        ids: Vec::new(),
+        svg: 0,
+        math: 0,
+        meta_seen: !tentative,
+        bail: false,
+    }));
+    let handler_state = state.clone();
+    let lol_encoding =
+        lol_html::AsciiCompatibleEncoding::new(encoding).ok_or(Fallback::Tokenizer)?;
+    let value = move |a: &lol_html::html_content::Attribute<'_>| {
+        a.value_source_location()
+            .and_then(|l| bytes.get(l.bytes()))
+            .map_or(Some(String::new()), |raw| decode_attribute(raw, encoding))
+    };
+    let settings = lol_html::Settings::new()
+        .with_encoding(lol_encoding)
+        .with_memory_settings(
+            lol_html::MemorySettings::new().with_max_allowed_memory_usage(MEMORY_LIMIT),
+        )
+        .append_element_content_handler(lol_html::element!("*", move |el| {
+            let html = el.namespace_uri() == HTML_NS;
+            let name = el.tag_name();
+            let counter = match name.as_str() {
+                "template" if html => Some(0),
+                "svg" if !html => Some(1),
+                "math" if !html => Some(2),
+                _ => None,
+            };
+            let mut s = handler_state.borrow_mut();
+            // The <template> element itself is outside its contents.
+            let in_template = s.template > 0;
+            if let Some(which) = counter {
+                if (which == 1 && s.math > 0) || (which == 2 && s.svg > 0) {
+                    s.bail = true;
+                    return Err("foreign nesting".into());
+                }
+                let end_state = handler_state.clone();
+                let closes = el.on_end_tag(lol_html::end_tag!(move |_| {
+                    let mut s = end_state.borrow_mut();
+                    match which {
+                        0 => s.template = s.template.saturating_sub(1),
+                        1 => s.svg = s.svg.saturating_sub(1),
+                        _ => s.math = s.math.saturating_sub(1),
+                    }
+                    Ok(())
+                }));
+                if closes.is_ok() {
+                    match which {
+                        0 => s.template += 1,
+                        1 => s.svg += 1,
+                        _ => s.math += 1,
+                    }
+                }
+            }
+            if in_template {
+                return Ok(());
+            }
+            if html && name == "meta" && !s.meta_seen {
+                let declared = decode::meta_element_encoding(
+                    el.get_attribute("charset").as_deref(),
+                    el.get_attribute("http-equiv").as_deref(),
+                    el.get_attribute("content").as_deref(),
+                );
+                if let Some(declared) = declared {
+                    s.meta_seen = true;
+                    if declared != encoding {
+                        s.bail = true;
+                        return Err("late meta".into());
+                    }
+                }
+            }
+            let mut seen_id = false;
+            let mut seen_name = false;
+            for a in el.attributes() {
+                let n = a.name();
+                // The first of duplicate attributes only (HTML LS §13.2.5.33).
+                let take = match n.as_str() {
+                    "id" => !std::mem::replace(&mut seen_id, true),
+                    "name" if html && name == "a" => !std::mem::replace(&mut seen_name, true),
+                    _ => false,
+                };
+                if take {
+                    if let Some(v) = value(a) {
+                        s.ids.push(v);
+                    }
+                }
+            }
+            Ok(())
+        }));
+    let mut rewriter = lol_html::HtmlRewriter::new(settings, |_: &[u8]| {});
+    let result = rewriter.write(bytes).and_then(|()| rewriter.end());
+    let mut s = state.borrow_mut();
+    if s.bail || result.is_err() {
+        return Err(Fallback::Tokenizer);
+    }
+    Ok(std::mem::take(&mut s.ids))
+}
+
 /// Pass 1: the first HTML `<base>` with an `href` outside `<template>` contents (its start tag's
 /// offset and its decoded `href`), or why token order cannot settle it. Skipped when `<base`
 /// does not occur in the bytes.

@@ -13,7 +13,8 @@
 //! `LINKBASE_CORPUS=DIR` adds every `*.html` under DIR (e.g. the benchmark corpus of
 //! `benches/corpus.sh`).
 //!
-//! Anything else fails the test with the document and the difference.
+//! The fragment targets (`id`, `a@name`) that `check` verifies `#fragment` links against must be
+//! the same set. Anything else fails the test with the document and the difference.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -210,6 +211,32 @@ fn both_engines_find_the_same_base_and_links() {
             continue;
         };
         compared += 1;
+        let ids = |engine| {
+            let input = HtmlInput {
+                name: "t.html",
+                bytes: data,
+                ..HtmlInput::default()
+            };
+            let options = Options {
+                engine,
+                ..Options::default()
+            };
+            // A set: elements cloned by the adoption agency repeat their id in the tree.
+            pipeline::fragment_ids(&input, &options)
+                .ok()
+                .map(|mut ids| {
+                    ids.sort();
+                    ids.dedup();
+                    ids
+                })
+        };
+        let (dom_ids, stream_ids) = (ids(EngineChoice::Dom), ids(EngineChoice::Auto));
+        if dom_ids != stream_ids {
+            failures.push(format!(
+                "{name}: fragment ids {dom_ids:?} (dom) vs {stream_ids:?} (stream): {:?}",
+                String::from_utf8_lossy(data)
+            ));
+        }
         if dom_base != stream_base {
             failures.push(format!(
                 "{name}: base {dom_base:?} (dom) vs {stream_base:?} (stream): {:?}",
