@@ -41,6 +41,7 @@ pub mod report;
 pub mod error;
 pub mod pipeline;
 pub mod message;
+pub mod archive;
 pub mod site;
 #[cfg(test)]
 mod testutil;

@@ -163,6 +163,7 @@ fn process(
                         encoding_source: crate::decode::EncodingSource::Fallback,
                         diagnostics,
                         root: Some(Some(i) == root),
+                        warc: None,
                     },
                     links: Vec::new(),
                 });

@@ -338,6 +338,7 @@ fn stream_path(
                     encoding_source: decoded.source,
                     diagnostics,
                     root: None,
+                    warc: None,
                 };
                 return Ok((record, Engine::Stream));
             }
@@ -681,6 +682,7 @@ pub(crate) fn report(analysis: &Analysis, part: Option<&str>) -> Report {
             encoding_source: decoded.source,
             diagnostics: diagnostics.clone(),
             root: None,
+            warc: None,
         },
         links: links
             .iter()

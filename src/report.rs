@@ -44,6 +44,10 @@ pub struct LinkRecord {
     /// the `start` part of multipart/related, else its first part); absent for a bare document.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root: Option<bool>,
+    /// From a WARC file: the record it is in (`warc_record_id`, `warc_target_uri`,
+    /// `warc_date`); absent otherwise.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub warc: Option<crate::archive::RecordRef>,
 }
 
 impl LinkRecord {
@@ -64,6 +68,7 @@ impl LinkRecord {
             srcdoc_depth: link.srcdoc_depth,
             target_part: None,
             root: None,
+            warc: None,
         }
     }
 }
@@ -87,6 +92,9 @@ pub struct BaseRecord {
     /// absent for a bare document, which is its own root.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root: Option<bool>,
+    /// From a WARC file: the record it is about; absent otherwise.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub warc: Option<crate::archive::RecordRef>,
 }
 
 /// Everything found in one document.

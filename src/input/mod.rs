@@ -2,6 +2,7 @@
 //! heading, RFC 2396 §5.1.2), and MIME messages (`mime`).
 
 pub mod mime;
+pub mod warc;
 
 /// Header fields, in order, names as given. Lookups are case-insensitive (RFC 822 §3.4.7,
 /// RFC 9110 §5.1).
@@ -96,6 +97,11 @@ impl Headers {
     /// Whether the block was an HTTP response.
     pub fn is_http(&self) -> bool {
         self.http
+    }
+
+    /// The status code of the (last) HTTP response's status line.
+    pub fn status(&self) -> Option<u16> {
+        self.status
     }
 
     /// The responses before the last one, oldest first (a chain saved by `curl -L -D` or

@@ -1,0 +1,774 @@
+//! WARC records through the pipeline (issue 12): each archived HTML response is a document whose
+//! retrieval URI (RFC 2396 §5.1.3) is its `WARC-Target-URI` and whose encapsulating entity
+//! (§5.1.2) is the archived HTTP response, headers and all.
+//!
+//! [`Archive`] reads a WARC file record by record ([`crate::input::warc`]) and gives one
+//! [`Event`] per record: an [`HtmlRecord`] ready for [`links`] or [`rewrite`], a skipped record
+//! (not HTML, not a response), or damage. The HTTP payload is decoded first
+//! (`Transfer-Encoding: chunked`, `Content-Encoding: gzip`, `deflate`, `br`). A `revisit` record
+//! of the identical-payload-digest profile is resolved to the original's payload, found in the
+//! same file by `WARC-Refers-To`, by `WARC-Refers-To-Target-URI` + `WARC-Refers-To-Date`, or by
+//! payload digest, and resolved against the revisit's own target URI.
+//!
+//! [`conversion_record`] writes a rewritten payload as a WARC/1.1 `conversion` record that
+//! refers to the original.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::base::{BaseLayers, HeaderBase};
+use crate::error::{Diagnostic, Error};
+use crate::input::warc::{self, Damage, Item, Record, WarcReader};
+use crate::input::Headers;
+use crate::pipeline::{self, HtmlInput, Options, Rewritten};
+use crate::report::Report;
+
+/// An HTML payload is held in memory up to this size (decoded); larger ones are skipped and
+/// counted (a 256 MiB web page is not a page; a decompression bomb is not one either).
+pub const MAX_PAYLOAD: u64 = 256 * 1024 * 1024;
+
+/// Which archived record a link or a base came from: the fields `links` and `base` add to each
+/// JSON record for WARC input.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RecordRef {
+    /// `WARC-Record-ID`.
+    pub warc_record_id: Option<String>,
+    /// `WARC-Target-URI`.
+    pub warc_target_uri: Option<String>,
+    /// `WARC-Date`.
+    pub warc_date: Option<String>,
+}
+
+impl RecordRef {
+    fn of(record: &Record) -> RecordRef {
+        RecordRef {
+            warc_record_id: record.record_id().map(str::to_owned),
+            warc_target_uri: record.target_uri().map(str::to_owned),
+            warc_date: record.date().map(str::to_owned),
+        }
+    }
+}
+
+/// An archived HTML document, decoded from its record and ready for the pipeline.
+#[derive(Debug, Clone)]
+pub struct HtmlRecord {
+    /// The record it came from.
+    pub reference: RecordRef,
+    /// The record's offset in the file.
+    pub offset: u64,
+    /// Where the record ends in the file, when that is a boundary (see
+    /// [`warc::Record::raw_end`]).
+    pub raw_end: Option<u64>,
+    /// The archived HTTP status code (`None` for a `resource` record).
+    pub status: Option<u16>,
+    /// The payload: the document's bytes, transfer and content codings removed.
+    pub payload: Vec<u8>,
+    /// The base layers: the target URI, the archived headers (§5.1.2).
+    pub layers: BaseLayers,
+    /// The charset of the archived `Content-Type`.
+    pub charset: Option<String>,
+    /// What was found about the record before the pipeline (ignored headers, payload decoding).
+    pub diagnostics: Vec<Diagnostic>,
+    /// For a resolved `revisit`: the original record's ID.
+    pub revisit_of: Option<String>,
+}
+
+impl HtmlRecord {
+    /// The pipeline's input for this record; `name` names the archive in errors.
+    pub fn input<'a>(&'a self, name: &'a str) -> HtmlInput<'a> {
+        HtmlInput {
+            name,
+            bytes: &self.payload,
+            layers: self.layers.clone(),
+            charset: self.charset.clone(),
+            diagnostics: self.diagnostics.clone(),
+        }
+    }
+
+    /// The record's ID, for messages.
+    pub fn id(&self) -> &str {
+        self.reference
+            .warc_record_id
+            .as_deref()
+            .unwrap_or("(no WARC-Record-ID)")
+    }
+}
+
+/// One record of the archive, as the pipeline sees it.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// An HTML document.
+    Html(Box<HtmlRecord>),
+    /// A record with nothing to resolve: not a response, not HTML, a revisit whose original is
+    /// not in the file, a payload too large.
+    Skipped {
+        /// The record.
+        reference: RecordRef,
+        /// Where it ends, when that is a boundary.
+        raw_end: Option<u64>,
+        /// Why, for counting and for messages.
+        reason: SkipReason,
+    },
+    /// Damage in the file; reading went on after it.
+    Damaged(Damage),
+}
+
+/// Why a record was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// `warcinfo`, `request`, `metadata`, an earlier `conversion`, …
+    NotAResponse,
+    /// A response or resource whose payload is not HTML.
+    NotHtml,
+    /// A `revisit` whose original payload is not in the same input (or not HTML).
+    RevisitWithoutOriginal,
+    /// A `response` without `WARC-Target-URI`: there is no retrieval URI to resolve against.
+    NoTargetUri,
+    /// The payload is past [`MAX_PAYLOAD`], or its content coding could not be decoded.
+    Undecodable,
+}
+
+impl SkipReason {
+    /// A short name (`not-html`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::NotAResponse => "not-a-response",
+            SkipReason::NotHtml => "not-html",
+            SkipReason::RevisitWithoutOriginal => "revisit-without-original",
+            SkipReason::NoTargetUri => "no-target-uri",
+            SkipReason::Undecodable => "undecodable-payload",
+        }
+    }
+}
+
+/// What was read: the summary line of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Records read whole.
+    pub records: u64,
+    /// HTML documents among them (revisits resolved included).
+    pub html: u64,
+    /// Records skipped.
+    pub skipped: u64,
+    /// Stretches of damage.
+    pub damaged: u64,
+    /// Revisits resolved to an original payload in the file.
+    pub revisits: u64,
+}
+
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} records read: {} HTML ({} of them revisits), {} skipped, {} damaged",
+            self.records, self.html, self.revisits, self.skipped, self.damaged
+        )
+    }
+}
+
+/// How the archive's records become documents.
+#[derive(Debug, Clone, Default)]
+pub struct ArchiveOptions {
+    /// The archived `Content-Base` / `Content-Location` are the entity's base, or not
+    /// (`--header-base`).
+    pub header_base: HeaderBase,
+    /// §5.1.4 application default (`--default-base`).
+    pub default_base: Option<String>,
+    /// A charset that overrides the archived `Content-Type`'s (`--charset`).
+    pub charset: Option<String>,
+}
+
+/// A WARC file, read record by record.
+pub struct Archive {
+    path: std::path::PathBuf,
+    reader: WarcReader<BufReader<File>>,
+    options: ArchiveOptions,
+    /// Offsets of HTML response records, by record ID, by target URI + date, and by payload
+    /// digest: where a revisit's original is (a few dozen bytes per HTML record).
+    by_id: HashMap<String, u64>,
+    by_target: HashMap<(String, String), u64>,
+    by_digest: HashMap<String, u64>,
+    counts: Counts,
+}
+
+impl std::fmt::Debug for Archive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archive")
+            .field("path", &self.path)
+            .field("counts", &self.counts)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The record types whose blocks are read into memory.
+fn wanted(headers: &Headers, length: u64) -> bool {
+    let t = headers.get("WARC-Type").unwrap_or("").to_ascii_lowercase();
+    matches!(t.as_str(), "response" | "resource" | "revisit") && length <= MAX_PAYLOAD
+}
+
+impl Archive {
+    /// Opens the WARC file at `path` (`.warc` or `.warc.gz`).
+    ///
+    /// # Errors
+    /// [`Error::Io`] when it cannot be opened.
+    pub fn open(path: &Path, options: ArchiveOptions) -> Result<Archive, Error> {
+        let io_error = |source| Error::Io {
+            input: path.display().to_string(),
+            source,
+        };
+        let file = File::open(path).map_err(io_error)?;
+        let reader = WarcReader::new(BufReader::with_capacity(256 * 1024, file))
+            .map_err(io_error)?
+            .keep(wanted);
+        Ok(Archive {
+            path: path.to_owned(),
+            reader,
+            options,
+            by_id: HashMap::new(),
+            by_target: HashMap::new(),
+            by_digest: HashMap::new(),
+            counts: Counts::default(),
+        })
+    }
+
+    /// What has been read so far.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// Whether the file is gzip-compressed (`.warc.gz`).
+    pub fn is_gzip(&self) -> bool {
+        self.reader.is_gzip()
+    }
+
+    fn event(&mut self, item: Item) -> Event {
+        let record = match item {
+            Item::Damaged(d) => {
+                self.counts.damaged += 1;
+                return Event::Damaged(d);
+            }
+            Item::Record(r) => r,
+        };
+        self.counts.records += 1;
+        let skip = |reason| Event::Skipped {
+            reference: RecordRef::of(&record),
+            raw_end: record.raw_end,
+            reason,
+        };
+        let event = match record.record_type().as_str() {
+            "response" | "resource" => match html_of(&record, None, &self.options) {
+                Ok(mut html) => {
+                    self.index(&record, html.offset);
+                    html.raw_end = record.raw_end;
+                    Event::Html(Box::new(html))
+                }
+                Err(reason) => skip(reason),
+            },
+            "revisit" => match self.revisit(&record) {
+                Some(html) => {
+                    self.counts.revisits += 1;
+                    Event::Html(Box::new(html))
+                }
+                None => skip(SkipReason::RevisitWithoutOriginal),
+            },
+            _ => skip(SkipReason::NotAResponse),
+        };
+        match &event {
+            Event::Html(_) => self.counts.html += 1,
+            _ => self.counts.skipped += 1,
+        }
+        event
+    }
+
+    fn index(&mut self, record: &Record, offset: u64) {
+        if let Some(id) = record.record_id() {
+            self.by_id.insert(id.trim().to_owned(), offset);
+        }
+        if let (Some(uri), Some(date)) = (record.target_uri(), record.date()) {
+            self.by_target
+                .insert((uri.to_owned(), date.trim().to_owned()), offset);
+        }
+        if let Some(d) = record.headers.get("WARC-Payload-Digest") {
+            self.by_digest.insert(d.trim().to_owned(), offset);
+        }
+    }
+
+    /// A revisit's original payload, under the revisit's own target URI and headers.
+    fn revisit(&mut self, revisit: &Record) -> Option<HtmlRecord> {
+        let h = &revisit.headers;
+        let offset = h
+            .get("WARC-Refers-To")
+            .and_then(|id| self.by_id.get(id.trim()))
+            .or_else(|| {
+                let uri = warc::strip_angle(h.get("WARC-Refers-To-Target-URI")?);
+                let date = h.get("WARC-Refers-To-Date")?.trim();
+                self.by_target.get(&(uri.to_owned(), date.to_owned()))
+            })
+            .or_else(|| self.by_digest.get(h.get("WARC-Payload-Digest")?.trim()))
+            .copied()?;
+        let original = read_record_at(&self.path, offset).ok()??;
+        let mut html = html_of(&original, Some(revisit), &self.options).ok()?;
+        html.reference = RecordRef::of(revisit);
+        html.raw_end = revisit.raw_end;
+        html.offset = revisit.offset;
+        html.revisit_of = original.record_id().map(str::to_owned);
+        Some(html)
+    }
+}
+
+impl Iterator for Archive {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        let item = self.reader.next()?;
+        Some(self.event(item))
+    }
+}
+
+/// The record at `offset` of the file (a revisit's original).
+fn read_record_at(path: &Path, offset: u64) -> io::Result<Option<Record>> {
+    let mut file = BufReader::new(File::open(path)?);
+    file.seek(SeekFrom::Start(offset))?;
+    let reader = WarcReader::new(file)?.keep(wanted);
+    Ok(reader.into_iter().next().and_then(|i| match i {
+        Item::Record(r) => Some(r),
+        Item::Damaged(_) => None,
+    }))
+}
+
+/// The HTML document in a `response` or `resource` record; for a revisit, `revisit` is the
+/// revisit record, whose target URI and (when it has them) HTTP headers are used.
+fn html_of(
+    record: &Record,
+    revisit: Option<&Record>,
+    options: &ArchiveOptions,
+) -> Result<HtmlRecord, SkipReason> {
+    let block = record.block.as_deref().ok_or(SkipReason::Undecodable)?;
+    let outer = revisit.unwrap_or(record);
+    let target = outer.target_uri().ok_or(SkipReason::NoTargetUri)?;
+    let warc_type = outer
+        .headers
+        .get("Content-Type")
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let is_http = record.record_type() == "response"
+        && (warc_type.starts_with("application/http") || block.starts_with(b"HTTP/"));
+    let mut diagnostics = Vec::new();
+    let (http, body) = if is_http {
+        let (head, body) = split_http(block);
+        (Some(Headers::parse(&String::from_utf8_lossy(head))), body)
+    } else {
+        (None, block)
+    };
+    // A revisit carries the headers of its own response; they describe this capture.
+    let http = match (revisit.and_then(|r| r.block.as_deref()), &http) {
+        (Some(b), _) if b.starts_with(b"HTTP/") => {
+            Some(Headers::parse(&String::from_utf8_lossy(split_http(b).0)))
+        }
+        _ => http,
+    };
+    let content_type = match &http {
+        Some(h) => h.get("Content-Type").map(str::to_owned),
+        None => Some(warc_type.clone()).filter(|t| !t.is_empty()),
+    };
+    let payload = match &http {
+        Some(h) => decode_payload(h, body, &mut diagnostics)?,
+        None => body.to_vec(),
+    };
+    if !is_html(content_type.as_deref(), &payload) {
+        return Err(SkipReason::NotHtml);
+    }
+    let mut layers = BaseLayers {
+        retrieval_uri: Some(target.to_owned()),
+        default_base: options.default_base.clone(),
+        ..BaseLayers::default()
+    };
+    if let Some(h) = &http {
+        diagnostics.extend(layers.add_headers(h, options.header_base));
+    }
+    let charset = options.charset.clone().or_else(|| {
+        content_type
+            .as_deref()
+            .and_then(crate::decode::charset_from_content_type)
+    });
+    Ok(HtmlRecord {
+        reference: RecordRef::of(record),
+        offset: record.offset,
+        raw_end: record.raw_end,
+        status: http.as_ref().and_then(Headers::status),
+        payload,
+        layers,
+        charset,
+        diagnostics,
+        revisit_of: None,
+    })
+}
+
+/// The HTTP message's head (status line and fields) and body.
+fn split_http(block: &[u8]) -> (&[u8], &[u8]) {
+    let crlf = memchr::memmem::find(block, b"\r\n\r\n").map(|i| (i, i + 4));
+    let lf = memchr::memmem::find(block, b"\n\n").map(|i| (i, i + 2));
+    let end = match (crlf, lf) {
+        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    };
+    match end {
+        Some((head, body)) => (
+            block.get(..head).unwrap_or_default(),
+            block.get(body..).unwrap_or_default(),
+        ),
+        None => (block, &[]),
+    }
+}
+
+/// `text/html` or `application/xhtml+xml`; with no Content-Type, sniffed as the MIME Sniffing
+/// Standard's "HTML" patterns do (a tag name after leading whitespace).
+fn is_html(content_type: Option<&str>, payload: &[u8]) -> bool {
+    if let Some(ct) = content_type {
+        let essence = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        if !essence.is_empty() {
+            return essence == "text/html" || essence == "application/xhtml+xml";
+        }
+    }
+    let start = payload
+        .iter()
+        .position(|b| !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' '))
+        .unwrap_or(payload.len());
+    let head = payload.get(start..).unwrap_or_default();
+    const PATTERNS: [&[u8]; 17] = [
+        b"<!doctype html",
+        b"<html",
+        b"<head",
+        b"<script",
+        b"<iframe",
+        b"<h1",
+        b"<div",
+        b"<font",
+        b"<table",
+        b"<a",
+        b"<style",
+        b"<title",
+        b"<b",
+        b"<body",
+        b"<br",
+        b"<p",
+        b"<!--",
+    ];
+    PATTERNS.iter().any(|p| {
+        head.len() > p.len()
+            && head
+                .get(..p.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(p))
+            && (p == b"<!--" || head.get(p.len()).is_some_and(|b| matches!(b, b' ' | b'>')))
+    })
+}
+
+/// The payload with `Transfer-Encoding: chunked` and `Content-Encoding` removed (RFC 9112 §7.1,
+/// RFC 9110 §8.4). A coding that cannot be undone leaves the record skipped, with a reason.
+fn decode_payload(
+    http: &Headers,
+    body: &[u8],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Vec<u8>, SkipReason> {
+    let mut payload = body.to_vec();
+    let chunked = http
+        .get("Transfer-Encoding")
+        .is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
+    if chunked {
+        match dechunk(&payload) {
+            Some(p) => payload = p,
+            // Many crawlers store the payload already de-chunked and keep the header.
+            None => diagnostics.push(Diagnostic::new(
+                "warc-payload",
+                "Transfer-Encoding: chunked, but the payload is not chunked; used as it is",
+            )),
+        }
+    }
+    let codings = http
+        .get("Content-Encoding")
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    for coding in codings.split(',').map(str::trim).rev() {
+        let decoded = match coding {
+            "" | "identity" => continue,
+            "gzip" | "x-gzip" => bounded(flate2::read::MultiGzDecoder::new(&payload[..])),
+            "deflate" => bounded(flate2::read::ZlibDecoder::new(&payload[..]))
+                .or_else(|_| bounded(flate2::read::DeflateDecoder::new(&payload[..]))),
+            "br" => bounded(brotli_decompressor::Decompressor::new(&payload[..], 4096)),
+            _ => Err(io::Error::other("unknown content coding")),
+        };
+        match decoded {
+            Ok(p) => payload = p,
+            Err(e) => {
+                // Stored decoded by the crawler despite the header? Then it reads as text.
+                if is_html(None, &payload) {
+                    diagnostics.push(Diagnostic::new(
+                        "warc-payload",
+                        format!("Content-Encoding: {coding} does not decode ({e}); the payload is used as it is"),
+                    ));
+                    break;
+                }
+                return Err(SkipReason::Undecodable);
+            }
+        }
+    }
+    Ok(payload)
+}
+
+fn bounded(r: impl Read) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    r.take(MAX_PAYLOAD + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > MAX_PAYLOAD {
+        return Err(io::Error::other("decoded payload past 256 MiB"));
+    }
+    Ok(out)
+}
+
+/// RFC 9112 §7.1: `size [; ext] CRLF data CRLF` … `0 CRLF [trailers] CRLF`. `None` when the body
+/// is not in that form.
+fn dechunk(body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut rest = body;
+    loop {
+        let line_end = memchr::memchr(b'\n', rest)?;
+        let line = rest.get(..line_end)?;
+        let size_text = line.split(|b| *b == b';').next()?;
+        let size_text = std::str::from_utf8(size_text).ok()?.trim();
+        let size = usize::from_str_radix(size_text, 16).ok()?;
+        rest = rest.get(line_end + 1..)?;
+        if size == 0 {
+            return Some(out);
+        }
+        out.extend_from_slice(rest.get(..size)?);
+        rest = rest.get(size..)?;
+        rest = rest
+            .strip_prefix(b"\r\n")
+            .or_else(|| rest.strip_prefix(b"\n"))
+            .unwrap_or(rest);
+    }
+}
+
+/// Links of an archived document, each tagged with its record.
+///
+/// # Errors
+/// As [`pipeline::links`]; `name` names the archive.
+pub fn links(record: &HtmlRecord, name: &str, options: &Options) -> Result<Report, Error> {
+    let mut report = pipeline::links(&record.input(name), options)?;
+    tag(&mut report, record);
+    Ok(report)
+}
+
+/// The rewritten document, its report tagged with its record.
+///
+/// # Errors
+/// As [`pipeline::rewrite`].
+pub fn rewrite(record: &HtmlRecord, name: &str, options: &Options) -> Result<Rewritten, Error> {
+    let mut out = pipeline::rewrite(&record.input(name), options)?;
+    tag(&mut out.report, record);
+    Ok(out)
+}
+
+fn tag(report: &mut Report, record: &HtmlRecord) {
+    report.base.warc = Some(record.reference.clone());
+    for l in &mut report.links {
+        l.warc = Some(record.reference.clone());
+    }
+}
+
+/// A WARC/1.1 `conversion` record (ISO 28500 §6.8) holding `payload`, the rewritten form of
+/// `original`'s document: `WARC-Refers-To` the original, digests of the block. `date` is its
+/// `WARC-Date` (see [`warc_date_now`]). The record ID is derived from the original's ID and the
+/// payload (a name-based UUID), so the same input gives the same archive.
+pub fn conversion_record(
+    original: &HtmlRecord,
+    payload: &[u8],
+    encoding: &str,
+    date: &str,
+) -> Vec<u8> {
+    use sha1::Digest as _;
+    let digest = sha1::Sha1::digest(payload);
+    let digest = format!("sha1:{}", data_encoding::BASE32.encode(&digest));
+    let id = name_uuid(&[original.id().as_bytes(), b"\n", digest.as_bytes()].concat());
+    let mut out = Vec::with_capacity(payload.len() + 512);
+    let mut head = String::from("WARC/1.1\r\nWARC-Type: conversion\r\n");
+    head.push_str(&format!("WARC-Record-ID: <urn:uuid:{id}>\r\n"));
+    head.push_str(&format!("WARC-Date: {date}\r\n"));
+    if let Some(uri) = &original.reference.warc_target_uri {
+        head.push_str(&format!("WARC-Target-URI: {uri}\r\n"));
+    }
+    if let Some(orig) = &original.reference.warc_record_id {
+        head.push_str(&format!("WARC-Refers-To: {orig}\r\n"));
+    }
+    head.push_str(&format!("Content-Type: text/html; charset={encoding}\r\n"));
+    head.push_str(&format!("WARC-Block-Digest: {digest}\r\n"));
+    head.push_str(&format!("WARC-Payload-Digest: {digest}\r\n"));
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", payload.len()));
+    out.extend_from_slice(head.as_bytes());
+    out.extend_from_slice(payload);
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+/// A record as its own gzip member (ISO 28500 Annex D).
+pub fn gzip_member(record: &[u8]) -> io::Result<Vec<u8>> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(record)?;
+    e.finish()
+}
+
+/// RFC 4122 §4.3 name-based UUID (version 5, SHA-1) of `name`.
+fn name_uuid(name: &[u8]) -> String {
+    use sha1::Digest as _;
+    let h = sha1::Sha1::digest(name);
+    let mut b = [0u8; 16];
+    b.copy_from_slice(h.get(..16).unwrap_or(&[0; 16]));
+    b[6] = (b[6] & 0x0f) | 0x50;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// Now as a `WARC-Date` (`2026-11-25T14:37:39Z`, W3C-ISO8601 in UTC); `SOURCE_DATE_EPOCH`, when
+/// set, stands for now (reproducible outputs).
+pub fn warc_date_now() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(0))
+        });
+    warc_date(secs)
+}
+
+/// Seconds since the Unix epoch as a `WARC-Date`.
+pub fn warc_date(secs: i64) -> String {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// Where `--extract` writes a page: `host[:port]/path`, a directory path given `index.html`, the
+/// query kept after `?` in the name, as wget names its files. `None` for a URI with no host or
+/// a path that would leave the directory.
+pub fn extract_path(target_uri: &str) -> Option<std::path::PathBuf> {
+    let uri = crate::UriRef::parse(target_uri);
+    uri.scheme?;
+    let host = uri.authority?.rsplit('@').next()?.to_ascii_lowercase();
+    if host.is_empty() || host.starts_with('.') || host.contains(['/', '\\']) {
+        return None;
+    }
+    let mut path = std::path::PathBuf::from(host);
+    let p = uri.path;
+    let mut segments: Vec<&str> = p.split('/').skip(1).collect();
+    let mut last = segments.pop().unwrap_or("").to_owned();
+    for s in segments {
+        if s.is_empty() || s == "." || s == ".." || s.contains('\\') {
+            continue;
+        }
+        path.push(s);
+    }
+    if last.is_empty() || last == "." || last == ".." {
+        last = "index.html".to_owned();
+    }
+    if let Some(q) = uri.query {
+        last = format!("{last}?{q}");
+    }
+    if last.contains('\\') {
+        return None;
+    }
+    path.push(last);
+    Some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+
+    #[test]
+    fn dechunk_follows_rfc_9112() {
+        assert_eq!(
+            dechunk(b"3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n").as_deref(),
+            Some(&b"abcde"[..])
+        );
+        assert_eq!(dechunk(b"<html>"), None);
+        assert_eq!(dechunk(b"ffffffffffffffffff\r\nx"), None);
+    }
+
+    #[test]
+    fn html_is_recognised_by_type_or_sniffed() {
+        assert!(is_html(Some("text/html; charset=utf-8"), b""));
+        assert!(is_html(Some("application/xhtml+xml"), b""));
+        assert!(!is_html(Some("text/css"), b"<html>"));
+        assert!(is_html(None, b"  <!DOCTYPE html><p>"));
+        assert!(is_html(Some(""), b"<HTML>"));
+        assert!(!is_html(None, b"%PDF-1.4"));
+        assert!(!is_html(None, b"<abbr>"));
+    }
+
+    #[test]
+    fn warc_dates_are_utc_iso8601() {
+        assert_eq!(warc_date(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(warc_date(1_795_000_000), "2026-11-18T11:06:40Z");
+        assert_eq!(warc_date(0), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn extract_paths_are_wget_names_inside_the_directory() {
+        let p = |u: &str| extract_path(u).map(|p| p.display().to_string());
+        assert_eq!(
+            p("http://Example.org/").as_deref(),
+            Some("example.org/index.html")
+        );
+        assert_eq!(
+            p("http://h:8080/a/b/").as_deref(),
+            Some("h:8080/a/b/index.html")
+        );
+        assert_eq!(
+            p("http://h/a/../../x.html?q=1").as_deref(),
+            Some("h/a/x.html?q=1")
+        );
+        assert_eq!(p("http://h/..").as_deref(), Some("h/index.html"));
+        assert_eq!(p("mailto:x@y"), None);
+    }
+
+    #[test]
+    fn name_uuids_are_version_5() {
+        let u = name_uuid(b"x");
+        assert_eq!(u.len(), 36);
+        assert_eq!(u.as_bytes()[14], b'5');
+    }
+}

@@ -1,0 +1,876 @@
+//! ① WARC records (ISO 28500: WARC/1.0 and WARC/1.1), one at a time, from a `.warc` or a
+//! `.warc.gz` (one gzip member per record, as the standard's Annex D has it), in memory that does
+//! not grow with the archive.
+//!
+//! A damaged archive is read as far as it can be: a truncated or corrupt gzip member, a
+//! `Content-Length` that does not end where the record ends, garbage between records. Each is an
+//! [`Item::Damaged`] naming the offset, and reading goes on at the next record (the next gzip
+//! member, or the next line that starts `WARC/`). Nothing is dropped without a word.
+//!
+//! Why not a WARC crate: `fastwarc` 2.0 and `warc` 0.4 were measured on the corpus archive
+//! (BENCHMARKS.md): both read it fast, but both stop at the first damaged record, and `fastwarc`
+//! returns a truncated last record as if it were whole. The framing is a few lines; the
+//! recovery is the point, so it is ours. gzip is `flate2`.
+
+use std::io::{self, BufRead, Read, Seek, SeekFrom};
+
+use crate::input::Headers;
+
+/// The magic bytes of a gzip member (RFC 1952 §2.3.1: ID1, ID2, CM = deflate).
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+/// A record's header block is never longer than this (fastwarc and warcio use 32–64 KiB).
+const MAX_HEADER: usize = 64 * 1024;
+/// Buffer of decompressed bytes.
+const CHUNK: usize = 64 * 1024;
+
+/// Whether `head` (the first bytes of a file) is a WARC file: `WARC/` or a gzip member. A gzip
+/// member is only taken for WARC when it decompresses to `WARC/`.
+pub fn looks_like_warc(head: &[u8]) -> bool {
+    if head.starts_with(b"WARC/") {
+        return true;
+    }
+    if !head.starts_with(&GZIP_MAGIC) {
+        return false;
+    }
+    let mut out = [0u8; 5];
+    let mut dec = flate2::bufread::GzDecoder::new(head);
+    let mut n = 0;
+    while n < out.len() {
+        match dec.read(out.get_mut(n..).unwrap_or_default()) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    out.get(..n) == Some(&b"WARC/"[..])
+}
+
+/// One WARC record: its header fields and, when kept, its block.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// Where it starts in the file: the record's first byte, or for `.warc.gz` the start of
+    /// the gzip member that holds it (as CDX indexes give it).
+    pub offset: u64,
+    /// Where the input has been read to when the record ends, when that is a record boundary
+    /// of the file (always in a `.warc`; in a `.warc.gz`, when the record ends its member).
+    pub raw_end: Option<u64>,
+    /// The version line (`WARC/1.0`).
+    pub version: String,
+    /// The named fields (`WARC-Type`, `WARC-Target-URI`, `Content-Length`, …).
+    pub headers: Headers,
+    /// The block's length (`Content-Length`).
+    pub content_length: u64,
+    /// The block, when it was kept (see [`WarcReader::keep`]).
+    pub block: Option<Vec<u8>>,
+}
+
+impl Record {
+    /// `WARC-Type`, lower-cased.
+    pub fn record_type(&self) -> String {
+        self.headers
+            .get("WARC-Type")
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    }
+
+    /// `WARC-Record-ID` (`<urn:uuid:…>`).
+    pub fn record_id(&self) -> Option<&str> {
+        self.headers.get("WARC-Record-ID")
+    }
+
+    /// `WARC-Target-URI`, without the angle brackets WARC/1.0's grammar had and some writers
+    /// still emit.
+    pub fn target_uri(&self) -> Option<&str> {
+        self.headers.get("WARC-Target-URI").map(strip_angle)
+    }
+
+    /// `WARC-Date`.
+    pub fn date(&self) -> Option<&str> {
+        self.headers.get("WARC-Date")
+    }
+}
+
+/// `<x>` → `x`.
+pub(crate) fn strip_angle(value: &str) -> &str {
+    let v = value.trim();
+    v.strip_prefix('<')
+        .and_then(|v| v.strip_suffix('>'))
+        .unwrap_or(v)
+}
+
+/// A stretch of the archive that could not be read as a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Damage {
+    /// Where it starts (as [`Record::offset`]).
+    pub offset: u64,
+    /// The record's `WARC-Record-ID`, when its header could be read.
+    pub record_id: Option<String>,
+    /// What was wrong, and what was skipped.
+    pub message: String,
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "offset {}", self.offset)?;
+        if let Some(id) = &self.record_id {
+            write!(f, " (record {id})")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// What reading gave next.
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// A whole record.
+    Record(Record),
+    /// Damage, skipped; reading goes on after it.
+    Damaged(Damage),
+}
+
+/// Decides from a record's fields and length whether its block is held.
+type Keep = dyn FnMut(&Headers, u64) -> bool + Send;
+
+/// Reads records from a WARC file (`R` is usually a `BufReader<File>`; seeking is needed to
+/// resume after a corrupt gzip member).
+pub struct WarcReader<R: BufRead + Seek> {
+    src: Source<R>,
+    keep: Box<Keep>,
+    done: bool,
+}
+
+impl<R: BufRead + Seek> std::fmt::Debug for WarcReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WarcReader")
+            .field("gzip", &self.src.is_gzip())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: BufRead + Seek> WarcReader<R> {
+    /// A reader of the archive in `inner`, positioned at a record (the start of the file, or a
+    /// record's [`Record::offset`]). gzip is recognised by its magic bytes.
+    pub fn new(mut inner: R) -> io::Result<WarcReader<R>> {
+        let gzip = inner.fill_buf()?.starts_with(&GZIP_MAGIC);
+        let start = inner.stream_position()?;
+        Ok(WarcReader {
+            src: Source::new(inner, gzip, start),
+            keep: Box::new(|_, _| true),
+            done: false,
+        })
+    }
+
+    /// Which blocks to hold in memory, from the record's header fields and `Content-Length`;
+    /// the others are skipped as they are read (a video record of gigabytes costs no memory).
+    pub fn keep(mut self, keep: impl FnMut(&Headers, u64) -> bool + Send + 'static) -> Self {
+        self.keep = Box::new(keep);
+        self
+    }
+
+    /// Whether the file is gzip-compressed.
+    pub fn is_gzip(&self) -> bool {
+        self.src.is_gzip()
+    }
+
+    fn read_record(&mut self) -> Option<Item> {
+        // Blank lines between records are tolerated (some writers emit extra CRLFs).
+        match self.src.skip_blank_lines() {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(e) => return Some(self.damaged_stream(e, None)),
+        }
+        let offset = self.src.record_offset();
+        let header = match self.src.read_header() {
+            Ok(h) => h,
+            Err(e) => return Some(self.damaged_stream(e, Some(offset))),
+        };
+        let Some(header) = header else {
+            let skipped = self.src.skip_to_record_line();
+            return Some(Item::Damaged(Damage {
+                offset,
+                record_id: None,
+                message: match skipped {
+                    Ok(n) => format!("not a WARC record (no WARC/ version line); skipped {n} bytes to the next record"),
+                    Err(e) => format!("not a WARC record, and then: {e}"),
+                },
+            }));
+        };
+        let (version, headers) = parse_header(&header);
+        let id = headers.get("WARC-Record-ID").map(str::to_owned);
+        let Some(length) = headers
+            .get("Content-Length")
+            .and_then(|v| v.trim().parse::<u64>().ok())
+        else {
+            let _ = self.src.skip_to_record_line();
+            return Some(Item::Damaged(Damage {
+                offset,
+                record_id: id,
+                message: "no valid Content-Length; skipped to the next record".into(),
+            }));
+        };
+        let keep = (self.keep)(&headers, length);
+        let block = if keep {
+            match self.src.read_exact_vec(length) {
+                Ok(b) => Some(b),
+                Err(e) => return Some(self.damaged_stream(e, Some(offset)).with_id(id, length)),
+            }
+        } else {
+            if let Err(e) = self.src.discard(length) {
+                return Some(self.damaged_stream(e, Some(offset)).with_id(id, length));
+            }
+            None
+        };
+        // The block is followed by CRLF CRLF (ISO 28500 §4).
+        let mut tail = [0u8; 4];
+        let got = match self.src.read_up_to(&mut tail) {
+            Ok(n) => n,
+            Err(e) => return Some(self.damaged_stream(e, Some(offset)).with_id(id, length)),
+        };
+        let tail = tail.get(..got).unwrap_or_default();
+        if tail != b"\r\n\r\n"
+            && tail != b"\n\n"
+            && !(got < 4 && tail.iter().all(|b| *b == b'\r' || *b == b'\n') && self.src.at_eof())
+        {
+            // A Content-Length that does not end the record: too short, or too long (then the
+            // next record's start may sit inside the block, and is read again from there).
+            let mut seen = block.unwrap_or_default();
+            seen.extend_from_slice(tail);
+            let rest = match memchr::memmem::find(&seen, b"\r\n\r\nWARC/") {
+                Some(at) => seen.get(at + 4..).unwrap_or_default().to_vec(),
+                None => tail.to_vec(),
+            };
+            self.src.push_back(rest);
+            let skipped = self.src.skip_to_record_line();
+            return Some(Item::Damaged(Damage {
+                offset,
+                record_id: id,
+                message: format!(
+                    "Content-Length {length} does not end at the record's end{}",
+                    match skipped {
+                        Ok(0) => String::new(),
+                        Ok(n) => format!("; skipped {n} bytes to the next record"),
+                        Err(e) => format!("; then: {e}"),
+                    }
+                ),
+            }));
+        }
+        let raw_end = self.src.boundary();
+        Some(Item::Record(Record {
+            offset,
+            raw_end,
+            version,
+            headers,
+            content_length: length,
+            block,
+        }))
+    }
+
+    /// The stream failed (a corrupt or truncated gzip member, or a short read): say so, and go
+    /// on at the next member or record.
+    fn damaged_stream(&mut self, e: io::Error, offset: Option<u64>) -> Item {
+        let offset = offset.unwrap_or_else(|| self.src.record_offset());
+        let what = if e.kind() == io::ErrorKind::UnexpectedEof {
+            "truncated: the archive ends inside this record".to_owned()
+        } else {
+            e.to_string()
+        };
+        match self.src.resync() {
+            Ok(true) => {}
+            Ok(false) => self.done = true,
+            Err(_) => self.done = true,
+        }
+        Item::Damaged(Damage {
+            offset,
+            record_id: None,
+            message: what,
+        })
+    }
+}
+
+impl Item {
+    fn with_id(self, id: Option<String>, length: u64) -> Item {
+        match self {
+            Item::Damaged(mut d) => {
+                d.record_id = id;
+                d.message = format!("{} (Content-Length {length})", d.message);
+                Item::Damaged(d)
+            }
+            other => other,
+        }
+    }
+}
+
+impl<R: BufRead + Seek> Iterator for WarcReader<R> {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        if self.done {
+            return None;
+        }
+        let item = self.read_record();
+        if item.is_none() {
+            self.done = true;
+        }
+        item
+    }
+}
+
+/// The version line and the fields of a header block (without its final blank line).
+fn parse_header(block: &[u8]) -> (String, Headers) {
+    // Field values are UTF-8 in WARC/1.1 (§4); other bytes become replacement characters.
+    let text = String::from_utf8_lossy(block);
+    let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+    let version = first.trim_end_matches('\r').trim().to_owned();
+    let mut headers = Headers::new();
+    let mut last: Option<(String, String)> = None;
+    for line in rest.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.starts_with([' ', '\t']) {
+            // Folded continuation (ISO 28500 §4, as RFC 2616).
+            if let Some((_, v)) = &mut last {
+                v.push(' ');
+                v.push_str(line.trim());
+            }
+            continue;
+        }
+        if let Some((n, v)) = last.take() {
+            headers.push_field(&n, &v);
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if !name.trim().is_empty() {
+                last = Some((name.trim().to_owned(), value.trim().to_owned()));
+            }
+        }
+    }
+    if let Some((n, v)) = last {
+        headers.push_field(&n, &v);
+    }
+    (version, headers)
+}
+
+/// The decompressed byte stream, with the file offsets a record needs.
+struct Source<R: BufRead + Seek> {
+    inner: Inner<R>,
+    buf: Vec<u8>,
+    pos: usize,
+    /// Bytes pushed back (a record found again inside an over-long block).
+    pending: Vec<u8>,
+    pending_pos: usize,
+    /// Decompressed bytes consumed so far (for a `.warc`, the file offset).
+    consumed: u64,
+    /// The file offset of the gzip member the buffer's bytes come from.
+    member_start: u64,
+    /// The file's length, once a `.warc.gz` has been read to its end.
+    eof_at: Option<u64>,
+    /// At the start of a line of the decompressed stream.
+    line_start: bool,
+}
+
+enum Inner<R: BufRead + Seek> {
+    Plain(R),
+    Gzip(Box<Option<flate2::bufread::GzDecoder<R>>>),
+}
+
+impl<R: BufRead + Seek> Source<R> {
+    fn new(inner: R, gzip: bool, start: u64) -> Source<R> {
+        Source {
+            inner: if gzip {
+                Inner::Gzip(Box::new(Some(flate2::bufread::GzDecoder::new(inner))))
+            } else {
+                Inner::Plain(inner)
+            },
+            buf: Vec::new(),
+            pos: 0,
+            pending: Vec::new(),
+            pending_pos: 0,
+            consumed: start,
+            member_start: start,
+            eof_at: None,
+            line_start: true,
+        }
+    }
+
+    fn is_gzip(&self) -> bool {
+        matches!(self.inner, Inner::Gzip(_))
+    }
+
+    /// The offset a record starting at the next byte is named by.
+    fn record_offset(&self) -> u64 {
+        match self.inner {
+            Inner::Plain(_) => self.consumed,
+            Inner::Gzip(_) => self.member_start,
+        }
+    }
+
+    /// The file offset here, when it is a boundary a whole record can be copied up to: in a
+    /// `.warc`, always; in a `.warc.gz`, when the member ends here.
+    fn boundary(&mut self) -> Option<u64> {
+        match &mut self.inner {
+            Inner::Plain(_) => Some(self.consumed),
+            Inner::Gzip(_) => {
+                if self.pos < self.buf.len() || self.pending_pos < self.pending.len() {
+                    return None;
+                }
+                // Read on: a member ending here shows as the next fill starting a new one.
+                let before = self.member_start;
+                match self.fill() {
+                    Ok(0) => self.eof_at,
+                    Ok(_) if self.member_start != before => Some(self.member_start),
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    /// Refills the buffer when it is empty; the number of bytes available.
+    fn fill(&mut self) -> io::Result<usize> {
+        if self.pending_pos < self.pending.len() {
+            return Ok(self.pending.len() - self.pending_pos);
+        }
+        if self.pos < self.buf.len() {
+            return Ok(self.buf.len() - self.pos);
+        }
+        self.buf.resize(CHUNK, 0);
+        self.pos = 0;
+        loop {
+            let n = match &mut self.inner {
+                Inner::Plain(r) => r.read(&mut self.buf),
+                Inner::Gzip(d) => match d.as_mut() {
+                    Some(d) => d.read(&mut self.buf),
+                    None => Ok(0),
+                },
+            };
+            let n = match n {
+                Ok(n) => n,
+                Err(e) => {
+                    self.buf.clear();
+                    let at = self.member_start;
+                    return Err(io::Error::new(
+                        e.kind(),
+                        if e.kind() == io::ErrorKind::UnexpectedEof {
+                            format!("gzip member at offset {at} is truncated")
+                        } else {
+                            format!("gzip member at offset {at} is corrupt ({e})")
+                        },
+                    ));
+                }
+            };
+            if n > 0 {
+                self.buf.truncate(n);
+                return Ok(n);
+            }
+            // End of a gzip member: another may follow.
+            if !self.next_member()? {
+                self.buf.clear();
+                return Ok(0);
+            }
+        }
+    }
+
+    /// Starts the next gzip member, if the file has one.
+    fn next_member(&mut self) -> io::Result<bool> {
+        let Inner::Gzip(slot) = &mut self.inner else {
+            return Ok(false);
+        };
+        let Some(dec) = slot.take() else {
+            return Ok(false);
+        };
+        let mut r = dec.into_inner();
+        if r.fill_buf()?.is_empty() {
+            // Stays at EOF: the next read gives 0 again.
+            self.eof_at = Some(r.stream_position()?);
+            return Ok(false);
+        }
+        self.member_start = r.stream_position()?;
+        **slot = Some(flate2::bufread::GzDecoder::new(r));
+        Ok(true)
+    }
+
+    fn chunk(&self) -> &[u8] {
+        if self.pending_pos < self.pending.len() {
+            self.pending.get(self.pending_pos..).unwrap_or_default()
+        } else {
+            self.buf.get(self.pos..).unwrap_or_default()
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        if let Some(last) = self.chunk().get(..n).and_then(|c| c.last()) {
+            self.line_start = *last == b'\n';
+        }
+        if self.pending_pos < self.pending.len() {
+            self.pending_pos += n;
+            if self.pending_pos >= self.pending.len() {
+                self.pending.clear();
+                self.pending_pos = 0;
+            }
+        } else {
+            self.pos += n;
+            self.consumed += n as u64;
+        }
+    }
+
+    fn at_eof(&mut self) -> bool {
+        matches!(self.fill(), Ok(0))
+    }
+
+    fn push_back(&mut self, mut bytes: Vec<u8>) {
+        bytes.extend_from_slice(self.pending.get(self.pending_pos..).unwrap_or_default());
+        self.pending = bytes;
+        self.pending_pos = 0;
+        self.line_start = true;
+    }
+
+    /// Skips CR and LF bytes; false at the end of the input.
+    fn skip_blank_lines(&mut self) -> io::Result<bool> {
+        loop {
+            if self.fill()? == 0 {
+                return Ok(false);
+            }
+            let c = self.chunk();
+            let n = c
+                .iter()
+                .take_while(|b| **b == b'\r' || **b == b'\n')
+                .count();
+            let all = n == c.len();
+            self.consume(n);
+            if !all {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// The header block up to and without its blank line; `None` when the next bytes are not a
+    /// version line (`WARC/`), or the block is past [`MAX_HEADER`].
+    fn read_header(&mut self) -> io::Result<Option<Vec<u8>>> {
+        if self.fill()? == 0 {
+            return Ok(None);
+        }
+        let c = self.chunk();
+        if !(c.starts_with(b"WARC/") || (c.len() < 5 && b"WARC/".starts_with(c))) {
+            return Ok(None);
+        }
+        let mut header = Vec::new();
+        loop {
+            if self.fill()? == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            let c = self.chunk();
+            match memchr::memchr(b'\n', c) {
+                Some(i) => {
+                    let line_len = i + 1;
+                    let line = c.get(..line_len).unwrap_or_default().to_vec();
+                    self.consume(line_len);
+                    if line == b"\r\n" || line == b"\n" {
+                        return Ok(Some(header));
+                    }
+                    header.extend_from_slice(&line);
+                }
+                None => {
+                    let n = c.len();
+                    header.extend_from_slice(c);
+                    self.consume(n);
+                }
+            }
+            if header.len() > MAX_HEADER {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Skips to the next line that starts `WARC/1.`; the number of bytes skipped.
+    fn skip_to_record_line(&mut self) -> io::Result<u64> {
+        let mut skipped = 0u64;
+        loop {
+            if self.fill()? == 0 {
+                return Ok(skipped);
+            }
+            let c = self.chunk();
+            if self.line_start
+                && (c.starts_with(b"WARC/1.") || (c.len() < 7 && b"WARC/1.".starts_with(c)))
+            {
+                return Ok(skipped);
+            }
+            // To the end of this line (or of the chunk).
+            let n = memchr::memchr(b'\n', c).map_or(c.len(), |i| i + 1);
+            self.consume(n);
+            skipped += n as u64;
+        }
+    }
+
+    fn read_exact_vec(&mut self, length: u64) -> io::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(usize::try_from(length.min(1 << 20)).unwrap_or(0));
+        let mut left = length;
+        while left > 0 {
+            if self.fill()? == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            let c = self.chunk();
+            let n = c.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+            out.extend_from_slice(c.get(..n).unwrap_or_default());
+            self.consume(n);
+            left -= n as u64;
+        }
+        Ok(out)
+    }
+
+    fn discard(&mut self, length: u64) -> io::Result<()> {
+        let mut left = length;
+        while left > 0 {
+            if self.fill()? == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            let n = self
+                .chunk()
+                .len()
+                .min(usize::try_from(left).unwrap_or(usize::MAX));
+            self.consume(n);
+            left -= n as u64;
+        }
+        Ok(())
+    }
+
+    fn read_up_to(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let mut got = 0;
+        while got < out.len() {
+            if self.fill()? == 0 {
+                break;
+            }
+            let c = self.chunk();
+            let n = c.len().min(out.len() - got);
+            if let (Some(dst), Some(src)) = (out.get_mut(got..got + n), c.get(..n)) {
+                dst.copy_from_slice(src);
+            }
+            self.consume(n);
+            got += n;
+        }
+        Ok(got)
+    }
+
+    /// After a stream error: for gzip, go on at the next gzip member after the damaged one's
+    /// start; false when there is none. A plain file has no stream errors to resume from.
+    fn resync(&mut self) -> io::Result<bool> {
+        self.buf.clear();
+        self.pos = 0;
+        self.pending.clear();
+        self.pending_pos = 0;
+        self.line_start = true;
+        let Inner::Gzip(slot) = &mut self.inner else {
+            return Ok(false);
+        };
+        let Some(dec) = slot.take() else {
+            return Ok(false);
+        };
+        let mut r = dec.into_inner();
+        r.seek(SeekFrom::Start(self.member_start + 1))?;
+        let mut at = self.member_start + 1;
+        loop {
+            let c = r.fill_buf()?;
+            if c.is_empty() {
+                return Ok(false);
+            }
+            match memchr::memmem::find(c, &GZIP_MAGIC) {
+                Some(i) => {
+                    at += i as u64;
+                    r.seek(SeekFrom::Start(at))?;
+                    self.member_start = at;
+                    **slot = Some(flate2::bufread::GzDecoder::new(r));
+                    return Ok(true);
+                }
+                None => {
+                    // Keep the last two bytes: the magic may straddle chunks.
+                    let n = c.len().saturating_sub(2).max(1);
+                    r.consume(n);
+                    at += n as u64;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+    use super::*;
+    use std::io::{Cursor, Write};
+
+    fn record(kind: &str, uri: &str, block: &[u8]) -> Vec<u8> {
+        let mut r = format!(
+            "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <urn:uuid:{uri}>\r\nWARC-Target-URI: {uri}\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(block);
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    }
+
+    fn gz(bytes: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(bytes).unwrap_or_default();
+        e.finish().unwrap_or_default()
+    }
+
+    fn read_all(bytes: Vec<u8>) -> Vec<Item> {
+        match WarcReader::new(Cursor::new(bytes)) {
+            Ok(r) => r.collect(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn summary(items: &[Item]) -> Vec<String> {
+        items
+            .iter()
+            .map(|i| match i {
+                Item::Record(r) => format!(
+                    "{}@{}..{:?} {}",
+                    r.target_uri().unwrap_or("-"),
+                    r.offset,
+                    r.raw_end,
+                    String::from_utf8_lossy(r.block.as_deref().unwrap_or_default())
+                ),
+                Item::Damaged(d) => format!("damaged@{}", d.offset),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn plain_records_with_offsets() {
+        let a = record("response", "http://a/", b"AAA");
+        let b = record("resource", "http://b/", b"");
+        let mut file = a.clone();
+        file.extend_from_slice(&b);
+        let items = read_all(file);
+        let end = a.len() + b.len();
+        assert_eq!(
+            summary(&items),
+            [
+                format!("http://a/@0..Some({}) AAA", a.len()),
+                format!("http://b/@{}..Some({end}) ", a.len()),
+            ]
+        );
+    }
+
+    #[test]
+    fn gzip_members_with_offsets() {
+        let (a, b) = (
+            gz(&record("response", "http://a/", b"AAA")),
+            gz(&record("response", "http://b/", b"BB")),
+        );
+        let mut file = a.clone();
+        file.extend_from_slice(&b);
+        let total = file.len();
+        assert!(looks_like_warc(&file));
+        assert_eq!(
+            summary(&read_all(file)),
+            [
+                format!("http://a/@0..Some({}) AAA", a.len()),
+                format!("http://b/@{}..Some({total}) BB", a.len()),
+            ]
+        );
+    }
+
+    #[test]
+    fn garbage_between_records_is_skipped_and_said() {
+        let mut file = record("response", "http://a/", b"A");
+        file.extend_from_slice(b"junk line\r\nmore junk\r\n");
+        file.extend_from_slice(&record("response", "http://b/", b"B"));
+        let s = summary(&read_all(file));
+        assert_eq!(s.len(), 3);
+        assert!(s[1].starts_with("damaged@"), "{s:?}");
+        assert!(s[2].starts_with("http://b/@"), "{s:?}");
+    }
+
+    #[test]
+    fn wrong_content_length_is_said_and_the_next_record_read() {
+        for delta in [-2i64, 5, 40] {
+            let mut a = record("response", "http://a/", b"0123456789");
+            let cl = b"Content-Length: 10";
+            let at = memchr::memmem::find(&a, cl).unwrap_or(0);
+            let new = format!("Content-Length: {}", 10 + delta);
+            a.splice(at..at + cl.len(), new.bytes());
+            a.extend_from_slice(&record("response", "http://b/", b"B"));
+            a.extend_from_slice(&record("response", "http://c/", b"C"));
+            let s = summary(&read_all(a));
+            assert!(s[0].starts_with("damaged@0"), "{delta}: {s:?}");
+            assert!(
+                s.iter().any(|x| x.starts_with("http://c/")),
+                "{delta}: {s:?}"
+            );
+            if delta < 40 {
+                assert!(
+                    s.iter().any(|x| x.starts_with("http://b/")),
+                    "{delta}: {s:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn truncated_and_corrupt_members_are_said() {
+        let a = gz(&record("response", "http://a/", b"AAA"));
+        let b = gz(&record("response", "http://b/", &[b'x'; 5000]));
+        let c = gz(&record("response", "http://c/", b"C"));
+        // A corrupt member in the middle: the next one is still read.
+        let mut file = a.clone();
+        let mut bad = b.clone();
+        for x in bad.iter_mut().skip(20).take(30) {
+            *x ^= 0x55;
+        }
+        file.extend_from_slice(&bad);
+        file.extend_from_slice(&c);
+        let s = summary(&read_all(file));
+        assert!(s[0].starts_with("http://a/"), "{s:?}");
+        assert!(s.iter().any(|x| x.starts_with("damaged@")), "{s:?}");
+        assert!(
+            s.last().is_some_and(|x| x.starts_with("http://c/")),
+            "{s:?}"
+        );
+        // A truncated last member.
+        let mut file = a.clone();
+        file.extend_from_slice(b.get(..b.len() / 2).unwrap_or_default());
+        let s = summary(&read_all(file));
+        assert_eq!(s.len(), 2, "{s:?}");
+        assert_eq!(s[1], format!("damaged@{}", a.len()));
+        // Garbage between members.
+        let mut file = a.clone();
+        file.extend_from_slice(b"GARBAGE\x1f\x8bGARBAGE");
+        file.extend_from_slice(&c);
+        let s = summary(&read_all(file));
+        assert!(s[0].starts_with("http://a/"), "{s:?}");
+        assert!(s.iter().any(|x| x.starts_with("damaged@")), "{s:?}");
+        assert!(
+            s.last().is_some_and(|x| x.starts_with("http://c/")),
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn blocks_not_kept_are_skipped() {
+        let mut file = record("response", "http://a/", b"AAA");
+        file.extend_from_slice(&record("metadata", "http://a/", b"META"));
+        let items: Vec<Item> = match WarcReader::new(Cursor::new(file)) {
+            Ok(r) => r
+                .keep(|h, _| h.get("WARC-Type") == Some("response"))
+                .collect(),
+            Err(e) => panic!("{e}"),
+        };
+        let kept: Vec<bool> = items
+            .iter()
+            .map(|i| matches!(i, Item::Record(r) if r.block.is_some()))
+            .collect();
+        assert_eq!(kept, [true, false]);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic_or_hang() {
+        let base = {
+            let mut f = record("response", "http://a/", b"AAA");
+            f.extend_from_slice(&record("response", "http://b/", b"BB"));
+            f
+        };
+        for cut in 0..base.len() {
+            let _ = read_all(base.get(..cut).unwrap_or_default().to_vec());
+            let _ = read_all(gz(base.get(..cut).unwrap_or_default()));
+        }
+    }
+}
