@@ -16,4 +16,5 @@ mod integration {
     mod tree_safety;
     pub mod mhtml;
     pub mod util;
+    mod warc;
 }

@@ -88,6 +88,11 @@ pub struct RewriteArgs {
     /// <meta charset> declarations follow.
     #[arg(long, value_name = "LABEL")]
     pub output_charset: Option<String>,
+    /// With a WARC file as INPUT: write each archived page (2xx responses and resources),
+    /// rewritten, under DIR as wget names its files (DIR/host/path, a directory's page as
+    /// index.html), instead of an archive with conversion records.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "in_place"])]
+    pub extract: Option<std::path::PathBuf>,
     /// Remove the <base> element instead of making its href absolute.
     #[arg(long)]
     pub drop_base: bool,

@@ -4,6 +4,7 @@
 mod args;
 mod fsout;
 mod walk;
+mod warc;
 
 use std::io::{self, BufWriter, Read, Write};
 use std::process::ExitCode;
@@ -185,6 +186,8 @@ struct Loaded {
     layers: BaseLayers,
     charset: Option<String>,
     diagnostics: Vec<linkbase::Diagnostic>,
+    /// A WARC file (stdin spooled to a temporary file): read record by record, never whole.
+    warc: Option<Large>,
 }
 
 impl Loaded {
@@ -290,6 +293,36 @@ fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<Large>), Fa
 fn load(args: &InputArgs) -> Result<Loaded, Fatal> {
     let name = args.input.clone();
     let (mut bytes, mut large) = read_input(&name, args.stream_threshold)?;
+    if warc::is_warc(&name, &bytes) {
+        let source = match large {
+            Some(l) => l,
+            None if name == "-" => {
+                let mut spool = tempfile::NamedTempFile::new()
+                    .and_then(|mut f| f.write_all(&bytes).map(|()| f))
+                    .map_err(|e| {
+                        Fatal(format!("stdin: cannot spool it to a temporary file: {e}"))
+                    })?;
+                spool.flush().map_err(|e| Fatal(format!("stdin: {e}")))?;
+                Large {
+                    path: spool.path().to_owned(),
+                    _spool: Some(spool),
+                }
+            }
+            None => Large {
+                path: name.clone().into(),
+                _spool: None,
+            },
+        };
+        return Ok(Loaded {
+            name,
+            bytes: Vec::new(),
+            large: None,
+            layers: BaseLayers::default(),
+            charset: None,
+            diagnostics: Vec::new(),
+            warc: Some(source),
+        });
+    }
     let message = matches!(
         Path::new(&name)
             .extension()
@@ -340,6 +373,7 @@ fn load(args: &InputArgs) -> Result<Loaded, Fatal> {
         layers,
         charset,
         diagnostics,
+        warc: None,
     })
 }
 
@@ -392,6 +426,12 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     }
     let loaded = load(&args.input)?;
     let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
+    if let Some(source) = &loaded.warc {
+        return warc::rewrite(&source.path, &loaded.name, args, &options);
+    }
+    if args.extract.is_some() {
+        return Err(Fatal("--extract DIR needs a WARC file as INPUT".into()).into());
+    }
     if let Some(large) = &loaded.large {
         return rewrite_large(args, &loaded, large, &options, snapshot.as_ref());
     }
@@ -573,6 +613,15 @@ impl LinkCounts {
 fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
     let loaded = load(&args.input)?;
     let options = options(&args.input, false, None)?;
+    if let Some(source) = &loaded.warc {
+        return warc::links(
+            &source.path,
+            &loaded.name,
+            &args.input,
+            args.format,
+            &options,
+        );
+    }
     if let Some(large) = &loaded.large {
         // Each link is written as it is found.
         let mut out = BufWriter::new(io::stdout().lock());
@@ -612,6 +661,15 @@ fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
 fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
     let loaded = load(&args.input)?;
     let options = options(&args.input, false, None)?;
+    if let Some(source) = &loaded.warc {
+        return warc::base(
+            &source.path,
+            &loaded.name,
+            &args.input,
+            args.format,
+            &options,
+        );
+    }
     let bases: Vec<_> = reports(&loaded, &options)?
         .into_iter()
         .map(|r| r.base)

@@ -1,0 +1,427 @@
+//! `links`, `base` and `rewrite` of a WARC file (issue 12): records are read in order, HTML
+//! records processed in parallel batches, results written in record order.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use linkbase::archive::{self, Archive, ArchiveOptions, Event, HtmlRecord};
+use linkbase::pipeline::Options;
+use linkbase::report::{escape_controls, write_jsonl, write_tsv};
+use rayon::prelude::*;
+
+use crate::args::{BaseFormat, InputArgs, LinksFormat, RewriteArgs};
+use crate::{fsout, Exit, Failure, Fatal};
+
+/// A batch holds at most this many records, or this many payload bytes: memory stays flat in
+/// the archive's size while every core has work.
+const BATCH_RECORDS: usize = 256;
+const BATCH_BYTES: usize = 64 * 1024 * 1024;
+
+/// Whether the input is a WARC file: by its name, else by its first bytes.
+pub fn is_warc(name: &str, head: &[u8]) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".warc") || lower.ends_with(".warc.gz") || archive_head(head)
+}
+
+fn archive_head(head: &[u8]) -> bool {
+    linkbase::input::warc::looks_like_warc(head)
+}
+
+/// The layers a user can give that have no meaning for an archive: each record's own target
+/// URI and archived headers are its layers.
+pub fn refuse_document_layers(args: &InputArgs) -> Result<(), Fatal> {
+    let given = [
+        ("--url", args.url.is_some()),
+        ("--content-base", args.content_base.is_some()),
+        ("--content-location", args.content_location.is_some()),
+        ("--header", !args.headers.is_empty()),
+        ("--headers", args.headers_file.is_some()),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+        return Err(Fatal(format!(
+            "{flag} does not apply to a WARC file: each record's WARC-Target-URI is its retrieval URI (RFC 2396 §5.1.3) and its archived HTTP headers are its entity (§5.1.2)"
+        )));
+    }
+    Ok(())
+}
+
+fn open(path: &Path, name: &str, args: &InputArgs) -> Result<Archive, Fatal> {
+    refuse_document_layers(args)?;
+    let options = ArchiveOptions {
+        header_base: match args.header_base {
+            crate::args::HeaderBaseArg::Entity => linkbase::HeaderBase::Entity,
+            crate::args::HeaderBaseArg::Browser => linkbase::HeaderBase::Browser,
+        },
+        default_base: args.default_base.clone(),
+        charset: args.charset.clone(),
+    };
+    Archive::open(path, options).map_err(|e| Fatal(format!("{name}: {e}")))
+}
+
+/// Reads `archive` to its end: HTML records go through `work` on every core, a batch at a time,
+/// and every event reaches `sink` in record order with its result.
+fn run<T: Send>(
+    archive: &mut Archive,
+    work: impl Fn(&HtmlRecord) -> T + Sync,
+    mut sink: impl FnMut(Event, Option<T>) -> io::Result<()>,
+) -> io::Result<()> {
+    loop {
+        let mut batch = Vec::new();
+        let mut bytes = 0;
+        for event in archive.by_ref() {
+            if let Event::Html(h) = &event {
+                bytes += h.payload.len();
+            }
+            batch.push(event);
+            if batch.len() >= BATCH_RECORDS || bytes >= BATCH_BYTES {
+                break;
+            }
+        }
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let results: Vec<Option<T>> = batch
+            .par_iter()
+            .map(|e| match e {
+                Event::Html(h) => Some(work(h)),
+                _ => None,
+            })
+            .collect();
+        for (event, result) in batch.into_iter().zip(results) {
+            sink(event, result)?;
+        }
+    }
+}
+
+/// What a run says at its end, and its exit code: damage makes it 1 (the archive is not whole),
+/// as do records the pipeline could not read.
+fn finish(name: &str, archive: &Archive, failed: u64) -> Exit {
+    let counts = archive.counts();
+    let failed_note = if failed > 0 {
+        format!(", {failed} HTML records could not be processed")
+    } else {
+        String::new()
+    };
+    eprintln!("linkbase: {}: {counts}{failed_note}", escape_controls(name));
+    if counts.damaged > 0 || failed > 0 {
+        Exit::Problems
+    } else {
+        Exit::Ok
+    }
+}
+
+fn say_damage(name: &str, event: &Event) {
+    if let Event::Damaged(d) = event {
+        eprintln!(
+            "linkbase: {}: damaged record at {}",
+            escape_controls(name),
+            escape_controls(&d.to_string())
+        );
+    }
+}
+
+fn say_failure(name: &str, record: &HtmlRecord, e: &linkbase::Error) {
+    eprintln!(
+        "linkbase: {}: record {} at offset {}: {}",
+        escape_controls(name),
+        escape_controls(record.id()),
+        record.offset,
+        escape_controls(&e.to_string())
+    );
+}
+
+/// `links` of a WARC file: every link of every HTML record, tagged with its record.
+pub fn links(
+    path: &Path,
+    name: &str,
+    args: &InputArgs,
+    format: LinksFormat,
+    options: &Options,
+) -> Result<Exit, Failure> {
+    let mut archive = open(path, name, args)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    if matches!(format, LinksFormat::Tsv) {
+        write_tsv(&mut out, &[], true)?;
+    }
+    let mut failed = 0;
+    run(
+        &mut archive,
+        |h| archive::links(h, name, options),
+        |event, result| {
+            say_damage(name, &event);
+            match (event, result) {
+                (Event::Html(h), Some(Err(e))) => {
+                    failed += 1;
+                    say_failure(name, &h, &e);
+                }
+                (_, Some(Ok(report))) => match format {
+                    LinksFormat::Jsonl => write_jsonl(&mut out, &report.links)?,
+                    LinksFormat::Tsv => write_tsv(&mut out, &report.links, false)?,
+                },
+                _ => {}
+            }
+            Ok(())
+        },
+    )?;
+    out.flush()?;
+    Ok(finish(name, &archive, failed))
+}
+
+/// `base` of a WARC file: one line per HTML record.
+pub fn base(
+    path: &Path,
+    name: &str,
+    args: &InputArgs,
+    format: BaseFormat,
+    options: &Options,
+) -> Result<Exit, Failure> {
+    let mut archive = open(path, name, args)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut failed = 0;
+    run(
+        &mut archive,
+        |h| archive::links(h, name, options).map(|r| r.base),
+        |event, result| {
+            say_damage(name, &event);
+            match (event, result) {
+                (Event::Html(h), Some(Err(e))) => {
+                    failed += 1;
+                    say_failure(name, &h, &e);
+                }
+                (Event::Html(h), Some(Ok(b))) => match format {
+                    BaseFormat::Jsonl => write_jsonl(&mut out, std::slice::from_ref(&b))?,
+                    BaseFormat::Text => writeln!(
+                        out,
+                        "{}\t{}\t{}",
+                        h.reference.warc_target_uri.as_deref().unwrap_or(""),
+                        b.base.as_deref().unwrap_or(""),
+                        b.base_source
+                    )?,
+                },
+                _ => {}
+            }
+            Ok(())
+        },
+    )?;
+    out.flush()?;
+    Ok(finish(name, &archive, failed))
+}
+
+/// `rewrite` of a WARC file: to an archive (every record copied as it is, a `conversion`
+/// record added after each HTML response whose links changed), or with `--extract DIR` to a
+/// directory of rewritten pages.
+pub fn rewrite(
+    path: &Path,
+    name: &str,
+    args: &RewriteArgs,
+    options: &Options,
+) -> Result<Exit, Failure> {
+    if args.in_place {
+        return Err(Fatal(
+            "--in-place does not apply to a WARC file: archives are written once; use -o OUT.warc.gz (the conversion records are added beside the originals)".into(),
+        )
+        .into());
+    }
+    let mut archive = open(path, name, &args.input)?;
+    if let Some(dir) = &args.extract {
+        return extract(&mut archive, name, dir, options);
+    }
+    let gzip = archive.is_gzip();
+    if let Some(out) = &args.output {
+        let out_gz = out.to_string_lossy().to_ascii_lowercase().ends_with(".gz");
+        if out_gz != gzip {
+            return Err(Fatal(format!(
+                "{}: the output archive is written {} like the input; name it .warc{}",
+                out.display(),
+                if gzip {
+                    "gzip-compressed"
+                } else {
+                    "uncompressed"
+                },
+                if gzip { ".gz" } else { "" }
+            ))
+            .into());
+        }
+    }
+    let date = archive::warc_date_now();
+    let mut failed = 0u64;
+    let mut converted = 0u64;
+    let mut write = |w: &mut dyn Write| -> io::Result<()> {
+        let mut copy = RawCopy::new(path)?;
+        let mut pending: Vec<Vec<u8>> = Vec::new();
+        run(
+            &mut archive,
+            |h| {
+                archive::rewrite(h, name, options).map(|r| {
+                    (r.bytes != h.payload).then(|| {
+                        let record =
+                            archive::conversion_record(h, &r.bytes, r.report.base.encoding, &date);
+                        if gzip {
+                            archive::gzip_member(&record)
+                        } else {
+                            Ok(record)
+                        }
+                    })
+                })
+            },
+            |event, result| {
+                say_damage(name, &event);
+                let raw_end = match &event {
+                    Event::Html(h) => h.raw_end,
+                    Event::Skipped { raw_end, .. } => *raw_end,
+                    Event::Damaged(_) => None,
+                };
+                match (&event, result) {
+                    (Event::Html(h), Some(Err(e))) => {
+                        failed += 1;
+                        say_failure(name, h, &e);
+                    }
+                    (_, Some(Ok(Some(record)))) => {
+                        pending.push(record?);
+                        converted += 1;
+                    }
+                    _ => {}
+                }
+                // Conversion records go right after the record (the gzip member) they convert.
+                if let Some(end) = raw_end {
+                    copy.copy_to(end, w)?;
+                    for r in pending.drain(..) {
+                        w.write_all(&r)?;
+                    }
+                }
+                Ok(())
+            },
+        )?;
+        copy.copy_rest(w)?;
+        for r in pending.drain(..) {
+            w.write_all(&r)?;
+        }
+        Ok(())
+    };
+    match &args.output {
+        Some(out) => fsout::write(
+            out,
+            fsout::Contents::Written(&mut write),
+            fsout::Target::Output,
+        )
+        .map_err(|e| Fatal(format!("{}: {e}", out.display())))?,
+        None => {
+            let mut stdout = BufWriter::new(io::stdout().lock());
+            write(&mut stdout)?;
+            stdout.flush()?;
+        }
+    }
+    eprintln!(
+        "linkbase: {}: {converted} conversion records added",
+        escape_controls(name)
+    );
+    Ok(finish(name, &archive, failed))
+}
+
+/// The input's bytes, copied to the output up to a record boundary at a time.
+struct RawCopy {
+    file: File,
+    at: u64,
+}
+
+impl RawCopy {
+    fn new(path: &Path) -> io::Result<RawCopy> {
+        Ok(RawCopy {
+            file: File::open(path)?,
+            at: 0,
+        })
+    }
+
+    fn copy_to(&mut self, end: u64, w: &mut dyn Write) -> io::Result<()> {
+        if end <= self.at {
+            return Ok(());
+        }
+        self.file.seek(SeekFrom::Start(self.at))?;
+        let copied = io::copy(&mut (&mut self.file).take(end - self.at), w)?;
+        self.at += copied;
+        Ok(())
+    }
+
+    fn copy_rest(&mut self, w: &mut dyn Write) -> io::Result<()> {
+        self.file.seek(SeekFrom::Start(self.at))?;
+        self.at += io::copy(&mut self.file, w)?;
+        Ok(())
+    }
+}
+
+/// `rewrite IN.warc.gz --extract DIR`: each archived page (2xx responses and resources),
+/// rewritten, at `DIR/host/path` as wget names its files; a later capture of the same URI
+/// replaces an earlier one.
+fn extract(
+    archive: &mut Archive,
+    name: &str,
+    dir: &Path,
+    options: &Options,
+) -> Result<Exit, Failure> {
+    std::fs::create_dir_all(dir).map_err(|e| Fatal(format!("{}: {e}", dir.display())))?;
+    let mut failed = 0u64;
+    let mut written = 0u64;
+    let mut unnamed = 0u64;
+    let mut error: Option<Fatal> = None;
+    run(
+        archive,
+        |h| archive::rewrite(h, name, options).map(|r| r.bytes),
+        |event, result| {
+            say_damage(name, &event);
+            let (Event::Html(h), Some(result)) = (event, result) else {
+                return Ok(());
+            };
+            let bytes = match result {
+                Ok(b) => b,
+                Err(e) => {
+                    failed += 1;
+                    say_failure(name, &h, &e);
+                    return Ok(());
+                }
+            };
+            if h.status.is_some_and(|s| !(200..300).contains(&s)) {
+                return Ok(());
+            }
+            let Some(rel) = h
+                .reference
+                .warc_target_uri
+                .as_deref()
+                .and_then(archive::extract_path)
+            else {
+                unnamed += 1;
+                return Ok(());
+            };
+            let path: PathBuf = dir.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            if let Err(e) =
+                fsout::write(&path, fsout::Contents::Bytes(&bytes), fsout::Target::Output)
+            {
+                error.get_or_insert(Fatal(format!("{}: {e}", path.display())));
+                return Err(io::Error::other("write failed"));
+            }
+            written += 1;
+            Ok(())
+        },
+    )
+    .or_else(|e| match &error {
+        Some(_) => Ok(()),
+        None => Err(e),
+    })?;
+    if let Some(e) = error {
+        return Err(e.into());
+    }
+    eprintln!(
+        "linkbase: {}: {written} pages written to {}{}",
+        escape_controls(name),
+        dir.display(),
+        if unnamed > 0 {
+            format!(" ({unnamed} without a usable target URI left out)")
+        } else {
+            String::new()
+        }
+    );
+    Ok(finish(name, archive, failed))
+}

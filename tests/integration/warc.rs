@@ -1,0 +1,566 @@
+//! WARC input (issue 12): `links`, `base` and `rewrite` of archives built here, byte by byte,
+//! from the format's grammar (ISO 28500 §4), independently of the reader under test. Each HTML
+//! record's expected links are computed by running the single-document path on its payload
+//! with `--url` (the target URI) and `--headers` (the archived HTTP head).
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::util::linkbase;
+
+/// One record of a test archive.
+struct Rec {
+    kind: &'static str,
+    id: String,
+    uri: &'static str,
+    extra: Vec<(&'static str, String)>,
+    content_type: &'static str,
+    block: Vec<u8>,
+}
+
+impl Rec {
+    fn bytes(&self) -> Vec<u8> {
+        let mut head = format!(
+            "WARC/1.1\r\nWARC-Type: {}\r\nWARC-Record-ID: {}\r\nWARC-Date: 2026-01-02T03:04:05Z\r\n",
+            self.kind, self.id
+        );
+        if !self.uri.is_empty() {
+            head.push_str(&format!("WARC-Target-URI: {}\r\n", self.uri));
+        }
+        for (n, v) in &self.extra {
+            head.push_str(&format!("{n}: {v}\r\n"));
+        }
+        if !self.content_type.is_empty() {
+            head.push_str(&format!("Content-Type: {}\r\n", self.content_type));
+        }
+        head.push_str(&format!("Content-Length: {}\r\n\r\n", self.block.len()));
+        let mut out = head.into_bytes();
+        out.extend_from_slice(&self.block);
+        out.extend_from_slice(b"\r\n\r\n");
+        out
+    }
+}
+
+fn gz(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+fn id(n: u32) -> String {
+    format!("<urn:uuid:00000000-0000-4000-8000-{n:012}>")
+}
+
+const HTTP: &str = "application/http; msgtype=response";
+
+fn response(n: u32, uri: &'static str, head: &str, body: &[u8]) -> Rec {
+    let mut block = head.replace('\n', "\r\n").into_bytes();
+    block.extend_from_slice(b"\r\n");
+    block.extend_from_slice(body);
+    Rec {
+        kind: "response",
+        id: id(n),
+        uri,
+        extra: Vec::new(),
+        content_type: HTTP,
+        block,
+    }
+}
+
+fn chunked(body: &[u8], size: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for c in body.chunks(size) {
+        out.extend_from_slice(format!("{:x};ext=1\r\n", c.len()).as_bytes());
+        out.extend_from_slice(c);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"0\r\nX-Trailer: 1\r\n\r\n");
+    out
+}
+
+const PAGE_NEW: &[u8] =
+    b"<!doctype html><title>new</title><a href=\"a.html\">a</a> <img src=\"../img/x.png\">";
+const PAGE_BASE: &[u8] =
+    b"<html><head><base href=\"http://cdn.ex.org/root/\"></head><img src=\"i.png\"><a href=\"/top\">t</a>";
+const PAGE_ZIPPED: &[u8] =
+    b"<html><link rel=stylesheet href=\"s.css\"><p style=\"background:url(bg.png)\"><a href=\"?q=1#f\">q</a>";
+const PAGE_1252: &[u8] =
+    b"<html><a href=\"caf\xe9.html\">caf\xe9</a> <a href=\"x.html?k=\xe9\">k</a>";
+
+/// An HTML record as the single-document path sees it: (record id, target URI, HTTP head,
+/// payload).
+type Page = (String, &'static str, String, Vec<u8>);
+
+/// The test archive's records, and its HTML pages.
+fn records() -> (Vec<Rec>, Vec<Page>) {
+    let zipped = chunked(&gz(PAGE_ZIPPED), 7);
+    let heads = [
+        "HTTP/1.1 301 Moved Permanently\nLocation: /new/\nContent-Type: text/html\n",
+        "HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8\nContent-Location: /other/index.html\n",
+        "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+        "HTTP/1.1 200 OK\nContent-Type: text/html\nTransfer-Encoding: chunked\nContent-Encoding: gzip\n",
+        "HTTP/1.1 200 OK\nContent-Type: text/html; charset=windows-1252\n",
+    ];
+    let moved: &[u8] = b"<a href=\"new/\">moved</a>";
+    let mut recs = vec![Rec {
+        kind: "warcinfo",
+        id: id(1),
+        uri: "",
+        extra: Vec::new(),
+        content_type: "application/warc-fields",
+        block: b"software: test\r\n".to_vec(),
+    }];
+    recs.push(response(2, "http://ex.org/old", heads[0], moved));
+    recs.push(response(3, "http://ex.org/new/", heads[1], PAGE_NEW));
+    recs.push(response(4, "http://ex.org/based.html", heads[2], PAGE_BASE));
+    recs.push(response(
+        5,
+        "http://ex.org/z/zipped.html",
+        heads[3],
+        &zipped,
+    ));
+    recs.push(response(
+        6,
+        "http://ex.org/l/latin.html",
+        heads[4],
+        PAGE_1252,
+    ));
+    recs.push(Rec {
+        kind: "revisit",
+        id: id(7),
+        uri: "http://ex.org/again/",
+        extra: vec![
+            (
+                "WARC-Profile",
+                "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest".into(),
+            ),
+            ("WARC-Refers-To", id(3)),
+        ],
+        content_type: HTTP,
+        block: b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec(),
+    });
+    recs.push(response(
+        8,
+        "http://ex.org/x.png",
+        "HTTP/1.1 200 OK\nContent-Type: image/png\n",
+        b"\x89PNG\r\n\x1a\n",
+    ));
+    let html = vec![
+        (
+            id(2),
+            "http://ex.org/old",
+            heads[0].to_owned(),
+            moved.to_vec(),
+        ),
+        (
+            id(3),
+            "http://ex.org/new/",
+            heads[1].to_owned(),
+            PAGE_NEW.to_vec(),
+        ),
+        (
+            id(4),
+            "http://ex.org/based.html",
+            heads[2].to_owned(),
+            PAGE_BASE.to_vec(),
+        ),
+        (
+            id(5),
+            "http://ex.org/z/zipped.html",
+            heads[2].to_owned(),
+            PAGE_ZIPPED.to_vec(),
+        ),
+        (
+            id(6),
+            "http://ex.org/l/latin.html",
+            heads[4].to_owned(),
+            PAGE_1252.to_vec(),
+        ),
+        // The revisit: the original's payload, under the revisit's URI and headers.
+        (
+            id(7),
+            "http://ex.org/again/",
+            heads[2].to_owned(),
+            PAGE_NEW.to_vec(),
+        ),
+    ];
+    (recs, html)
+}
+
+struct Archive {
+    dir: tempfile::TempDir,
+}
+
+impl Archive {
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).to_str().unwrap().to_owned()
+    }
+}
+
+/// `test.warc`, `test.warc.gz` (a member per record) and `damaged.warc.gz` (the same with a
+/// truncated last member) in a fresh directory.
+fn build() -> Archive {
+    let dir = tempfile::Builder::new()
+        .prefix("linkbase-warc-")
+        .tempdir()
+        .unwrap();
+    let (recs, _) = records();
+    let plain: Vec<u8> = recs.iter().flat_map(Rec::bytes).collect();
+    let gzipped: Vec<u8> = recs.iter().flat_map(|r| gz(&r.bytes())).collect();
+    let mut damaged = gzipped.clone();
+    let last = gz(&response(
+        9,
+        "http://ex.org/cut.html",
+        "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+        &[b'x'; 3000],
+    )
+    .bytes());
+    damaged.extend_from_slice(&last[..last.len() / 2]);
+    std::fs::write(dir.path().join("test.warc"), plain).unwrap();
+    std::fs::write(dir.path().join("test.warc.gz"), gzipped).unwrap();
+    std::fs::write(dir.path().join("damaged.warc.gz"), damaged).unwrap();
+    Archive { dir }
+}
+
+fn jsonl(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Link records without the WARC fields, grouped by record.
+fn by_record(links: &[Value]) -> BTreeMap<String, Vec<Value>> {
+    let mut out: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for l in links {
+        let mut l = l.clone();
+        let obj = l.as_object_mut().unwrap();
+        let id = obj
+            .remove("warc_record_id")
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_owned();
+        obj.remove("warc_target_uri");
+        obj.remove("warc_date");
+        out.entry(id).or_default().push(l);
+    }
+    out
+}
+
+/// The single-document path on a payload: `links FILE --url URI --headers HEAD`.
+fn expected_links(dir: &Path, uri: &str, head: &str, payload: &[u8]) -> Vec<Value> {
+    let page = dir.join("page.html");
+    let headers = dir.join("headers.txt");
+    std::fs::write(&page, payload).unwrap();
+    std::fs::write(&headers, head).unwrap();
+    let run = linkbase(
+        &[
+            "links",
+            page.to_str().unwrap(),
+            "--url",
+            uri,
+            "--headers",
+            headers.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    jsonl(&run.stdout)
+}
+
+#[test]
+fn links_of_every_html_record_match_the_single_document_path() {
+    let a = build();
+    let (_, html) = records();
+    for name in ["test.warc", "test.warc.gz"] {
+        let run = linkbase(&["links", &a.path(name)], b"");
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("8 records read: 6 HTML (1 of them revisits), 2 skipped, 0 damaged"),
+            "{name}: {}",
+            run.stderr
+        );
+        let links = jsonl(&run.stdout);
+        let got = by_record(&links);
+        assert_eq!(got.len(), html.len(), "{name}: {:?}", got.keys());
+        for (id, uri, head, payload) in &html {
+            let want = expected_links(a.dir.path(), uri, head, payload);
+            assert_eq!(got.get(id), Some(&want), "{name}: record {id} ({uri})");
+        }
+        // Spot checks, by hand from RFC 2396 §5.1–5.2.
+        let resolved = |orig: &str, record: u32| -> Vec<(String, String)> {
+            links
+                .iter()
+                .filter(|l| l["original"] == orig && l["warc_record_id"] == id(record).as_str())
+                .map(|l| {
+                    (
+                        l["resolved"].as_str().unwrap_or("").to_owned(),
+                        l["base_source"].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect()
+        };
+        let one = |r: &str, s: &str| vec![(r.to_owned(), s.to_owned())];
+        assert_eq!(
+            resolved("new/", 2),
+            one("http://ex.org/new/", "retrieval-uri")
+        );
+        assert_eq!(
+            resolved("a.html", 3),
+            one("http://ex.org/other/a.html", "content-location")
+        );
+        assert_eq!(
+            resolved("i.png", 4),
+            one("http://cdn.ex.org/root/i.png", "base-element")
+        );
+        assert_eq!(
+            resolved("bg.png", 5),
+            one("http://ex.org/z/bg.png", "retrieval-uri")
+        );
+        assert_eq!(
+            resolved("?q=1#f", 5),
+            one("http://ex.org/z/?q=1#f", "retrieval-uri")
+        );
+        assert_eq!(
+            resolved("a.html", 7),
+            one("http://ex.org/again/a.html", "retrieval-uri")
+        );
+        let l = links
+            .iter()
+            .find(|l| l["warc_record_id"] == id(3).as_str())
+            .unwrap();
+        assert_eq!(l["warc_target_uri"], "http://ex.org/new/");
+        assert_eq!(l["warc_date"], "2026-01-02T03:04:05Z");
+    }
+}
+
+#[test]
+fn base_prints_a_line_per_html_record() {
+    let a = build();
+    let run = linkbase(&["base", &a.path("test.warc.gz"), "--format", "text"], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "http://ex.org/old\thttp://ex.org/old\tretrieval-uri\n\
+         http://ex.org/new/\thttp://ex.org/other/index.html\tcontent-location\n\
+         http://ex.org/based.html\thttp://cdn.ex.org/root/\tbase-element\n\
+         http://ex.org/z/zipped.html\thttp://ex.org/z/zipped.html\tretrieval-uri\n\
+         http://ex.org/l/latin.html\thttp://ex.org/l/latin.html\tretrieval-uri\n\
+         http://ex.org/again/\thttp://ex.org/again/\tretrieval-uri\n"
+    );
+    let run = linkbase(&["base", &a.path("test.warc")], b"");
+    let bases = jsonl(&run.stdout);
+    assert_eq!(bases.len(), 6);
+    assert_eq!(bases[4]["encoding"], "windows-1252");
+    assert_eq!(bases[4]["warc_record_id"], id(6).as_str());
+    // --header-base browser: Content-Location is not a base.
+    let run = linkbase(
+        &[
+            "base",
+            &a.path("test.warc"),
+            "--format",
+            "text",
+            "--header-base",
+            "browser",
+        ],
+        b"",
+    );
+    assert!(
+        run.stdout
+            .contains("http://ex.org/new/\thttp://ex.org/new/\tretrieval-uri\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn damage_is_said_with_its_offset_and_the_rest_is_read() {
+    let a = build();
+    let run = linkbase(&["links", &a.path("damaged.warc.gz")], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let whole = std::fs::metadata(a.path("test.warc.gz")).unwrap().len();
+    assert!(
+        run.stderr
+            .contains(&format!("damaged record at offset {whole}: ")),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("truncated"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("8 records read: 6 HTML (1 of them revisits), 2 skipped, 1 damaged"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(by_record(&jsonl(&run.stdout)).len(), 6);
+}
+
+#[test]
+fn stdin_and_refused_layers() {
+    let a = build();
+    let bytes = std::fs::read(a.path("test.warc.gz")).unwrap();
+    let run = linkbase(&["base", "-", "--format", "text"], &bytes);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.lines().count(), 6);
+    let run = linkbase(&["links", &a.path("test.warc"), "--url", "http://x/"], b"");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("--url does not apply to a WARC file"),
+        "{}",
+        run.stderr
+    );
+    let run = linkbase(
+        &[
+            "rewrite",
+            &a.path("test.warc.gz"),
+            "-o",
+            &a.path("out.warc"),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("gzip-compressed"), "{}", run.stderr);
+}
+
+/// Splits an uncompressed archive into (header fields, block) pairs, by its Content-Lengths.
+fn split_records(mut bytes: &[u8]) -> Vec<(BTreeMap<String, String>, Vec<u8>)> {
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let end = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = std::str::from_utf8(&bytes[..end]).unwrap();
+        let fields: BTreeMap<String, String> = head
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let (n, v) = l.split_once(':').unwrap();
+                (n.trim().to_ascii_lowercase(), v.trim().to_owned())
+            })
+            .collect();
+        let len: usize = fields["content-length"].parse().unwrap();
+        let block = bytes[end + 4..end + 4 + len].to_vec();
+        assert_eq!(&bytes[end + 4 + len..end + 8 + len], b"\r\n\r\n");
+        bytes = &bytes[end + 8 + len..];
+        out.push((fields, block));
+    }
+    out
+}
+
+#[test]
+fn rewrite_adds_a_conversion_record_after_each_changed_page() {
+    use sha1::Digest as _;
+    let a = build();
+    let (recs, html) = records();
+    for name in ["test.warc", "test.warc.gz"] {
+        let out = a.path(&format!("out-{name}"));
+        let run = linkbase(&["rewrite", &a.path(name), "-o", &out], b"");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("6 conversion records added"),
+            "{}",
+            run.stderr
+        );
+        let written = std::fs::read(&out).unwrap();
+        let plain = if name.ends_with(".gz") {
+            let mut d = flate2::read::MultiGzDecoder::new(&written[..]);
+            let mut v = Vec::new();
+            d.read_to_end(&mut v).unwrap();
+            // One gzip member per record: the originals' members are the input's, unchanged.
+            let input = std::fs::read(a.path(name)).unwrap();
+            let first = gz(&recs[0].bytes());
+            assert_eq!(&written[..first.len()], &input[..first.len()]);
+            v
+        } else {
+            written
+        };
+        let records = split_records(&plain);
+        // Every original, in order, each HTML one followed by its conversion.
+        let types: Vec<&str> = records
+            .iter()
+            .map(|(f, _)| f["warc-type"].as_str())
+            .collect();
+        assert_eq!(
+            types,
+            [
+                "warcinfo",
+                "response",
+                "conversion",
+                "response",
+                "conversion",
+                "response",
+                "conversion",
+                "response",
+                "conversion",
+                "response",
+                "conversion",
+                "revisit",
+                "conversion",
+                "response"
+            ]
+        );
+        let originals: Vec<Vec<u8>> = records
+            .iter()
+            .filter(|(f, _)| f["warc-type"] != "conversion")
+            .map(|(_, b)| b.clone())
+            .collect();
+        let input_blocks: Vec<Vec<u8>> = recs.iter().map(|r| r.block.clone()).collect();
+        assert_eq!(originals, input_blocks);
+        let conversions: Vec<_> = records
+            .iter()
+            .filter(|(f, _)| f["warc-type"] == "conversion")
+            .collect();
+        for ((fields, block), (rid, uri, head, payload)) in conversions.iter().zip(&html) {
+            assert_eq!(&fields["warc-refers-to"], rid);
+            assert_eq!(fields["warc-target-uri"], *uri);
+            let digest = format!(
+                "sha1:{}",
+                data_encoding::BASE32.encode(&sha1::Sha1::digest(block))
+            );
+            assert_eq!(fields["warc-block-digest"], digest);
+            // The payload is what `rewrite` makes of the page as a file.
+            let page = a.dir.path().join("p.html");
+            let headers = a.dir.path().join("h.txt");
+            std::fs::write(&page, payload).unwrap();
+            std::fs::write(&headers, head).unwrap();
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_linkbase"))
+                .args(["rewrite", page.to_str().unwrap(), "--url", uri, "--headers"])
+                .arg(&headers)
+                .output()
+                .unwrap();
+            assert!(child.status.success());
+            assert_eq!(block, &std::mem::take(&mut child.stdout), "{uri}");
+        }
+        // The windows-1252 page stays in windows-1252.
+        let latin = &conversions[4];
+        assert!(latin.0["content-type"].ends_with("charset=windows-1252"));
+        assert!(
+            latin.1.windows(4).any(|w| w == b"caf\xe9"),
+            "{:?}",
+            String::from_utf8_lossy(&latin.1)
+        );
+    }
+}
+
+#[test]
+fn extract_writes_a_browsable_tree() {
+    let a = build();
+    let dir = a.path("mirror");
+    let run = linkbase(
+        &["rewrite", &a.path("test.warc.gz"), "--extract", &dir],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let read = |p: &str| std::fs::read(Path::new(&dir).join(p)).unwrap();
+    assert_eq!(
+        read("ex.org/new/index.html"),
+        b"<!doctype html><title>new</title><a href=\"http://ex.org/other/a.html\">a</a> <img src=\"http://ex.org/img/x.png\">"
+    );
+    assert!(Path::new(&dir).join("ex.org/based.html").is_file());
+    assert!(Path::new(&dir).join("ex.org/again/index.html").is_file());
+    // The 301 page is not a page of the site.
+    assert!(!Path::new(&dir).join("ex.org/old").exists());
+    assert!(run.stderr.contains("5 pages written"), "{}", run.stderr);
+}
