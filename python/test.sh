@@ -11,8 +11,9 @@ if [ ! -x "$venv/bin/python" ]; then
     exit 2
   fi
 fi
-# Pinned, so a new release of either cannot change what CI runs.
-"$venv/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0 pytest==9.2.0
+# Pinned, so a new release cannot change what CI runs. pyspark: the Spark test (tests/test_spark.py,
+# local[2] mode; needs Java 17+ on PATH, as the machine has).
+"$venv/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0 pytest==9.2.0 pyspark==4.0.1
 
 cd "$root/python"
 echo "== python: cargo fmt --check, clippy"

@@ -5,6 +5,7 @@ The work runs in Rust with the GIL released, so a thread pool uses every core.
 """
 
 from ._native import (
+    ArchiveError,
     BadBase,
     DecodeError,
     Error,
@@ -13,11 +14,14 @@ from ._native import (
     UsageError,
     base,
     links,
+    read_warc,
     resolve,
     rewrite,
+    WarcReader,
 )
 
 __all__ = [
+    "ArchiveError",
     "BadBase",
     "DecodeError",
     "Error",
@@ -26,6 +30,8 @@ __all__ = [
     "UsageError",
     "base",
     "links",
+    "read_warc",
     "resolve",
     "rewrite",
+    "WarcReader",
 ]

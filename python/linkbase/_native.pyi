@@ -1,4 +1,5 @@
-from typing import Any, Literal, Mapping, Optional, Sequence, Tuple, Union
+import os
+from typing import Any, BinaryIO, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 Headers = Union[Mapping[str, str], Sequence[Tuple[str, str]]]
 ProfileName = Literal["rfc2396", "rfc1808", "rfc3986", "whatwg"]
@@ -21,6 +22,32 @@ class UnsupportedError(Error):
 
 class UsageError(Error):
     """An argument value is not one linkbase knows (a profile or header_base name)."""
+
+class ArchiveError(Error):
+    """A WARC file cannot be opened or read at all (damage inside it is reported, not raised)."""
+
+class WarcReader(Iterator[dict[str, Any]]):
+    """The HTML records of a WARC file, as `read_warc` returns them."""
+    def __iter__(self) -> "WarcReader": ...
+    def __next__(self) -> dict[str, Any]: ...
+    @property
+    def counts(self) -> dict[str, int]:
+        """Records read so far: records, html, skipped, damaged, revisits."""
+    @property
+    def damaged(self) -> List[Tuple[int, Optional[str], str]]:
+        """Damage met so far: (offset, record id, message)."""
+    @property
+    def failed(self) -> List[Tuple[str, int, str]]:
+        """HTML records that could not be processed: (record id, offset, message)."""
+
+def read_warc(
+    source: Union[str, "os.PathLike[str]", BinaryIO],
+    *,
+    profile: ProfileName = "rfc2396",
+    header_base: HeaderBaseName = "entity",
+) -> WarcReader:
+    """Per HTML record of a .warc / .warc.gz: warc_record_id, warc_target_uri, warc_date, offset,
+    status, revisit_of, base (as `base()`) and links (as `links()`)."""
 
 def resolve(base: str, ref: str, profile: ProfileName = "rfc2396") -> Optional[str]:
     """`ref` resolved against `base`; None when it cannot be resolved (a relative reference

@@ -53,6 +53,13 @@ create_exception!(
     "An argument value is not one linkbase knows (a profile or header_base name)."
 );
 
+create_exception!(
+    linkbase,
+    ArchiveError,
+    Error,
+    "A WARC file cannot be opened or read at all (damage inside it is reported, not raised)."
+);
+
 /// The name documents carry in error messages: Python callers pass bytes, not files.
 const INPUT_NAME: &str = "<html>";
 
@@ -247,6 +254,159 @@ fn base<'py>(
     Ok(pythonize::pythonize(py, &report.base)?)
 }
 
+/// read_warc(source, *, profile="rfc2396", header_base="entity") -> Iterator[dict]
+///
+/// The HTML records of a WARC file (`.warc` or `.warc.gz`), one dict each: the record's
+/// `warc_record_id`, `warc_target_uri`, `warc_date`, `offset`, `status`, `revisit_of`, its
+/// `base` (as `base()`), and its `links` (as `links()`, each with the record's fields).
+/// `source` is a path or a binary file object (copied to a temporary file: a revisit's original
+/// is read again from the file). Damage in the archive does not raise: it is listed in the
+/// iterator's `damaged`, and `counts` says what was read.
+#[pyclass(module = "linkbase")]
+struct WarcReader {
+    archive: Option<linkbase::archive::Archive>,
+    options: Options,
+    name: String,
+    damaged: Vec<(u64, Option<String>, String)>,
+    failed: Vec<(String, u64, String)>,
+    /// Keeps a copied file object alive while it is read.
+    _spool: Option<tempfile::NamedTempFile>,
+}
+
+#[pymethods]
+impl WarcReader {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(
+        mut slf: PyRefMut<'py, Self>,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let this = &mut *slf;
+        let Some(archive) = this.archive.as_mut() else {
+            return Ok(None);
+        };
+        let options = this.options;
+        let name = this.name.as_str();
+        let (damaged, failed) = (&mut this.damaged, &mut this.failed);
+        let found = run(py, || {
+            for event in archive.by_ref() {
+                match event {
+                    linkbase::archive::Event::Html(h) => {
+                        match linkbase::archive::links(&h, name, &options) {
+                            Ok(report) => return Ok(Some((h, report))),
+                            Err(e) => failed.push((h.id().to_owned(), h.offset, e.to_string())),
+                        }
+                    }
+                    linkbase::archive::Event::Damaged(d) => {
+                        damaged.push((d.offset, d.record_id, d.message));
+                    }
+                    linkbase::archive::Event::Skipped { .. } => {}
+                }
+            }
+            Ok(None)
+        })?;
+        let Some((h, report)) = found else {
+            return Ok(None);
+        };
+        let dict = pyo3::types::PyDict::new(py);
+        dict.set_item("warc_record_id", &h.reference.warc_record_id)?;
+        dict.set_item("warc_target_uri", &h.reference.warc_target_uri)?;
+        dict.set_item("warc_date", &h.reference.warc_date)?;
+        dict.set_item("offset", h.offset)?;
+        dict.set_item("status", h.status)?;
+        dict.set_item("revisit_of", &h.revisit_of)?;
+        dict.set_item("base", pythonize::pythonize(py, &report.base)?)?;
+        dict.set_item("links", pythonize::pythonize(py, &report.links)?)?;
+        Ok(Some(dict.into_any()))
+    }
+
+    /// What has been read so far: records, html, skipped, damaged, revisits.
+    #[getter]
+    fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let counts = self
+            .archive
+            .as_ref()
+            .map(linkbase::archive::Archive::counts)
+            .unwrap_or_default();
+        Ok(pythonize::pythonize(py, &counts)?)
+    }
+
+    /// The damage met so far: (offset, record id or None, message) tuples.
+    #[getter]
+    fn damaged(&self) -> Vec<(u64, Option<String>, String)> {
+        self.damaged.clone()
+    }
+
+    /// HTML records the pipeline could not read: (record id, offset, message) tuples.
+    #[getter]
+    fn failed(&self) -> Vec<(String, u64, String)> {
+        self.failed.clone()
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (source, *, profile = "rfc2396", header_base = "entity"))]
+fn read_warc(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    profile: &str,
+    header_base: &str,
+) -> PyResult<WarcReader> {
+    let resolve = ResolveOptions::for_profile(self::profile(profile)?);
+    let mode = self::header_base(header_base)?;
+    let (path, name, spool) = if source.hasattr("read")? {
+        // A binary file object: copied out, a MiB at a time.
+        let mut spool = tempfile::NamedTempFile::new()
+            .map_err(|e| ArchiveError::new_err(format!("cannot create a temporary file: {e}")))?;
+        loop {
+            let chunk = source.call_method1("read", (1usize << 20,))?;
+            let bytes: &[u8] = chunk.extract().map_err(|_| {
+                PyTypeError::new_err("read_warc: the file object must be opened in binary mode")
+            })?;
+            if bytes.is_empty() {
+                break;
+            }
+            std::io::Write::write_all(&mut spool, bytes)
+                .map_err(|e| ArchiveError::new_err(format!("temporary file: {e}")))?;
+        }
+        let name = source
+            .getattr("name")
+            .ok()
+            .and_then(|n| n.extract::<String>().ok())
+            .unwrap_or_else(|| "<file>".to_owned());
+        (spool.path().to_owned(), name, Some(spool))
+    } else {
+        let os = py.import("os")?;
+        let path: std::path::PathBuf = os.call_method1("fspath", (source,))?.extract()?;
+        let name = path.display().to_string();
+        (path, name, None)
+    };
+    let archive = linkbase::archive::Archive::open(
+        &path,
+        linkbase::archive::ArchiveOptions {
+            header_base: mode,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| ArchiveError::new_err(e.to_string()))?;
+    Ok(WarcReader {
+        archive: Some(archive),
+        options: Options {
+            rewrite: RewriteOptions {
+                resolve,
+                drop_base: false,
+            },
+            ..Options::default()
+        },
+        name,
+        damaged: Vec::new(),
+        failed: Vec::new(),
+        _spool: spool,
+    })
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -256,6 +416,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BadBase", py.get_type::<BadBase>())?;
     m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
     m.add("UsageError", py.get_type::<UsageError>())?;
+    m.add("ArchiveError", py.get_type::<ArchiveError>())?;
+    m.add_class::<WarcReader>()?;
+    m.add_function(wrap_pyfunction!(read_warc, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite, m)?)?;
     m.add_function(wrap_pyfunction!(links, m)?)?;

@@ -128,7 +128,7 @@ pub enum Item {
 }
 
 /// Decides from a record's fields and length whether its block is held.
-type Keep = dyn FnMut(&Headers, u64) -> bool + Send;
+type Keep = dyn FnMut(&Headers, u64) -> bool + Send + Sync;
 
 /// Reads records from a WARC file (`R` is usually a `BufReader<File>`; seeking is needed to
 /// resume after a corrupt gzip member).
@@ -165,7 +165,7 @@ impl<R: BufRead + Seek> WarcReader<R> {
 
     /// Which blocks to hold in memory, from the record's header fields and `Content-Length`;
     /// the others are skipped as they are read (a video record of gigabytes costs no memory).
-    pub fn keep(mut self, keep: impl FnMut(&Headers, u64) -> bool + Send + 'static) -> Self {
+    pub fn keep(mut self, keep: impl FnMut(&Headers, u64) -> bool + Send + Sync + 'static) -> Self {
         self.keep = Box::new(keep);
         self
     }

@@ -1,0 +1,97 @@
+"""linkbase.read_warc against archives built in the test (tests/warcs.py)."""
+
+import io
+import json
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import linkbase
+import warcs
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def cli():
+    """The linkbase binary that `cargo test` built (built here if it is missing)."""
+    for profile in ("debug", "release"):
+        exe = REPO / "target" / profile / "linkbase"
+        if exe.exists():
+            return exe
+    subprocess.run(["cargo", "build", "--quiet", "--bin", "linkbase"], cwd=REPO, check=True)
+    return REPO / "target" / "debug" / "linkbase"
+
+
+def cli_links(path):
+    out = subprocess.run([cli(), "links", str(path)], capture_output=True, check=True)
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def test_records_links_and_provenance(tmp_path):
+    path = warcs.write(tmp_path / "mixed.warc.gz", warcs.mixed())
+    reader = linkbase.read_warc(path)
+    records = list(reader)
+    assert [r["warc_target_uri"] for r in records] == [
+        "http://ex.org/old",
+        "http://ex.org/new/",
+        "http://ex.org/b.html",
+        "http://ex.org/z/z.html",
+        "http://ex.org/l.html",
+        "http://ex.org/again/",
+    ]
+    assert reader.counts == {"records": 8, "html": 6, "skipped": 2, "damaged": 0, "revisits": 1}
+    by_uri = {r["warc_target_uri"]: r for r in records}
+    resolved = lambda uri: [(l["resolved"], l["base_source"]) for l in by_uri[uri]["links"]]  # noqa: E731
+    assert resolved("http://ex.org/old") == [("http://ex.org/new/", "retrieval-uri")]
+    assert resolved("http://ex.org/new/") == [("http://ex.org/other/a.html", "content-location")]
+    assert resolved("http://ex.org/b.html")[-1] == ("http://cdn.ex.org/r/i.png", "base-element")
+    assert resolved("http://ex.org/z/z.html") == [
+        ("http://ex.org/z/s.css", "retrieval-uri"),
+        ("http://ex.org/z/?q#f", "retrieval-uri"),
+    ]
+    assert resolved("http://ex.org/again/") == [("http://ex.org/again/a.html", "retrieval-uri")]
+    assert by_uri["http://ex.org/again/"]["revisit_of"] == "<urn:uuid:r2>"
+    assert by_uri["http://ex.org/l.html"]["base"]["encoding"] == "windows-1252"
+    assert by_uri["http://ex.org/old"]["status"] == 301
+
+
+def test_same_links_as_the_cli(tmp_path):
+    path = warcs.write(tmp_path / "mixed.warc", warcs.mixed(), compress=False)
+    from_python = [l for r in linkbase.read_warc(str(path)) for l in r["links"]]
+    assert from_python == cli_links(path)
+
+
+def test_file_objects_and_damage(tmp_path):
+    data = b"".join(__import__("gzip").compress(r) for r in warcs.mixed())
+    cut = data + __import__("gzip").compress(warcs.site(1)[0])[:40]
+    reader = linkbase.read_warc(io.BytesIO(cut))
+    assert len(list(reader)) == 6
+    assert reader.counts["damaged"] == 1
+    (offset, _, message), = reader.damaged
+    assert offset == len(data)
+    assert "truncated" in message
+
+
+def test_bad_sources_raise_linkbase_errors(tmp_path):
+    with pytest.raises(linkbase.ArchiveError):
+        linkbase.read_warc(tmp_path / "missing.warc.gz")
+    with pytest.raises(TypeError):
+        linkbase.read_warc(io.StringIO("WARC/1.1"))
+    with pytest.raises(linkbase.UsageError):
+        linkbase.read_warc(tmp_path, profile="nope")
+    # Not a WARC at all: nothing but damage, no exception.
+    junk = tmp_path / "junk.warc"
+    junk.write_bytes(os.urandom(5000))
+    reader = linkbase.read_warc(junk)
+    assert list(reader) == []
+    assert reader.counts["damaged"] >= 1
+
+
+def test_threads(tmp_path):
+    paths = [warcs.write(tmp_path / f"s{i}.warc.gz", warcs.site(50, f"h{i}.org")) for i in range(4)]
+    count = lambda p: sum(len(r["links"]) for r in linkbase.read_warc(p))  # noqa: E731
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(count, paths)) == [200] * 4
