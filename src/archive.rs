@@ -188,11 +188,10 @@ pub struct Archive {
     path: std::path::PathBuf,
     reader: WarcReader<BufReader<File>>,
     options: ArchiveOptions,
-    /// Offsets of HTML response records, by record ID, by target URI + date, and by payload
-    /// digest: where a revisit's original is (a few dozen bytes per HTML record).
-    by_id: HashMap<String, u64>,
-    by_target: HashMap<(String, String), u64>,
-    by_digest: HashMap<String, u64>,
+    /// Offsets of HTML records by a hash of their record ID, of their target URI + date, and of
+    /// their payload digest: where a revisit's original is. Hashes keep it to a few dozen bytes
+    /// per record; the record read back is checked against the revisit's reference.
+    originals: HashMap<u64, u64>,
     counts: Counts,
 }
 
@@ -229,9 +228,7 @@ impl Archive {
             path: path.to_owned(),
             reader,
             options,
-            by_id: HashMap::new(),
-            by_target: HashMap::new(),
-            by_digest: HashMap::new(),
+            originals: HashMap::new(),
             counts: Counts::default(),
         })
     }
@@ -286,32 +283,22 @@ impl Archive {
     }
 
     fn index(&mut self, record: &Record, offset: u64) {
-        if let Some(id) = record.record_id() {
-            self.by_id.insert(id.trim().to_owned(), offset);
-        }
-        if let (Some(uri), Some(date)) = (record.target_uri(), record.date()) {
-            self.by_target
-                .insert((uri.to_owned(), date.trim().to_owned()), offset);
-        }
-        if let Some(d) = record.headers.get("WARC-Payload-Digest") {
-            self.by_digest.insert(d.trim().to_owned(), offset);
+        for key in references(record, false) {
+            self.originals.insert(key_hash(&key), offset);
         }
     }
 
     /// A revisit's original payload, under the revisit's own target URI and headers.
     fn revisit(&mut self, revisit: &Record) -> Option<HtmlRecord> {
-        let h = &revisit.headers;
-        let offset = h
-            .get("WARC-Refers-To")
-            .and_then(|id| self.by_id.get(id.trim()))
-            .or_else(|| {
-                let uri = warc::strip_angle(h.get("WARC-Refers-To-Target-URI")?);
-                let date = h.get("WARC-Refers-To-Date")?.trim();
-                self.by_target.get(&(uri.to_owned(), date.to_owned()))
-            })
-            .or_else(|| self.by_digest.get(h.get("WARC-Payload-Digest")?.trim()))
-            .copied()?;
-        let original = read_record_at(&self.path, offset).ok()??;
+        let wanted = references(revisit, true);
+        let original = wanted.iter().find_map(|key| {
+            let offset = *self.originals.get(&key_hash(key))?;
+            let original = read_record_at(&self.path, offset).ok()??;
+            // A hash can collide: the record found must be the one referred to.
+            references(&original, false)
+                .contains(key)
+                .then_some(original)
+        })?;
         let mut html = html_of(&original, Some(revisit), &self.options).ok()?;
         html.reference = RecordRef::of(revisit);
         html.raw_end = revisit.raw_end;
@@ -319,6 +306,40 @@ impl Archive {
         html.revisit_of = original.record_id().map(str::to_owned);
         Some(html)
     }
+}
+
+/// The keys a record is found by (`referring: false`), or a revisit refers to its original by
+/// (`true`): its record ID (`WARC-Refers-To`), target URI and date
+/// (`WARC-Refers-To-Target-URI`, `WARC-Refers-To-Date`), payload digest.
+fn references(record: &Record, referring: bool) -> Vec<String> {
+    let h = &record.headers;
+    let (id, uri, date) = if referring {
+        (
+            h.get("WARC-Refers-To"),
+            h.get("WARC-Refers-To-Target-URI").map(warc::strip_angle),
+            h.get("WARC-Refers-To-Date"),
+        )
+    } else {
+        (record.record_id(), record.target_uri(), record.date())
+    };
+    let mut keys = Vec::new();
+    if let Some(id) = id {
+        keys.push(format!("id {}", id.trim()));
+    }
+    if let (Some(uri), Some(date)) = (uri, date) {
+        keys.push(format!("at {} {}", uri.trim(), date.trim()));
+    }
+    if let Some(d) = h.get("WARC-Payload-Digest") {
+        keys.push(format!("digest {}", d.trim()));
+    }
+    keys
+}
+
+fn key_hash(key: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
 }
 
 impl Iterator for Archive {
@@ -763,6 +784,77 @@ mod tests {
         );
         assert_eq!(p("http://h/..").as_deref(), Some("h/index.html"));
         assert_eq!(p("mailto:x@y"), None);
+    }
+
+    fn rec(kind: &str, id: &str, uri: &str, extra: &str, block: &[u8]) -> Vec<u8> {
+        let mut r = format!(
+            "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <{id}>\r\nWARC-Target-URI: {uri}\r\nWARC-Date: 2020-01-01T00:00:00Z\r\n{extra}Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(block);
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    }
+
+    #[test]
+    fn revisits_find_their_original_by_id_target_and_date_or_digest() {
+        let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>";
+        let head = b"HTTP/1.1 200 OK\r\n\r\n";
+        let profile =
+            "WARC-Profile: http://netpreserve.org/warc/1.0/revisit/identical-payload-digest\r\n";
+        let mut file = rec(
+            "response",
+            "o1",
+            "http://h/a/",
+            "WARC-Payload-Digest: sha1:AAAA\r\n",
+            page,
+        );
+        // Heritrix: target URI and date of the original.
+        file.extend(rec("revisit", "r1", "http://h/b/", &format!("{profile}WARC-Refers-To-Target-URI: http://h/a/\r\nWARC-Refers-To-Date: 2020-01-01T00:00:00Z\r\n"), head));
+        // Only the payload digest.
+        file.extend(rec(
+            "revisit",
+            "r2",
+            "http://h/c/",
+            &format!("{profile}WARC-Payload-Digest: sha1:AAAA\r\n"),
+            head,
+        ));
+        // An original that is not in the file.
+        file.extend(rec(
+            "revisit",
+            "r3",
+            "http://h/d/",
+            &format!("{profile}WARC-Refers-To: <elsewhere>\r\n"),
+            head,
+        ));
+        let dir = std::env::temp_dir().join(format!("linkbase-revisit-{}", std::process::id()));
+        std::fs::write(&dir, &file).unwrap();
+        let archive = Archive::open(&dir, ArchiveOptions::default()).unwrap();
+        let got: Vec<String> = archive
+            .map(|e| match e {
+                Event::Html(h) => {
+                    let report = links(&h, "t", &Options::default()).unwrap();
+                    format!(
+                        "{} {:?}",
+                        report.links[0].resolved.as_deref().unwrap_or(""),
+                        h.revisit_of
+                    )
+                }
+                Event::Skipped { reason, .. } => reason.name().to_owned(),
+                Event::Damaged(d) => d.to_string(),
+            })
+            .collect();
+        std::fs::remove_file(&dir).unwrap();
+        assert_eq!(
+            got,
+            [
+                "http://h/a/x None",
+                "http://h/b/x Some(\"<o1>\")",
+                "http://h/c/x Some(\"<o1>\")",
+                "revisit-without-original",
+            ]
+        );
     }
 
     #[test]

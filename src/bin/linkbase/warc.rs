@@ -15,8 +15,8 @@ use crate::{fsout, Exit, Failure, Fatal};
 
 /// A batch holds at most this many records, or this many payload bytes: memory stays flat in
 /// the archive's size while every core has work.
-const BATCH_RECORDS: usize = 256;
-const BATCH_BYTES: usize = 64 * 1024 * 1024;
+const BATCH_RECORDS: usize = 64;
+const BATCH_BYTES: usize = 32 * 1024 * 1024;
 
 /// Whether the input is a WARC file: by its name, else by its first bytes.
 pub fn is_warc(name: &str, head: &[u8]) -> bool {
