@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from typing import Iterable, Iterator, List, Optional, Tuple
 
@@ -135,6 +136,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     builder = SparkSession.builder.appName("linkbase-links")
     if args.master:
         builder = builder.master(args.master)
+    if (args.master or "").startswith("local") and "PYSPARK_PYTHON" not in os.environ:
+        # Local executors run this interpreter, the one linkbase is installed in (PySpark's
+        # default is whatever `python3` is first on PATH).
+        os.environ["PYSPARK_PYTHON"] = sys.executable
     spark = builder.getOrCreate()
     try:
         df = links(

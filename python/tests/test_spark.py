@@ -2,6 +2,7 @@
 `linkbase links` on the same files."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,8 +19,13 @@ from linkbase import spark as lspark  # noqa: E402
 
 @pytest.fixture(scope="module")
 def session():
+    import os
+
     from pyspark.sql import SparkSession
 
+    # The executors run this interpreter, the venv linkbase is installed in (PySpark's default
+    # is the first `python3` on PATH).
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     s = (
         SparkSession.builder.master("local[2]")
         .appName("linkbase-test")
@@ -72,8 +78,13 @@ def test_link_table_equals_the_cli(session, tmp_path):
 def test_command_line_writes_parquet(session, tmp_path):
     path = warcs.write(tmp_path / "a.warc.gz", warcs.site(10, "a.org"))
     out, hosts = tmp_path / "links.parquet", tmp_path / "hosts.parquet"
+    # From another directory than python/ (whose linkbase/ a stray interpreter could import), and
+    # without the fixture's PYSPARK_PYTHON: the command must find its own interpreter.
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
     run = subprocess.run(
-        [sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(out), "--hosts", str(hosts)],
+        cwd=tmp_path,
+        env=env,
+        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(out), "--hosts", str(hosts)],
         capture_output=True,
         text=True,
     )
