@@ -164,7 +164,7 @@ pub fn rewrite(input: &HtmlInput<'_>, options: &Options) -> Result<Rewritten, Er
         refuse_text_loss(input.name, dom)?;
     }
     let (bytes, engine) = write_out(input.bytes, &a, options);
-    let mut report = report(&a, None);
+    let mut report = into_report(a, None);
     if !matches!(engine, Engine::Splice | Engine::Stream) {
         unclaim_loose(&mut report);
     }
@@ -395,7 +395,7 @@ fn stream_path(
 /// As [`rewrite()`].
 pub fn links(input: &HtmlInput<'_>, options: &Options) -> Result<Report, Error> {
     let a = analyse(input, options)?;
-    Ok(report(&a, None))
+    Ok(into_report(a, None))
 }
 
 /// A document analysed by one of the two engines.
@@ -660,6 +660,50 @@ pub(crate) fn finish(a: &Analysed, options: &Options) -> Vec<u8> {
         serialize::retarget_charset_declarations(&a.doc, encoding);
     }
     serialize::serialize(&a.doc, encoding, a.decoded.bom)
+}
+
+/// As [`report`], taking the analysis: the links' strings move into the records.
+pub(crate) fn into_report(analysis: Analysis, part: Option<&str>) -> Report {
+    let base = report_base(&analysis, part);
+    let links = match analysis {
+        Analysis::Stream(s) => {
+            let s = *s;
+            s.streamed
+                .links
+                .into_iter()
+                .chain(s.loose.into_iter().map(|(_, l)| l.link))
+                .map(|l| LinkRecord::from_link(l, part))
+                .collect()
+        }
+        Analysis::Dom(a) => {
+            let a = *a;
+            a.plan
+                .links
+                .into_iter()
+                .chain(a.loose.into_iter().map(|(_, l)| l.link))
+                .map(|l| LinkRecord::from_link(l, part))
+                .collect()
+        }
+    };
+    Report { base, links }
+}
+
+fn report_base(analysis: &Analysis, part: Option<&str>) -> BaseRecord {
+    let (base, diagnostics) = match analysis {
+        Analysis::Stream(s) => (&s.streamed.base, &s.diagnostics),
+        Analysis::Dom(a) => (&a.plan.base, &a.diagnostics),
+    };
+    let decoded = analysis.decoded();
+    BaseRecord {
+        part: part.map(str::to_owned),
+        base: base.uri.as_ref().map(|u| u.to_string()),
+        base_source: base.source,
+        encoding: decoded.encoding.name(),
+        encoding_source: decoded.source,
+        diagnostics: diagnostics.clone(),
+        root: None,
+        warc: None,
+    }
 }
 
 pub(crate) fn report(analysis: &Analysis, part: Option<&str>) -> Report {

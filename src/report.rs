@@ -51,6 +51,27 @@ pub struct LinkRecord {
 }
 
 impl LinkRecord {
+    /// The record of `link`, in MIME part `part`, taking its strings.
+    pub fn from_link(link: Link, part: Option<&str>) -> LinkRecord {
+        LinkRecord {
+            part: part.map(str::to_owned),
+            element: link.element,
+            attribute: link.attribute,
+            original: link.original,
+            resolved: link.resolved,
+            base: link.base,
+            base_source: link.base_source,
+            same_document: link.same_document,
+            kind: link.kind,
+            rewritten: link.rewritten,
+            diagnostic: link.diagnostic.map(|d| d.to_string()),
+            srcdoc_depth: link.srcdoc_depth,
+            target_part: None,
+            root: None,
+            warc: None,
+        }
+    }
+
     /// The record for `link`, in MIME part `part`.
     pub fn new(link: &Link, part: Option<&str>) -> LinkRecord {
         LinkRecord {

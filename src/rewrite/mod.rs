@@ -412,6 +412,8 @@ pub(crate) enum Nested {
 /// What every URL of one document is resolved with (read-only while planning).
 pub(crate) struct Planner<'a> {
     base: Base,
+    /// `base` as text, made once: every link's record carries it.
+    base_text: Option<String>,
     /// The base outside the document (what `<base href>` is resolved against).
     outer_base: Base,
     resolver: Option<Resolver>,
@@ -467,6 +469,7 @@ impl<'a> Planner<'a> {
             _ => false,
         };
         Planner {
+            base_text: base.uri.as_ref().map(|u| u.to_string()),
             base,
             outer_base: outer.base.clone(),
             resolver,
@@ -854,7 +857,7 @@ impl<'a> Planner<'a> {
                         format!("srcdoc left as it was: {hit}"),
                     )),
                     srcdoc_depth: self.depth,
-                    base: self.base.uri.as_ref().map(|u| u.to_string()),
+                    base: self.base_text.clone(),
                     base_source: self.base.source,
                 });
                 return;
@@ -913,7 +916,7 @@ impl<'a> Planner<'a> {
             rewritten,
             diagnostic: outcome.diagnostic,
             srcdoc_depth: self.depth,
-            base: self.base.uri.as_ref().map(|u| u.to_string()),
+            base: self.base_text.clone(),
             base_source: self.base.source,
         });
     }
