@@ -61,6 +61,8 @@ pub enum Verdict {
     External,
     /// Could not be resolved (no base, opaque base).
     Unresolvable,
+    /// Left unchecked at the caller's request (`check --exclude`, `.linkbaseignore`).
+    Excluded,
 }
 
 impl Verdict {
@@ -81,6 +83,7 @@ impl Verdict {
             Verdict::OutsideRoot => "outside-root",
             Verdict::External => "external",
             Verdict::Unresolvable => "unresolvable",
+            Verdict::Excluded => "excluded",
         }
     }
 }

@@ -13,6 +13,7 @@ mod integration {
     mod goldens;
     mod safety;
     pub mod sites;
+    mod check_ci;
     mod tree_safety;
     pub mod mhtml;
     pub mod util;

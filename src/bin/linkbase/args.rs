@@ -57,9 +57,26 @@ pub struct CheckArgs {
     /// The URL the root is published at; each file's URL is this joined with its path.
     #[arg(long, value_name = "URL")]
     pub site_url: String,
-    /// human: broken links and a summary; jsonl / tsv: every link with its verdict, for tools.
+    /// human: broken targets, each with the links to it, and a summary; json: the same as one
+    /// object; markdown: a table (for CI job summaries, PR comments); junit: JUnit XML, a test
+    /// case per page; jsonl / tsv: every link with its verdict, for tools.
     #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
     pub format: CheckFormat,
+    /// Write the report here instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Leave links whose URL (resolved, else as written) matches this regular expression
+    /// unchecked (repeatable). DIR/.linkbaseignore adds one pattern a line (# comments).
+    #[arg(long, value_name = "REGEX")]
+    pub exclude: Vec<String>,
+    /// Check links matching this regular expression even when an exclude pattern matches
+    /// (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub include: Vec<String>,
+    /// 'PREFIX TARGET': check links whose resolved URL starts with PREFIX as if it were
+    /// TARGET, a URL prefix or a directory of the tree (repeatable; the first match applies).
+    #[arg(long, value_name = "PREFIX TARGET")]
+    pub remap: Vec<String>,
     /// Worker threads (default: every core).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
@@ -70,6 +87,9 @@ pub struct CheckArgs {
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum CheckFormat {
     Human,
+    Json,
+    Markdown,
+    Junit,
     Jsonl,
     Tsv,
 }

@@ -2,6 +2,7 @@
 //! command found problems it was asked to find, 2 bad usage or unusable input.
 
 mod args;
+mod checkout;
 mod fsout;
 mod walk;
 mod warc;
@@ -32,6 +33,7 @@ enum Exit {
 }
 
 /// A fatal error: printed as `linkbase: <message>`, exit 2.
+#[derive(Debug)]
 struct Fatal(String);
 
 impl<E: std::fmt::Display> From<E> for Fatal {
@@ -862,45 +864,93 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             walk::visible_path(rel)
         );
     }
-    let mut out = BufWriter::new(io::stdout().lock());
-    if args.format == CheckFormat::Tsv {
-        writeln!(
-            out,
-            "file\tverdict\ttarget\t{}",
-            linkbase::report::TSV_COLUMNS.join("\t")
-        )?;
-    }
+    let rules = walk::CheckRules {
+        filter: checkout::Filter::new(&args.include, &args.exclude, &args.dir)?,
+        remaps: args
+            .remap
+            .iter()
+            .map(|spec| checkout::Remap::parse(spec, |dir| site.file_url(dir)))
+            .collect::<Result<_, _>>()?,
+    };
     let format = args.format;
     set_jobs(args.jobs)?;
-    let (totals, counts) = {
-        walk::check_tree(&tree, &mut site, &options, |records| match format {
-            CheckFormat::Human => walk::write_human(&mut out, records),
-            CheckFormat::Jsonl => write_jsonl(&mut out, records),
-            CheckFormat::Tsv => {
-                for r in records {
-                    let mut line = Vec::new();
-                    write_tsv(&mut line, std::slice::from_ref(&r.link), false)?;
-                    write!(
-                        out,
-                        "{}\t{}\t{}\t",
-                        linkbase::report::tsv_escape(&r.file),
-                        r.verdict.name(),
-                        linkbase::report::tsv_escape(r.target.as_deref().unwrap_or(""))
-                    )?;
-                    out.write_all(&line)?;
+    let mut grouped = checkout::Grouped::default();
+    let mut unreadable: Vec<(String, String)> = Vec::new();
+    let mut report = |out: &mut dyn Write| -> io::Result<(walk::CheckTotals, walk::Counts)> {
+        let mut out = BufWriter::new(out);
+        if format == CheckFormat::Tsv {
+            writeln!(
+                out,
+                "file\tverdict\ttarget\t{}",
+                linkbase::report::TSV_COLUMNS.join("\t")
+            )?;
+        }
+        let (totals, counts) =
+            walk::check_tree(&tree, &mut site, &options, &rules, |file, page| {
+                let records = match page {
+                    Ok(records) => records,
+                    Err(e) => {
+                        unreadable.push((file.to_owned(), e.to_owned()));
+                        return Ok(());
+                    }
+                };
+                // Grouped in every format: the stderr summary counts broken targets.
+                grouped.add_page(file, records);
+                match format {
+                    CheckFormat::Human
+                    | CheckFormat::Json
+                    | CheckFormat::Markdown
+                    | CheckFormat::Junit => Ok(()),
+                    CheckFormat::Jsonl => write_jsonl(&mut out, records),
+                    CheckFormat::Tsv => {
+                        for r in records {
+                            let mut line = Vec::new();
+                            write_tsv(&mut line, std::slice::from_ref(&r.link), false)?;
+                            write!(
+                                out,
+                                "{}\t{}\t{}\t",
+                                linkbase::report::tsv_escape(&r.file),
+                                r.verdict.name(),
+                                linkbase::report::tsv_escape(r.target.as_deref().unwrap_or(""))
+                            )?;
+                            out.write_all(&line)?;
+                        }
+                        Ok(())
+                    }
                 }
+            })?;
+        match format {
+            CheckFormat::Human => checkout::write_human(&mut out, &grouped, &totals)?,
+            CheckFormat::Json => checkout::write_json(&mut out, &grouped, &totals)?,
+            CheckFormat::Markdown => checkout::write_markdown(&mut out, &grouped, &totals)?,
+            CheckFormat::Junit => checkout::write_junit(&mut out, &grouped, &unreadable)?,
+            CheckFormat::Jsonl | CheckFormat::Tsv => {}
+        }
+        out.flush()?;
+        Ok((totals, counts))
+    };
+    let (totals, counts) = match &args.output {
+        None => report(&mut io::stdout().lock())?,
+        Some(path) => {
+            let mut result = None;
+            let mut write = |w: &mut dyn Write| {
+                result = Some(report(w)?);
                 Ok(())
-            }
-        })
-    }?;
-    if format == CheckFormat::Human {
-        writeln!(
-            out,
-            "{} pages, {} links: {} internal, {} broken ({} outside the site root); {} external (listed, not fetched); {} unresolvable",
-            totals.pages, totals.links, totals.internal + totals.outside_root, totals.broken, totals.outside_root, totals.external, totals.unresolvable
-        )?;
-    }
-    out.flush()?;
+            };
+            fsout::write(
+                path,
+                fsout::Contents::Written(&mut write),
+                fsout::Target::Output,
+            )
+            .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
+            result.ok_or_else(|| Fatal(format!("{}: not written", path.display())))?
+        }
+    };
+    // Said on stderr in every format, so a CI log shows it whatever the report's form.
+    eprintln!(
+        "linkbase: check: {}",
+        checkout::summary(&totals, grouped.targets().len())
+    );
     let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed) + tree.undecodable.len();
     Ok(if failed > 0 {
         Exit::Unusable

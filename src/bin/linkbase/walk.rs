@@ -4,7 +4,7 @@
 //! read: symbolic links are followed only when they resolve inside the root (directories never,
 //! so there are no cycles), and link targets are looked up in the walked file list, not on disk.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -435,6 +435,14 @@ pub struct CheckTotals {
     pub broken: usize,
     pub outside_root: usize,
     pub unresolvable: usize,
+    pub excluded: usize,
+}
+
+/// What `check` leaves alone or reads elsewhere (issue 11).
+#[derive(Debug, Default)]
+pub struct CheckRules {
+    pub filter: crate::checkout::Filter,
+    pub remaps: Vec<crate::checkout::Remap>,
 }
 
 /// `check DIR`: pass 1 collects every page's fragment ids; pass 2 checks every link, in chunks of
@@ -444,7 +452,8 @@ pub fn check_tree(
     tree: &Tree,
     site: &mut Site,
     options: &Options,
-    mut emit: impl FnMut(&[CheckRecord]) -> io::Result<()>,
+    rules: &CheckRules,
+    mut emit: impl FnMut(&str, Result<&[CheckRecord], &str>) -> io::Result<()>,
 ) -> io::Result<(CheckTotals, Counts)> {
     let counts = Counts::default();
     for entry in &tree.entries {
@@ -479,7 +488,7 @@ pub fn check_tree(
         let results: Vec<Result<Vec<CheckRecord>, String>> = chunk
             .par_iter()
             .map(|entry| {
-                let r = check_page(entry, site, options);
+                let r = check_page(entry, site, options, rules);
                 progress.inc();
                 r
             })
@@ -494,15 +503,19 @@ pub fn check_tree(
                             Verdict::External => totals.external += 1,
                             Verdict::Unresolvable => totals.unresolvable += 1,
                             Verdict::OutsideRoot => totals.outside_root += 1,
+                            Verdict::Excluded => totals.excluded += 1,
                             _ => totals.internal += 1,
                         }
                         if r.verdict.is_broken() {
                             totals.broken += 1;
                         }
                     }
-                    emit(&records)?;
+                    emit(&entry.rel, Ok(&records))?;
                 }
-                Err(e) => fail(&counts, &entry.rel, e),
+                Err(e) => {
+                    emit(&entry.rel, Err(&e))?;
+                    fail(&counts, &entry.rel, e);
+                }
             }
         }
     }
@@ -510,7 +523,12 @@ pub fn check_tree(
     Ok((totals, counts))
 }
 
-fn check_page(entry: &Entry, site: &Site, options: &Options) -> Result<Vec<CheckRecord>, String> {
+fn check_page(
+    entry: &Entry,
+    site: &Site,
+    options: &Options,
+    rules: &CheckRules,
+) -> Result<Vec<CheckRecord>, String> {
     let bytes = std::fs::read(&entry.path).map_err(|e| e.to_string())?;
     let input = html_input(&entry.rel, &bytes, site.file_url(&entry.rel));
     let report = pipeline::links(&input, options).map_err(|e| e.to_string())?;
@@ -520,7 +538,20 @@ fn check_page(entry: &Entry, site: &Site, options: &Options) -> Result<Vec<Check
         // The <base href> is where links resolve from, not a link to check.
         .filter(|l| l.element != "base")
         .map(|link| {
-            let (verdict, target) = site.check(link.resolved.as_deref());
+            let url = link.resolved.as_deref().unwrap_or(&link.original);
+            if rules.filter.excludes(url) {
+                return CheckRecord {
+                    file: entry.rel.clone(),
+                    link,
+                    verdict: Verdict::Excluded,
+                    target: None,
+                };
+            }
+            let remapped = link
+                .resolved
+                .as_deref()
+                .map(|r| crate::checkout::Remap::apply(&rules.remaps, r));
+            let (verdict, target) = site.check(remapped.as_deref());
             let target = match target {
                 Target::Internal { path, .. } => Some(path),
                 _ => None,
@@ -533,27 +564,4 @@ fn check_page(entry: &Entry, site: &Site, options: &Options) -> Result<Vec<Check
             }
         })
         .collect())
-}
-
-/// The human summary's lines for broken links. Every name and URL goes through
-/// [`linkbase::report::escape_controls`]: a newline in a file name cannot forge a line, nor an
-/// escape sequence in an href drive the terminal.
-pub fn write_human(out: &mut impl Write, records: &[CheckRecord]) -> io::Result<()> {
-    use linkbase::report::escape_controls as esc;
-    for r in records.iter().filter(|r| r.verdict.is_broken()) {
-        let place = match &r.link.attribute {
-            Some(a) => format!("<{} {a}>", r.link.element),
-            None => format!("<{}>", r.link.element),
-        };
-        writeln!(
-            out,
-            "{}: {} \"{}\" -> {}: {}",
-            esc(&r.file),
-            esc(&place),
-            esc(&r.link.original).replace('"', "\\\""),
-            esc(r.link.resolved.as_deref().unwrap_or("(unresolved)")),
-            r.verdict.name()
-        )?;
-    }
-    Ok(())
 }

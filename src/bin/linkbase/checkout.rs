@@ -1,0 +1,511 @@
+//! What `check` says (issue 11): the links it is told to leave alone (`--exclude`, `--include`,
+//! `.linkbaseignore`), `--remap`, and the grouped report in the formats CI systems read
+//! (human, json, markdown, junit).
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::Path;
+
+use linkbase::report::escape_controls as esc;
+use linkbase::site::Verdict;
+use regex::Regex;
+
+use crate::walk::{CheckRecord, CheckTotals};
+use crate::Fatal;
+
+/// The ignore file at the root of a checked tree: one regular expression a line, `#` comments.
+pub const IGNORE_FILE: &str = ".linkbaseignore";
+
+/// Which links are checked: a link whose URL (resolved, else as written) matches an exclude
+/// pattern is not checked, unless it matches an include pattern (includes win, as in lychee).
+#[derive(Debug, Default)]
+pub struct Filter {
+    include: Vec<Regex>,
+    exclude: Vec<Regex>,
+}
+
+impl Filter {
+    /// From `--include`, `--exclude` and the root's ignore file (when there is one).
+    pub fn new(include: &[String], exclude: &[String], root: &Path) -> Result<Filter, Fatal> {
+        let compile = |p: &str, whence: &str| {
+            Regex::new(p)
+                .map_err(|e| Fatal(format!("{whence}: {p:?} is not a regular expression: {e}")))
+        };
+        let mut filter = Filter {
+            include: include
+                .iter()
+                .map(|p| compile(p, "--include"))
+                .collect::<Result<_, _>>()?,
+            exclude: exclude
+                .iter()
+                .map(|p| compile(p, "--exclude"))
+                .collect::<Result<_, _>>()?,
+        };
+        let ignore = root.join(IGNORE_FILE);
+        match std::fs::read_to_string(&ignore) {
+            Ok(text) => {
+                for (n, line) in text.lines().enumerate() {
+                    let line = line.trim();
+                    if line.is_empty() || line.starts_with('#') {
+                        continue;
+                    }
+                    let whence = format!("{}:{}", ignore.display(), n + 1);
+                    filter.exclude.push(compile(line, &whence)?);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Fatal(format!("{}: {e}", ignore.display()))),
+        }
+        Ok(filter)
+    }
+
+    /// Whether the link with this URL is left unchecked.
+    pub fn excludes(&self, url: &str) -> bool {
+        self.exclude.iter().any(|r| r.is_match(url))
+            && !self.include.iter().any(|r| r.is_match(url))
+    }
+}
+
+/// `--remap 'PREFIX TARGET'`: links whose resolved URL starts with PREFIX are checked as if it
+/// were TARGET — a URL prefix, or a directory of the tree (checked as the site's URL for it).
+#[derive(Debug, Clone)]
+pub struct Remap {
+    from: String,
+    to: String,
+}
+
+impl Remap {
+    /// Parses `PREFIX TARGET`; `dir_url` makes a directory of the tree a URL.
+    pub fn parse(spec: &str, dir_url: impl Fn(&str) -> String) -> Result<Remap, Fatal> {
+        let mut parts = spec.split_whitespace();
+        let (Some(from), Some(to), None) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(Fatal(format!(
+                "--remap {spec:?}: expected 'PREFIX TARGET' (a URL prefix, then a URL prefix or a directory of the tree)"
+            )));
+        };
+        let to = if to.contains("://") {
+            to.to_owned()
+        } else {
+            let dir = to.trim_matches('/');
+            if dir.split('/').any(|s| s == "..") {
+                return Err(Fatal(format!(
+                    "--remap {spec:?}: the directory must be inside the tree"
+                )));
+            }
+            let mut url = dir_url(dir);
+            if !url.ends_with('/') {
+                url.push('/');
+            }
+            url
+        };
+        Ok(Remap {
+            from: from.to_owned(),
+            to,
+        })
+    }
+
+    /// `url` with the first matching prefix replaced.
+    pub fn apply<'a>(remaps: &[Remap], url: &'a str) -> std::borrow::Cow<'a, str> {
+        for r in remaps {
+            if let Some(rest) = url.strip_prefix(&r.from) {
+                return format!("{}{rest}", r.to).into();
+            }
+        }
+        url.into()
+    }
+}
+
+/// One link to a broken target.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Referrer {
+    pub file: String,
+    pub element: String,
+    pub attribute: Option<String>,
+    pub original: String,
+    pub resolved: Option<String>,
+}
+
+/// Every link to one broken target.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BrokenTarget {
+    pub verdict: Verdict,
+    /// The file of the tree (with `#fragment` for a missing fragment), or the URL for a link
+    /// outside the root.
+    pub target: String,
+    pub links: usize,
+    pub pages: usize,
+    pub referrers: Vec<Referrer>,
+}
+
+/// The grouped report, built as pages are checked.
+#[derive(Debug, Default)]
+pub struct Grouped {
+    targets: BTreeMap<(u8, String), Vec<Referrer>>,
+    /// Per page: its broken links, for JUnit (pages without any are passing test cases).
+    pages: Vec<(String, Vec<String>)>,
+}
+
+fn rank(v: Verdict) -> u8 {
+    match v {
+        Verdict::Missing => 0,
+        Verdict::MissingFragment => 1,
+        _ => 2,
+    }
+}
+
+fn place(r: &CheckRecord) -> String {
+    match &r.link.attribute {
+        Some(a) => format!("<{} {a}>", r.link.element),
+        None => format!("<{}>", r.link.element),
+    }
+}
+
+impl Grouped {
+    /// Adds one page's records (`records` may be empty: a page with no links).
+    pub fn add_page(&mut self, file: &str, records: &[CheckRecord]) {
+        let mut broken = Vec::new();
+        for r in records.iter().filter(|r| r.verdict.is_broken()) {
+            let target = match (r.verdict, &r.target) {
+                (Verdict::MissingFragment, Some(t)) => {
+                    let fragment = r
+                        .link
+                        .resolved
+                        .as_deref()
+                        .and_then(|u| u.split_once('#'))
+                        .map_or("", |(_, f)| f);
+                    format!("{t}#{fragment}")
+                }
+                (_, Some(t)) => t.clone(),
+                (_, None) => r.link.resolved.clone().unwrap_or_default(),
+            };
+            broken.push(format!(
+                "{}: {} \"{}\" -> {}",
+                r.verdict.name(),
+                place(r),
+                r.link.original,
+                r.link.resolved.as_deref().unwrap_or("(unresolved)")
+            ));
+            let key = (
+                rank(r.verdict),
+                format!("{}\u{0}{target}", r.verdict.name()),
+            );
+            self.targets.entry(key).or_default().push(Referrer {
+                file: r.file.clone(),
+                element: r.link.element.clone(),
+                attribute: r.link.attribute.clone(),
+                original: r.link.original.clone(),
+                resolved: r.link.resolved.clone(),
+            });
+        }
+        self.pages.push((file.to_owned(), broken));
+    }
+
+    /// The broken targets, missing files first, then missing fragments, then links leaving the
+    /// root; by target within each.
+    pub fn targets(&self) -> Vec<BrokenTarget> {
+        self.targets
+            .iter()
+            .map(|((_, key), refs)| {
+                let (verdict, target) = key.split_once('\u{0}').unwrap_or(("", key));
+                let mut pages: Vec<&str> = refs.iter().map(|r| r.file.as_str()).collect();
+                pages.dedup();
+                BrokenTarget {
+                    verdict: match verdict {
+                        "missing" => Verdict::Missing,
+                        "missing-fragment" => Verdict::MissingFragment,
+                        _ => Verdict::OutsideRoot,
+                    },
+                    target: target.to_owned(),
+                    links: refs.len(),
+                    pages: pages.len(),
+                    referrers: refs.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The one-line summary (stdout for human, stderr for every format).
+pub fn summary(t: &CheckTotals, targets: usize) -> String {
+    format!(
+        "{} pages, {} links: {} internal, {} broken ({} outside the site root) to {} targets; {} external (listed, not fetched); {} unresolvable; {} excluded",
+        t.pages,
+        t.links,
+        t.internal + t.outside_root,
+        t.broken,
+        t.outside_root,
+        targets,
+        t.external,
+        t.unresolvable,
+        t.excluded
+    )
+}
+
+/// Referrers shown per target in the human and Markdown reports (JSON has them all).
+const SHOWN: usize = 10;
+
+pub fn write_human(
+    out: &mut impl Write,
+    grouped: &Grouped,
+    totals: &CheckTotals,
+) -> io::Result<()> {
+    let targets = grouped.targets();
+    for t in &targets {
+        writeln!(
+            out,
+            "{} {}  ({} link{} on {} page{})",
+            t.verdict.name(),
+            esc(&t.target),
+            t.links,
+            if t.links == 1 { "" } else { "s" },
+            t.pages,
+            if t.pages == 1 { "" } else { "s" }
+        )?;
+        for r in t.referrers.iter().take(SHOWN) {
+            let place = match &r.attribute {
+                Some(a) => format!("<{} {a}>", r.element),
+                None => format!("<{}>", r.element),
+            };
+            writeln!(
+                out,
+                "    {}: {} \"{}\"",
+                esc(&r.file),
+                esc(&place),
+                esc(&r.original).replace('"', "\\\"")
+            )?;
+        }
+        if t.referrers.len() > SHOWN {
+            writeln!(out, "    … and {} more", t.referrers.len() - SHOWN)?;
+        }
+    }
+    writeln!(out, "{}", summary(totals, targets.len()))
+}
+
+#[derive(serde::Serialize)]
+struct JsonReport<'a> {
+    summary: JsonSummary,
+    broken: &'a [BrokenTarget],
+}
+
+#[derive(serde::Serialize)]
+struct JsonSummary {
+    pages: usize,
+    links: usize,
+    internal: usize,
+    broken: usize,
+    broken_targets: usize,
+    outside_root: usize,
+    external: usize,
+    unresolvable: usize,
+    excluded: usize,
+}
+
+pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> io::Result<()> {
+    let targets = grouped.targets();
+    let report = JsonReport {
+        summary: JsonSummary {
+            pages: t.pages,
+            links: t.links,
+            internal: t.internal + t.outside_root,
+            broken: t.broken,
+            broken_targets: targets.len(),
+            outside_root: t.outside_root,
+            external: t.external,
+            unresolvable: t.unresolvable,
+            excluded: t.excluded,
+        },
+        broken: &targets,
+    };
+    serde_json::to_writer_pretty(&mut *out, &report).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// A Markdown cell: no `|`, no line breaks, no HTML.
+fn md(s: &str) -> String {
+    esc(s)
+        .replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('`', "'")
+}
+
+pub fn write_markdown(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> io::Result<()> {
+    let targets = grouped.targets();
+    writeln!(
+        out,
+        "## linkbase check: {} broken link{} to {} target{} on {} pages\n",
+        t.broken,
+        if t.broken == 1 { "" } else { "s" },
+        targets.len(),
+        if targets.len() == 1 { "" } else { "s" },
+        t.pages
+    )?;
+    if !targets.is_empty() {
+        writeln!(out, "| verdict | target | links | pages | linked from |")?;
+        writeln!(out, "| --- | --- | ---: | ---: | --- |")?;
+        for b in &targets {
+            let mut from: Vec<String> = b
+                .referrers
+                .iter()
+                .take(3)
+                .map(|r| format!("{} (`{}`)", md(&r.file), md(&r.original)))
+                .collect();
+            if b.referrers.len() > 3 {
+                from.push(format!("… {} more", b.referrers.len() - 3));
+            }
+            writeln!(
+                out,
+                "| {} | `{}` | {} | {} | {} |",
+                b.verdict.name(),
+                md(&b.target),
+                b.links,
+                b.pages,
+                from.join("<br>")
+            )?;
+        }
+        writeln!(out)?;
+    }
+    writeln!(out, "{}", summary(t, targets.len()))
+}
+
+/// XML 1.0 text: the five escapes, and characters XML cannot hold replaced.
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // As references, so attribute-value normalisation keeps them too.
+            '\t' => out.push_str("&#9;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+type JunitCase<'a> = (&'a str, Option<&'a [String]>, Option<&'a str>);
+
+/// JUnit XML: a test case per page, failing with its broken links; pages that could not be
+/// read are errors.
+pub fn write_junit(
+    out: &mut impl Write,
+    grouped: &Grouped,
+    unreadable: &[(String, String)],
+) -> io::Result<()> {
+    let failures = grouped.pages.iter().filter(|(_, b)| !b.is_empty()).count();
+    let tests = grouped.pages.len() + unreadable.len();
+    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(
+        out,
+        r#"<testsuites name="linkbase check" tests="{tests}" failures="{failures}" errors="{}">"#,
+        unreadable.len()
+    )?;
+    writeln!(
+        out,
+        r#"  <testsuite name="linkbase check" tests="{tests}" failures="{failures}" errors="{}">"#,
+        unreadable.len()
+    )?;
+    // (page, its broken links, or why it could not be read)
+    let mut cases: Vec<JunitCase<'_>> = grouped
+        .pages
+        .iter()
+        .map(|(f, b)| (f.as_str(), Some(b.as_slice()), None))
+        .chain(
+            unreadable
+                .iter()
+                .map(|(f, e)| (f.as_str(), None, Some(e.as_str()))),
+        )
+        .collect();
+    cases.sort_by(|a, b| a.0.cmp(b.0));
+    for (file, broken, error) in cases {
+        let name = xml(file);
+        match (broken, error) {
+            (Some([]), _) => {
+                writeln!(
+                    out,
+                    r#"    <testcase classname="linkbase.check" name="{name}"/>"#
+                )?;
+            }
+            (Some(b), _) => {
+                writeln!(
+                    out,
+                    r#"    <testcase classname="linkbase.check" name="{name}">"#
+                )?;
+                writeln!(
+                    out,
+                    r#"      <failure type="broken-link" message="{} broken link{}">{}</failure>"#,
+                    b.len(),
+                    if b.len() == 1 { "" } else { "s" },
+                    xml(&b.join("\n"))
+                )?;
+                writeln!(out, "    </testcase>")?;
+            }
+            (None, e) => {
+                writeln!(
+                    out,
+                    r#"    <testcase classname="linkbase.check" name="{name}">"#
+                )?;
+                writeln!(
+                    out,
+                    r#"      <error type="unreadable" message="{}"/>"#,
+                    xml(e.unwrap_or(""))
+                )?;
+                writeln!(out, "    </testcase>")?;
+            }
+        }
+    }
+    writeln!(out, "  </testsuite>")?;
+    writeln!(out, "</testsuites>")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn includes_win_over_excludes() {
+        let f = Filter {
+            include: vec![Regex::new("keep").unwrap()],
+            exclude: vec![Regex::new("^https://x/").unwrap()],
+        };
+        assert!(f.excludes("https://x/a"));
+        assert!(!f.excludes("https://x/keep"));
+        assert!(!f.excludes("https://y/a"));
+    }
+
+    #[test]
+    fn remaps_to_urls_and_directories() {
+        let dir = |d: &str| format!("https://site/{d}");
+        let a = Remap::parse(
+            "https://docs.python.org/3/ https://docs.python.org/3.11/",
+            dir,
+        )
+        .unwrap();
+        let b = Remap::parse("https://old/ api", dir).unwrap();
+        let remaps = [a, b];
+        assert_eq!(
+            Remap::apply(&remaps, "https://docs.python.org/3/x.html"),
+            "https://docs.python.org/3.11/x.html"
+        );
+        assert_eq!(Remap::apply(&remaps, "https://old/y"), "https://site/api/y");
+        assert_eq!(Remap::apply(&remaps, "https://other/"), "https://other/");
+        assert!(Remap::parse("one", dir).is_err());
+        assert!(Remap::parse("https://a/ ../up", dir).is_err());
+    }
+
+    #[test]
+    fn xml_text_is_escaped_and_valid() {
+        assert_eq!(
+            xml("<a href=\"x\">&'\u{1}"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&apos;\u{FFFD}"
+        );
+    }
+}
