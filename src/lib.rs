@@ -50,7 +50,7 @@ pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
 pub use error::{Diagnostic, Error};
 pub use input::Headers;
 pub use report::{BaseRecord, LinkRecord, Report};
-pub use rewrite::RewriteOptions;
+pub use rewrite::{Relink, Relinker, RewriteOptions};
 pub use uri::{
     resolve, DotSegments, Profile, ResolveError, ResolveOptions, Resolved, Resolver, SameScheme,
     Uri, UriRef,

@@ -131,7 +131,7 @@ fn process(
         // E-mail HTML: Outlook renders conditional comments, so their URLs count by default.
         let part_options = Options {
             conditional_comments: Some(options.conditional_comments.unwrap_or(true)),
-            ..*options
+            ..options.clone()
         };
         let analysed = match part
             .decoded

@@ -30,7 +30,7 @@ pub struct HtmlInput<'a> {
 }
 
 /// How to process.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Resolution and rewriting choices.
     pub rewrite: RewriteOptions,
@@ -373,7 +373,7 @@ fn stream_path(
     };
     let dom = Options {
         engine: EngineChoice::Dom,
-        ..*options
+        ..options.clone()
     };
     let (report, engine) = if rewriting {
         let rewritten = rewrite(&html, &dom)?;

@@ -295,6 +295,83 @@ impl Site {
     }
 }
 
+impl Site {
+    /// The relative reference from the page at `document` to the file of the tree `resolved`
+    /// names: the shortest path (`../c/x.html`, `x.html`, `#f` within the page), percent-encoded,
+    /// with the query and fragment kept. `None` when `resolved` is not a file of the tree (a
+    /// missing file, another site) or `document` is not a page of it: the link stays absolute.
+    ///
+    /// ```
+    /// use linkbase::site::Site;
+    /// let mut site = Site::new("https://example.com/docs/").unwrap();
+    /// for f in ["index.html", "a/page.html", "b/x y.html", "b/index.html"] {
+    ///     site.add_file(f);
+    /// }
+    /// let page = "https://example.com/docs/a/page.html";
+    /// assert_eq!(site.relative(page, "https://example.com/docs/b/x%20y.html#s").as_deref(), Some("../b/x%20y.html#s"));
+    /// assert_eq!(site.relative(page, "https://example.com/docs/b/").as_deref(), Some("../b/index.html"));
+    /// assert_eq!(site.relative(page, "https://example.com/docs/a/page.html#top").as_deref(), Some("#top"));
+    /// assert_eq!(site.relative(page, "https://example.com/docs/missing.html"), None);
+    /// assert_eq!(site.relative(page, "https://other.example/"), None);
+    /// ```
+    pub fn relative(&self, document: &str, resolved: &str) -> Option<String> {
+        let (Target::Internal { path: from, .. }, false) = self.locate(document) else {
+            return None;
+        };
+        let (Target::Internal { path: to, fragment }, false) = self.locate(resolved) else {
+            return None;
+        };
+        if !self.files.contains(&to) {
+            return None;
+        }
+        let query = UriRef::parse(resolved).query;
+        let mut out = String::new();
+        if to == from && query.is_none() && fragment.is_some() {
+            // The page itself: the fragment alone.
+        } else {
+            let from_dirs: Vec<&str> = from.split('/').collect();
+            let from_dirs = from_dirs
+                .get(..from_dirs.len().saturating_sub(1))
+                .unwrap_or(&[]);
+            let to_segments: Vec<&str> = to.split('/').collect();
+            let common = from_dirs
+                .iter()
+                .zip(&to_segments)
+                .take_while(|(a, b)| a == b)
+                .count()
+                .min(to_segments.len().saturating_sub(1));
+            for _ in common..from_dirs.len() {
+                out.push_str("../");
+            }
+            for (n, segment) in to_segments.iter().skip(common).enumerate() {
+                if n > 0 {
+                    out.push('/');
+                }
+                // `a:b.html` first in a relative reference would read as a scheme.
+                if n == 0 && out.is_empty() && segment.contains(':') {
+                    out.push_str("./");
+                }
+                percent_encode_segment(segment, &mut out);
+            }
+        }
+        if let Some(q) = query {
+            out.push('?');
+            out.push_str(q);
+        }
+        if let Some(f) = fragment {
+            out.push('#');
+            out.push_str(&f);
+        }
+        Some(out)
+    }
+}
+
+impl crate::rewrite::Relink for Site {
+    fn relink(&self, document: &str, resolved: &str) -> Option<String> {
+        self.relative(document, resolved)
+    }
+}
+
 /// Whether two authorities name the same server: host case-insensitive, and a scheme's default
 /// port the same as no port (RFC 2616 §3.2.3, RFC 3986 §6.2.3).
 fn same_authority(scheme: &str, a: &str, b: &str) -> bool {

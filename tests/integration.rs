@@ -14,6 +14,7 @@ mod integration {
     mod safety;
     pub mod sites;
     mod check_ci;
+    mod mirror;
     mod tree_safety;
     pub mod mhtml;
     pub mod util;

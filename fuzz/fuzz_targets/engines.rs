@@ -72,6 +72,7 @@ fuzz_target!(|data: &[u8]| {
         rewrite: RewriteOptions {
             resolve: ResolveOptions::for_profile(profile),
             drop_base: false,
+            relink: None,
         },
         engine,
         ..Options::default()

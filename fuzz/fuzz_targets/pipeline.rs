@@ -74,6 +74,7 @@ fuzz_target!(|data: &[u8]| {
         rewrite: RewriteOptions {
             resolve: ResolveOptions::for_profile(profile),
             drop_base,
+            relink: None,
         },
         output_encoding: output_utf8.then_some(encoding_rs::UTF_8),
         ..Options::default()

@@ -165,6 +165,7 @@ impl Prepared {
                 rewrite: RewriteOptions {
                     resolve: ResolveOptions::for_profile(profile),
                     drop_base: false,
+                    relink: None,
                 },
                 ..Options::default()
             },
@@ -287,7 +288,7 @@ impl WarcReader {
         let Some(archive) = this.archive.as_mut() else {
             return Ok(None);
         };
-        let options = this.options;
+        let options = this.options.clone();
         let name = this.name.as_str();
         let (damaged, failed) = (&mut this.damaged, &mut this.failed);
         let found = run(py, || {
@@ -397,6 +398,7 @@ fn read_warc(
             rewrite: RewriteOptions {
                 resolve,
                 drop_base: false,
+                relink: None,
             },
             ..Options::default()
         },

@@ -60,13 +60,41 @@ impl ElementView for ElementRef {
 }
 
 /// What the rewriter may do besides resolving.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RewriteOptions {
     /// Resolution profile and policies.
     pub resolve: ResolveOptions,
     /// Remove the `<base>` element instead of making its `href` absolute.
     pub drop_base: bool,
+    /// Write some resolved URLs in another form (an offline mirror's relative paths).
+    pub relink: Option<Relinker>,
 }
+
+/// Chooses the text written for a resolved URL, instead of the URL itself: an offline mirror
+/// writes a link to a file of its own tree as a relative path ([`crate::site::Site`] does).
+pub trait Relink: Send + Sync {
+    /// The text for a link of the document at `document` (its URL) whose resolution is
+    /// `resolved`; `None` to write `resolved`.
+    fn relink(&self, document: &str, resolved: &str) -> Option<String>;
+}
+
+/// A shared [`Relink`], for [`RewriteOptions::relink`].
+#[derive(Clone)]
+pub struct Relinker(pub std::sync::Arc<dyn Relink>);
+
+impl std::fmt::Debug for Relinker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Relinker(..)")
+    }
+}
+
+impl PartialEq for Relinker {
+    fn eq(&self, other: &Relinker) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Relinker {}
 
 /// The form a URL occurrence takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -921,8 +949,22 @@ impl<'a> Planner<'a> {
         });
     }
 
-    /// HTML-RULES §3 for one URL value.
+    /// HTML-RULES §3 for one URL value; then, with [`RewriteOptions::relink`], the form the
+    /// caller wants written (a relative path in an offline mirror).
     fn resolve_value(&self, ctx: &UrlContext<'_>, raw: &str, in_css: bool) -> Outcome {
+        let mut outcome = self.resolve_url(ctx, raw, in_css);
+        if let (Some(relink), Some(document), Some(resolved)) =
+            (&self.options.relink, &self.document_uri, &outcome.resolved)
+        {
+            if let Some(text) = relink.0.relink(document.as_str(), resolved) {
+                outcome.replacement =
+                    (text != raw.trim_matches(is_ascii_whitespace)).then_some(text);
+            }
+        }
+        outcome
+    }
+
+    fn resolve_url(&self, ctx: &UrlContext<'_>, raw: &str, in_css: bool) -> Outcome {
         let value = raw.trim_matches(is_ascii_whitespace);
         let keep = |resolved: Option<String>,
                     same_document: bool,

@@ -166,6 +166,7 @@ fn run(name: &str, p: &Prepared) -> Result<Actual, String> {
         rewrite: RewriteOptions {
             resolve: p.resolve,
             drop_base: p.drop_base,
+            relink: None,
         },
         output_encoding: p.output_encoding,
         ..Options::default()
@@ -174,6 +175,7 @@ fn run(name: &str, p: &Prepared) -> Result<Actual, String> {
         rewrite: RewriteOptions {
             resolve: p.resolve,
             drop_base: false,
+            relink: None,
         },
         ..Options::default()
     };

@@ -55,8 +55,12 @@ pub struct CheckArgs {
     #[arg(value_name = "DIR")]
     pub dir: std::path::PathBuf,
     /// The URL the root is published at; each file's URL is this joined with its path.
-    #[arg(long, value_name = "URL")]
-    pub site_url: String,
+    #[arg(long, value_name = "URL", required_unless_present = "local")]
+    pub site_url: Option<String>,
+    /// Check the tree as it browses from disk: each page at its own file: URL (an offline
+    /// mirror made by `rewrite DIR --relative`); absolute http(s) links are external.
+    #[arg(long, conflicts_with = "site_url")]
+    pub local: bool,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
     /// object; markdown: a table (for CI job summaries, PR comments); junit: JUnit XML, a test
     /// case per page; jsonl / tsv: every link with its verdict, for tools.
@@ -120,6 +124,14 @@ pub struct RewriteArgs {
     /// joined with its path; HTML and MIME files are rewritten, others copied to -o OUTDIR.
     #[arg(long, value_name = "URL")]
     pub site_url: Option<String>,
+    /// An offline mirror: a link to a file of the tree (by --site-url, as check maps URLs to
+    /// files) becomes the shortest relative path to it, every other link absolute; <base>
+    /// elements are removed. For a single INPUT, --root DIR names the tree it belongs to.
+    #[arg(long, requires = "site_url")]
+    pub relative: bool,
+    /// With --relative and a single INPUT: the root of the tree INPUT is a page of.
+    #[arg(long, value_name = "DIR", requires = "relative")]
+    pub root: Option<std::path::PathBuf>,
     /// Worker threads for a directory (default: every core).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,

@@ -396,6 +396,7 @@ fn options(
         rewrite: RewriteOptions {
             resolve: args.resolution.options(),
             drop_base,
+            relink: None,
         },
         output_encoding,
         conditional_comments: args.conditional_comments.map(|s| s == args::Switch::On),
@@ -426,8 +427,11 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     if let (Some(output), false) = (&args.output, args.in_place) {
         refuse_output_is_input(input_path, output, snapshot.as_ref())?;
     }
-    let loaded = load(&args.input)?;
-    let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
+    let mut loaded = load(&args.input)?;
+    let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
+    if args.relative {
+        single_relative(args, &mut loaded, &mut options)?;
+    }
     if let Some(source) = &loaded.warc {
         return warc::rewrite(&source.path, &loaded.name, args, &options);
     }
@@ -735,7 +739,7 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
             root.display()
         ))
     })?;
-    let site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;
+    let mut site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;
     if args.output.is_none() && !args.in_place {
         return Err(Fatal(format!(
             "{}: a directory needs -o OUTDIR or --in-place",
@@ -743,7 +747,7 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         ))
         .into());
     }
-    let options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
+    let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
     // Everything that could lose data is refused before anything is written.
     let destination = match &args.output {
         Some(out) => {
@@ -770,6 +774,12 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         eprintln!("linkbase: {}", linkbase::report::escape_controls(s));
     }
     set_jobs(args.jobs)?;
+    if args.relative {
+        for entry in &tree.entries {
+            site.add_file(&entry.rel);
+        }
+        relative_options(&mut options, &site);
+    }
     let counts = walk::rewrite_tree(&tree, &site, destination, &options);
     let unresolved_pages = counts
         .unresolved_pages
@@ -800,6 +810,73 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         return Ok(Exit::Problems);
     }
     Ok(Exit::Ok)
+}
+
+/// `--relative`: links to files of the tree become relative paths (`Site::relative`), and
+/// `<base>` elements go, since they would redirect those paths.
+fn relative_options(options: &mut Options, site: &linkbase::site::Site) {
+    options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(site.clone())));
+    if !options.rewrite.drop_base {
+        options.rewrite.drop_base = true;
+        eprintln!(
+            "linkbase: --relative: <base> elements are removed (they would redirect the relative links)"
+        );
+    }
+}
+
+/// `rewrite FILE --relative --site-url URL --root DIR`: FILE is a page of the tree at DIR,
+/// published at URL.
+fn single_relative(
+    args: &RewriteArgs,
+    loaded: &mut Loaded,
+    options: &mut Options,
+) -> Result<(), Fatal> {
+    let (Some(site_url), Some(root)) = (&args.site_url, &args.root) else {
+        return Err(Fatal(
+            "--relative with a single INPUT needs --site-url URL and --root DIR (the tree the page belongs to)".into(),
+        ));
+    };
+    let mut site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;
+    let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
+    for entry in &tree.entries {
+        site.add_file(&entry.rel);
+    }
+    let file = fsout::resolve_path(Path::new(&args.input.input))
+        .map_err(|e| Fatal(format!("{}: {e}", args.input.input)))?;
+    let root_abs =
+        fsout::resolve_path(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
+    let rel = file
+        .strip_prefix(&root_abs)
+        .ok()
+        .and_then(|r| r.to_str())
+        .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
+        .ok_or_else(|| {
+            Fatal(format!(
+                "{}: not a file under --root {}",
+                args.input.input,
+                root.display()
+            ))
+        })?;
+    if loaded.layers.retrieval_uri.is_none() {
+        loaded.layers.retrieval_uri = Some(site.file_url(&rel));
+    }
+    relative_options(options, &site);
+    Ok(())
+}
+
+/// The `file:` URL of a directory, for `check --local`.
+fn local_url(dir: &Path) -> Result<String, Fatal> {
+    let abs = fsout::resolve_path(dir).map_err(|e| Fatal(format!("{}: {e}", dir.display())))?;
+    let text = abs
+        .to_str()
+        .ok_or_else(|| Fatal(format!("{}: the path is not UTF-8", dir.display())))?;
+    let site = linkbase::site::Site::new("file:///").map_err(Fatal::from)?;
+    let url = site.file_url(text.trim_start_matches('/'));
+    Ok(if url.ends_with('/') {
+        url
+    } else {
+        format!("{url}/")
+    })
 }
 
 /// An output tree that is the input tree, or lies inside it, would have its own output read
@@ -846,11 +923,16 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         ))
         .into());
     }
-    let mut site = linkbase::site::Site::new(&args.site_url).map_err(Fatal::from)?;
+    let site_url = match (&args.site_url, args.local) {
+        (Some(url), _) => url.clone(),
+        (None, _) => local_url(&args.dir)?,
+    };
+    let mut site = linkbase::site::Site::new(&site_url).map_err(Fatal::from)?;
     let options = Options {
         rewrite: RewriteOptions {
             resolve: args.resolution.options(),
             drop_base: false,
+            relink: None,
         },
         ..Options::default()
     };

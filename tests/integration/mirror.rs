@@ -1,0 +1,160 @@
+//! Offline mirrors (issue 11): `rewrite DIR --relative` makes links to files of the tree relative
+//! paths and every other link absolute, and `check OUT --local` browses the result from disk.
+
+use std::path::Path;
+
+use super::sites::{fixture, s, tmp, BASIC_URL};
+use super::util::linkbase;
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
+#[test]
+fn relative_mirror_of_the_basic_site() {
+    let out = tmp();
+    let dir = out.path().join("m");
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&fixture("basic")),
+            "--site-url",
+            BASIC_URL,
+            "--relative",
+            "-o",
+            s(&dir),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("<base> elements are removed"),
+        "{}",
+        run.stderr
+    );
+    let index = read(&dir.join("index.html"));
+    // Hand-checked against fixtures/sites/basic/index.html: files of the tree relative (a
+    // directory as its index.html, the query and fragment kept), everything else absolute.
+    for line in [
+        r#"<link rel="stylesheet" href="assets/style.css">"#,
+        r#"<link rel="stylesheet" href="https://example.com/site/assets/missing.css">"#,
+        r#"<li><a href="docs/index.html">a directory: its index.html</a>"#,
+        r#"<li><a href="docs/index.html">a directory without the slash</a>"#,
+        r#"<li><a href="https://example.com/site/nowhere.html">a missing file</a>"#,
+        r#"<li><a href="about.html#team">an existing id</a>"#,
+        r##"<li><a href="#top-heading">same document, existing id</a>"##,
+        r#"<li><a href="docs/a%20b.html#intro">a percent-encoded file name</a>"#,
+        r#"<li><a href="https://example.com/../../../etc/passwd">a traversal</a>"#,
+        r#"<li><a href="about.html">out of the root and back in</a>"#,
+        r#"<li><a href="about.html?lang=en">absolute, internal, with a query</a>"#,
+        r#"<li><a href="https://example.org/elsewhere">an external link</a>"#,
+        r#"<img srcset="assets/logo.png 1x, https://example.com/site/assets/logo@2x.png 2x" alt="srcset, one candidate missing">"#,
+    ] {
+        assert!(index.contains(line), "{line}\n{index}");
+    }
+    // The <base> went; what it pointed at is now a path from the page itself.
+    let based = read(&dir.join("docs/based.html"));
+    assert!(!based.contains("<base"), "{based}");
+    assert!(
+        based.contains(r#"<img src="../assets/logo.png""#),
+        "{based}"
+    );
+    assert!(
+        based.contains(r#"<a href="index.html">back to docs</a>"#),
+        "{based}"
+    );
+
+    // Browsed from disk, the mirror has no broken link the original did not have: the three
+    // links to missing ids (missing files are absolute now, outside the mirror).
+    let local = linkbase(&["check", s(&dir), "--local", "--format", "json"], b"");
+    assert_eq!(local.code, 1, "{}", local.stderr);
+    let v: serde_json::Value = serde_json::from_str(&local.stdout).unwrap();
+    let broken: Vec<(&str, &str)> = v["broken"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["verdict"].as_str().unwrap(),
+                b["target"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        broken,
+        [
+            ("missing-fragment", "about.html#nobody"),
+            ("missing-fragment", "index.html#no-such-heading")
+        ]
+    );
+    assert_eq!(v["summary"]["broken"], 3);
+}
+
+#[test]
+fn a_single_page_of_a_tree() {
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&fixture("basic").join("docs/based.html")),
+            "--relative",
+            "--site-url",
+            BASIC_URL,
+            "--root",
+            s(&fixture("basic")),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(r#"<a href="../assets/style.css">"#),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("<base"));
+    let outside = linkbase(
+        &[
+            "rewrite",
+            s(&fixture("clean").join("index.html")),
+            "--relative",
+            "--site-url",
+            BASIC_URL,
+            "--root",
+            s(&fixture("basic")),
+        ],
+        b"",
+    );
+    assert_eq!(outside.code, 2);
+    assert!(
+        outside.stderr.contains("not a file under --root"),
+        "{}",
+        outside.stderr
+    );
+    let no_root = linkbase(
+        &[
+            "rewrite",
+            s(&fixture("basic").join("index.html")),
+            "--relative",
+            "--site-url",
+            BASIC_URL,
+        ],
+        b"",
+    );
+    assert_eq!(no_root.code, 2);
+    assert!(no_root.stderr.contains("--root DIR"), "{}", no_root.stderr);
+}
+
+#[test]
+fn relative_needs_a_site_url() {
+    let out = tmp();
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&fixture("basic")),
+            "--relative",
+            "-o",
+            s(&out.path().join("x")),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+}
