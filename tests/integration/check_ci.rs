@@ -297,3 +297,46 @@ fn hostile_names_stay_inside_their_junit_and_markdown_cells() {
         rows[0]
     );
 }
+
+#[test]
+fn every_command_that_writes_takes_o_file() {
+    let dir = tmp();
+    let page = fixture("basic").join("index.html");
+    let links_out = dir.path().join("links.tsv");
+    let run = linkbase(
+        &[
+            "links",
+            s(&page),
+            "--url",
+            BASIC_URL,
+            "--format",
+            "tsv",
+            "-o",
+            s(&links_out),
+        ],
+        b"",
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    let to_stdout = linkbase(
+        &["links", s(&page), "--url", BASIC_URL, "--format", "tsv"],
+        b"",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&links_out).unwrap(),
+        to_stdout.stdout
+    );
+    let base_out = dir.path().join("base.jsonl");
+    let run = linkbase(
+        &["base", s(&page), "--url", BASIC_URL, "-o", s(&base_out)],
+        b"",
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    assert!(std::fs::read_to_string(&base_out)
+        .unwrap()
+        .starts_with("{\"part\":null,\"base\":\"https://example.com/site/\""));
+    // A failed run leaves no file behind.
+    let missing = dir.path().join("never.jsonl");
+    let run = linkbase(&["links", "/nonexistent/page.html", "-o", s(&missing)], b"");
+    assert_eq!(run.code, 2);
+    assert!(!missing.exists());
+}

@@ -149,6 +149,9 @@ pub struct LinksArgs {
     /// Output format: JSON Lines (one object per link) or tab-separated values with a header.
     #[arg(long, value_enum, default_value_t = LinksFormat::Jsonl)]
     pub format: LinksFormat,
+    /// Write the records here instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -158,6 +161,9 @@ pub struct BaseArgs {
     /// Output format: a JSON object per document, or "BASE<TAB>SOURCE" text.
     #[arg(long, value_enum, default_value_t = BaseFormat::Jsonl)]
     pub format: BaseFormat,
+    /// Write the records here instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
     /// For a MIME/MHTML message, print only the root document's base (RFC 2557 §5: the `start`
     /// part of multipart/related, else its first part). A bare HTML document is its own root.
     #[arg(long)]

@@ -617,6 +617,10 @@ impl LinkCounts {
 }
 
 fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
+    with_output(args.output.as_deref(), |out| links_to(args, out))
+}
+
+fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
     let loaded = load(&args.input)?;
     let options = options(&args.input, false, None)?;
     if let Some(source) = &loaded.warc {
@@ -626,11 +630,12 @@ fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
             &args.input,
             args.format,
             &options,
+            out,
         );
     }
     if let Some(large) = &loaded.large {
         // Each link is written as it is found.
-        let mut out = BufWriter::new(io::stdout().lock());
+        let mut out = BufWriter::new(&mut *out);
         if matches!(args.format, LinksFormat::Tsv) {
             write_tsv(&mut out, &[], true)?;
         }
@@ -655,7 +660,7 @@ fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
     }
     let reports = reports(&loaded, &options)?;
     let links: Vec<_> = reports.into_iter().flat_map(|r| r.links).collect();
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(&mut *out);
     match args.format {
         LinksFormat::Jsonl => write_jsonl(&mut out, &links)?,
         LinksFormat::Tsv => write_tsv(&mut out, &links, true)?,
@@ -665,6 +670,10 @@ fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
 }
 
 fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
+    with_output(args.output.as_deref(), |out| base_to(args, out))
+}
+
+fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
     let loaded = load(&args.input)?;
     let options = options(&args.input, false, None)?;
     if let Some(source) = &loaded.warc {
@@ -674,6 +683,7 @@ fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
             &args.input,
             args.format,
             &options,
+            out,
         );
     }
     let bases: Vec<_> = reports(&loaded, &options)?
@@ -681,7 +691,7 @@ fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
         .map(|r| r.base)
         .filter(|b| !args.root || b.root != Some(false))
         .collect();
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(&mut *out);
     match args.format {
         BaseFormat::Jsonl => write_jsonl(&mut out, &bases)?,
         BaseFormat::Text => {
@@ -701,6 +711,41 @@ fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
     }
     out.flush()?;
     Ok(Exit::Ok)
+}
+
+/// Runs `write` on stdout, or on `-o FILE` (a temporary file renamed when it succeeds).
+fn with_output(
+    path: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> Result<Exit, Failure>,
+) -> Result<Exit, Failure> {
+    let Some(path) = path else {
+        return write(&mut io::stdout().lock());
+    };
+    let mut write = Some(write);
+    let mut outcome = None;
+    let mut run = |w: &mut dyn Write| {
+        let result = write.take().map(|f| f(w));
+        let ok = matches!(result, Some(Ok(_)));
+        outcome = result;
+        if ok {
+            Ok(())
+        } else {
+            Err(io::Error::other("not written"))
+        }
+    };
+    let written = fsout::write(
+        path,
+        fsout::Contents::Written(&mut run),
+        fsout::Target::Output,
+    );
+    match outcome {
+        Some(Err(e)) => Err(e),
+        Some(Ok(exit)) => {
+            written.map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
+            Ok(exit)
+        }
+        None => Err(Fatal(format!("{}: not written", path.display())).into()),
+    }
 }
 
 /// One report per document: the HTML document, or each HTML part of a message.

@@ -138,9 +138,10 @@ pub fn links(
     args: &InputArgs,
     format: LinksFormat,
     options: &Options,
+    out: &mut dyn Write,
 ) -> Result<Exit, Failure> {
     let mut archive = open(path, name, args)?;
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(out);
     if matches!(format, LinksFormat::Tsv) {
         write_tsv(&mut out, &[], true)?;
     }
@@ -175,9 +176,10 @@ pub fn base(
     args: &InputArgs,
     format: BaseFormat,
     options: &Options,
+    out: &mut dyn Write,
 ) -> Result<Exit, Failure> {
     let mut archive = open(path, name, args)?;
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(out);
     let mut failed = 0;
     run(
         &mut archive,
