@@ -1,4 +1,4 @@
-//! Integration tests: the one test binary for everything that runs the CLI or the whole pipeline.
+//! Command-line tests: the one test binary for everything that runs `linkbase`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -9,13 +9,10 @@
 mod integration {
     pub mod cli_html;
     pub mod cli_resolve;
-    mod differential;
-    mod goldens;
     mod safety;
     pub mod sites;
     mod check_ci;
     mod mirror;
-    mod tree_safety;
     pub mod mhtml;
     pub mod util;
     mod warc;

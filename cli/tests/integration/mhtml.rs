@@ -26,8 +26,8 @@ use linkbase::pipeline::Options;
 use linkbase::report::write_jsonl;
 use linkbase::{BaseLayers, Report, UriRef};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/mhtml");
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/mhtml");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/mhtml");
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/mhtml");
 const LEDGER: &str = "KNOWN_FAILURES.txt";
 
 type Outcome = Result<(), String>;

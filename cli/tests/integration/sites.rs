@@ -20,7 +20,7 @@ pub(crate) const BASIC_URL: &str = "https://example.com/site/";
 const DOCS_URL: &str = "https://example.net/docs/";
 
 fn sites() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sites")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/sites")
 }
 
 pub(crate) fn fixture(name: &str) -> PathBuf {

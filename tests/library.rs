@@ -1,0 +1,15 @@
+//! Library tests over the fixture trees and the html5lib suite: golden outputs, the streaming
+//! engine against the DOM engine, and rewritten documents re-parsed to the same tree. (The
+//! command-line tests are the `linkbase-cli` package's, in `cli/tests/`.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod library {
+    mod differential;
+    mod goldens;
+    mod tree_safety;
+}
