@@ -442,7 +442,9 @@ impl Resolver {
             Failure::Whatwg("the url crate panicked on this input (servo/rust-url#1114)".into())
         })?
         .map_err(|e| Failure::Whatwg(e.to_string()))?;
-        match keep_file_host(base, self.base.as_str(), reference, &joined) {
+        match keep_file_host(base, self.base.as_str(), reference, &joined)
+            .or_else(|| keep_empty_file_segments(reference, &joined))
+        {
             Some(fixed) => out.push_str(&fixed),
             None => out.push_str(joined.as_str()),
         }
@@ -520,6 +522,85 @@ fn keep_file_host(
         fixed.push_str(f);
     }
     Some(fixed)
+}
+
+/// Post-normalisation for url 2.5.8's other `file:` failure (WPT `////one/two` against
+/// `file:///`, `//localhost//pig` against `file://lion/`, `/..//x`): the crate drops the empty
+/// segments a `file:` path starts with, which the URL Standard's path state keeps (`file:////pig`
+/// has the path `//pig`). For a reference with an authority or an absolute path, the leading
+/// empty segments of the path are counted as the path state makes them (`.` and `..` applied)
+/// and the missing ones put back; the rest of the crate's result is kept as it is.
+fn keep_empty_file_segments(reference: &str, joined: &url::Url) -> Option<String> {
+    if joined.scheme() != "file" {
+        return None;
+    }
+    let cleaned: String = reference
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let after_scheme = match cleaned.get(..5) {
+        Some(s) if s.eq_ignore_ascii_case("file:") => cleaned.get(5..).unwrap_or_default(),
+        _ => cleaned.as_str(),
+    };
+    let is_slash = |c: char| c == '/' || c == '\\';
+    let before_query = after_scheme.split(['?', '#']).next().unwrap_or_default();
+    let mut chars = before_query.chars();
+    let path = match (chars.next(), chars.next()) {
+        // `//host/path`: the path starts at the first slash after the host.
+        (Some(a), Some(b)) if is_slash(a) && is_slash(b) => {
+            let rest = before_query.get(2..).unwrap_or_default();
+            rest.get(rest.find(is_slash)?..)?
+        }
+        (Some(a), _) if is_slash(a) => before_query,
+        _ => return None,
+    };
+    // The URL Standard's path state over the segments after the leading slash.
+    let mut segments: Vec<&str> = Vec::new();
+    let parts: Vec<&str> = path.get(1..)?.split(is_slash).collect();
+    for (i, segment) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let lower = segment.to_ascii_lowercase();
+        let dots = lower.replace("%2e", ".");
+        match dots.as_str() {
+            ".." => {
+                segments.pop();
+                if last {
+                    segments.push("");
+                }
+            }
+            "." => {
+                if last {
+                    segments.push("");
+                }
+            }
+            _ => segments.push(segment),
+        }
+    }
+    // Windows drive letters have rules of their own (and `keep_file_host`): left to the crate.
+    let drive = |s: &str| {
+        let b = s.as_bytes();
+        b.len() == 2
+            && b.first().is_some_and(u8::is_ascii_alphabetic)
+            && matches!(b.get(1), Some(b':' | b'|'))
+    };
+    if segments.iter().any(|s| drive(s)) {
+        return None;
+    }
+    // Leading slashes of the path as the standard serializes it, and as the crate did.
+    let spec_path = format!("/{}", segments.join("/"));
+    let want = spec_path.bytes().take_while(|b| *b == b'/').count();
+    let have = joined.path().bytes().take_while(|b| *b == b'/').count();
+    if want <= have {
+        return None;
+    }
+    let missing = "/".repeat(want - have);
+    let text = joined.as_str();
+    let host_end = "file://".len()
+        + joined.host_str().map_or(0, str::len)
+        + joined.port().map_or(0, |p| p.to_string().len() + 1);
+    let (head, tail) = (text.get(..host_end)?, text.get(host_end..)?);
+    Some(format!("{head}{missing}{tail}"))
 }
 
 /// Gives a closure the higher-ranked signature the url crate's encoding override wants.
