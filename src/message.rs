@@ -102,6 +102,22 @@ fn process(
         .map(|d| Diagnostic::new("mime", d.clone()))
         .collect();
     for (i, part) in tree.parts.iter().enumerate() {
+        if part.kind == PartKind::Leaf && part.mime_type == "text/css" {
+            let first = reports.is_empty();
+            let (mut report, edit) = css_part(&tree, &keys, i, input, options, rewrite);
+            if first {
+                let mut all = tree_diagnostics.clone();
+                all.append(&mut report.base.diagnostics);
+                report.base.diagnostics = all;
+            }
+            report.base.root = Some(Some(i) == root);
+            for link in &mut report.links {
+                link.root = report.base.root;
+            }
+            splices.extend(edit);
+            reports.push(report);
+            continue;
+        }
         if part.kind != PartKind::Leaf || part.mime_type != "text/html" {
             continue;
         }
@@ -239,6 +255,228 @@ fn process(
         bytes: splice(input.bytes, splices),
         reports,
     })
+}
+
+/// Bytes of the message replaced: the part body's span and its new encoded bytes.
+type Edit = (Range<usize>, Vec<u8>);
+
+/// A `text/css` part (issue 9 item 8): its `url()` and `@import` URLs resolved against the
+/// part's base (its headings, as for an HTML part: RFC 2557 §5) and, when rewriting, replaced
+/// byte-faithfully in its own charset and transfer encoding. The charset is CSS Syntax §3.2's:
+/// a BOM, then the part's `charset`, then `@charset`, then UTF-8. A reference resolved against
+/// `thismessage:/` keeps its text (it still names its part, RFC 2557 §8.2(d)).
+fn css_part(
+    tree: &MessageTree,
+    keys: &[Option<String>],
+    i: usize,
+    input: &MessageInput<'_>,
+    options: &Options,
+    rewrite: bool,
+) -> (Report, Option<Edit>) {
+    use crate::rewrite::css::{rewrite_css, CssKind};
+    let resolve = options.rewrite.resolve;
+    let Some(part) = tree.parts.get(i) else {
+        return (
+            Report {
+                base: empty_base(None, Vec::new()),
+                links: Vec::new(),
+            },
+            None,
+        );
+    };
+    let path = mime::display_path(&part.path).to_owned();
+    let mut diagnostics = Vec::new();
+    let heads = headings(tree, i, &input.layers);
+    let base = heading_base(&heads, &input.layers, resolve, true, &mut diagnostics);
+    let base_text = base.uri.as_ref().map(|u| u.to_string());
+    let skipped = |mut diagnostics: Vec<Diagnostic>, why: String| {
+        diagnostics.push(Diagnostic::new(
+            "part-skipped",
+            format!("left as it was: {why}"),
+        ));
+        (
+            Report {
+                base: empty_base(Some(path.clone()), diagnostics),
+                links: Vec::new(),
+            },
+            None,
+        )
+    };
+    let Some(body) = part.decoded.as_deref() else {
+        return skipped(diagnostics, "its body cannot be decoded".into());
+    };
+    let (encoding, source, bom) = css_encoding(body, part.charset.as_deref());
+    let Some(text) = encoding
+        .decode_without_bom_handling_and_without_replacement(body.get(bom..).unwrap_or_default())
+    else {
+        return skipped(
+            diagnostics,
+            format!("its bytes are not valid {}", encoding.name()),
+        );
+    };
+    let resolver = base
+        .uri
+        .as_ref()
+        .and_then(|u| crate::Resolver::new(u.as_str(), resolve).ok());
+    let writable = part.body.is_some() && is_writable(&part.transfer_encoding);
+    let mut links = Vec::new();
+    let new_text = rewrite_css(&text, CssKind::Stylesheet, &mut |url| {
+        let value = url.value.trim();
+        let kind = if url.import {
+            crate::rewrite::LinkKind::CssImport
+        } else {
+            crate::rewrite::LinkKind::Css
+        };
+        // `url(#x)` is local to the document that uses the stylesheet; `url()` names nothing.
+        let local = value.is_empty() || value.starts_with('#');
+        let outcome = match (&resolver, local) {
+            (_, true) => Ok(None),
+            (Some(r), false) => r
+                .resolve(value)
+                .map(|r| Some(r.uri))
+                .map_err(|e| e.to_string()),
+            (None, false) => Err("no base URI: the relative reference is left as it was".into()),
+        };
+        let (resolved, diagnostic) = match outcome {
+            Ok(r) => (r, None),
+            Err(e) => (None, Some(format!("unresolvable: {e}"))),
+        };
+        let replacement = resolved
+            .as_ref()
+            .filter(|r| r.as_str() != value && !is_fictitious(r))
+            .cloned();
+        let target_part = resolved
+            .as_deref()
+            .and_then(|r| target(tree, keys, i, r))
+            .and_then(|t| tree.parts.get(t))
+            .map(|t| mime::display_path(&t.path).to_owned());
+        links.push(crate::LinkRecord {
+            part: Some(path.clone()),
+            element: String::new(),
+            attribute: None,
+            original: url.value.to_string(),
+            resolved,
+            base: base_text.clone(),
+            base_source: base.source,
+            same_document: local && !value.is_empty(),
+            kind,
+            rewritten: replacement.is_some() && writable,
+            diagnostic,
+            srcdoc_depth: 0,
+            target_part,
+            root: None,
+            warc: None,
+        });
+        replacement
+    });
+    let mut edit = None;
+    if let (true, true, Some(new_text)) = (rewrite, writable, &new_text) {
+        let (encoded, _, unmappable) = encoding.encode(new_text);
+        if unmappable {
+            diagnostics.push(Diagnostic::new(
+                "part-skipped",
+                format!(
+                    "a new URL cannot be written in {}; the part left as it was",
+                    encoding.name()
+                ),
+            ));
+            for l in &mut links {
+                l.rewritten = false;
+            }
+        } else {
+            let mut css = body.get(..bom).unwrap_or_default().to_vec();
+            css.extend_from_slice(&encoded);
+            let css = if part.transfer_encoding == "base64" {
+                css
+            } else {
+                from_crlf(&css)
+            };
+            if let (Some(span), Some(encoded)) = (
+                &part.body,
+                transfer_encode(&css, &part.transfer_encoding, part.eol),
+            ) {
+                edit = Some((span.clone(), encoded));
+            }
+        }
+    } else if new_text.is_some() && !writable {
+        diagnostics.push(Diagnostic::new(
+            "part-skipped",
+            format!(
+                "Content-Transfer-Encoding {:?} cannot be written back; the part left as it was",
+                part.transfer_encoding
+            ),
+        ));
+    }
+    let record = BaseRecord {
+        part: Some(path.clone()),
+        base: base_text.clone(),
+        base_source: base.source,
+        encoding: encoding.name(),
+        encoding_source: source,
+        diagnostics,
+        root: None,
+        warc: None,
+    };
+    (
+        Report {
+            base: record,
+            links,
+        },
+        edit,
+    )
+}
+
+fn empty_base(part: Option<String>, diagnostics: Vec<Diagnostic>) -> BaseRecord {
+    BaseRecord {
+        part,
+        base: None,
+        base_source: crate::BaseSource::None,
+        encoding: "",
+        encoding_source: crate::decode::EncodingSource::Fallback,
+        diagnostics,
+        root: None,
+        warc: None,
+    }
+}
+
+/// CSS Syntax §3.2 "determine the fallback encoding": a BOM (its length is returned), the
+/// transport charset, an `@charset "…";` at the very start, else UTF-8.
+fn css_encoding(
+    body: &[u8],
+    charset: Option<&str>,
+) -> (
+    &'static encoding_rs::Encoding,
+    crate::decode::EncodingSource,
+    usize,
+) {
+    use crate::decode::EncodingSource;
+    if let Some((enc, len)) = encoding_rs::Encoding::for_bom(body) {
+        return (enc, EncodingSource::Bom, len);
+    }
+    if let Some(enc) = charset.and_then(|c| encoding_rs::Encoding::for_label(c.trim().as_bytes())) {
+        return (enc, EncodingSource::Transport, 0);
+    }
+    let declared = body
+        .strip_prefix(b"@charset \"")
+        .and_then(|rest| rest.get(..rest.iter().position(|b| *b == b'"')?))
+        .and_then(encoding_rs::Encoding::for_label)
+        // "If the return value was UTF-16BE or UTF-16LE, use UTF-8."
+        .map(|e| {
+            if e == encoding_rs::UTF_16BE || e == encoding_rs::UTF_16LE {
+                encoding_rs::UTF_8
+            } else {
+                e
+            }
+        });
+    match declared {
+        Some(enc) => (enc, EncodingSource::Meta, 0),
+        None => (encoding_rs::UTF_8, EncodingSource::Fallback, 0),
+    }
+}
+
+fn is_fictitious(uri: &str) -> bool {
+    uri.get(..12)
+        .is_some_and(|s| s.eq_ignore_ascii_case("thismessage:"))
 }
 
 /// The headings around part `i`, outermost first, ending with the part's own; the caller's
@@ -426,6 +664,85 @@ fn splice(input: &[u8], mut splices: Vec<(Range<usize>, Vec<u8>)>) -> Vec<u8> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// An MHTML page with a stylesheet part (issue 9 item 8): the stylesheet's `url()` and
+    /// `@import` resolve against its own Content-Location, match the image part, and are
+    /// rewritten in place, in its charset and quoted-printable; nothing else changes.
+    #[test]
+    fn css_parts_are_resolved_and_rewritten_byte_faithfully() {
+        let message = concat!(
+            "MIME-Version: 1.0\r\n",
+            "Content-Type: multipart/related; boundary=\"b\"\r\n",
+            "\r\n",
+            "--b\r\n",
+            "Content-Type: text/html\r\n",
+            "Content-Location: http://h/page/index.html\r\n",
+            "\r\n",
+            "<link rel=stylesheet href=\"../css/site.css\">\r\n",
+            "--b\r\n",
+            "Content-Type: text/css; charset=windows-1252\r\n",
+            "Content-Transfer-Encoding: quoted-printable\r\n",
+            "Content-Location: http://h/css/site.css\r\n",
+            "\r\n",
+            "@import 'print.css' print;\r\n",
+            "/* caf=E9 */ body { background: url( ../img/bg.png ) }\r\n",
+            "svg { fill: url(#grad) } i { background: url(\"http://cdn/x.png\") }\r\n",
+            "--b\r\n",
+            "Content-Type: image/png\r\n",
+            "Content-Location: http://h/img/bg.png\r\n",
+            "\r\n",
+            "PNG\r\n",
+            "--b--\r\n"
+        );
+        let input = MessageInput {
+            name: "t.mht",
+            bytes: message.as_bytes(),
+            layers: BaseLayers::default(),
+        };
+        let out = rewrite_message(&input, &Options::default()).unwrap();
+        let css = out
+            .reports
+            .iter()
+            .find(|r| r.base.part.as_deref() == Some("2"))
+            .unwrap();
+        assert_eq!(css.base.base.as_deref(), Some("http://h/css/site.css"));
+        assert_eq!(css.base.encoding, "windows-1252");
+        let got: Vec<(&str, Option<&str>, Option<&str>, bool)> = css
+            .links
+            .iter()
+            .map(|l| {
+                (
+                    l.original.as_str(),
+                    l.resolved.as_deref(),
+                    l.target_part.as_deref(),
+                    l.rewritten,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("print.css", Some("http://h/css/print.css"), None, true),
+                (
+                    "../img/bg.png",
+                    Some("http://h/img/bg.png"),
+                    Some("3"),
+                    true
+                ),
+                ("#grad", None, None, false),
+                ("http://cdn/x.png", Some("http://cdn/x.png"), None, false),
+            ]
+        );
+        let text = String::from_utf8(out.bytes).unwrap();
+        let expected = message
+            .replace(
+                "@import 'print.css' print;",
+                "@import 'http://h/css/print.css' print;",
+            )
+            .replace("url( ../img/bg.png )", "url( http://h/img/bg.png )")
+            .replace("href=\"../css/site.css\"", "href=\"http://h/css/site.css\"");
+        assert_eq!(text, expected);
+    }
 
     #[test]
     fn transfer_encodings_keep_line_endings_and_width() {

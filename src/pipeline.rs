@@ -162,6 +162,7 @@ pub fn rewrite(input: &HtmlInput<'_>, options: &Options) -> Result<Rewritten, Er
     let a = analyse(input, options)?;
     if let Analysis::Dom(dom) = &a {
         refuse_text_loss(input.name, dom)?;
+        refuse_raw_text_loss(input.name, dom, options)?;
     }
     let (bytes, engine) = write_out(input.bytes, &a, options);
     let mut report = into_report(a, None);
@@ -186,6 +187,63 @@ pub(crate) fn refuse_text_loss(name: &str, a: &Analysed) -> Result<(), Error> {
         input: name.to_owned(),
         message: text_loss_message(&a.decoded),
     })
+}
+
+/// `--output-charset`: a character the output encoding cannot represent is written as `&#N;`,
+/// which text and attribute values decode back; raw text (`<script>`, `<style>`, `<xmp>`, …)
+/// does not, so there it would change the script or stylesheet (issue 9 item 9). Refused.
+pub(crate) fn refuse_raw_text_loss(
+    name: &str,
+    a: &Analysed,
+    options: &Options,
+) -> Result<(), Error> {
+    const RAW_TEXT: [&str; 8] = [
+        "script",
+        "style",
+        "xmp",
+        "iframe",
+        "noembed",
+        "noframes",
+        "noscript",
+        "plaintext",
+    ];
+    let Some(encoding) = options.output_encoding else {
+        return Ok(());
+    };
+    // UTF-8 and UTF-16 represent everything (and the replacement encoding is written as UTF-8).
+    if encoding == a.decoded.encoding
+        || encoding == encoding_rs::UTF_8
+        || encoding == encoding_rs::UTF_16LE
+        || encoding == encoding_rs::UTF_16BE
+        || encoding == encoding_rs::REPLACEMENT
+    {
+        return Ok(());
+    }
+    for element in a.doc.elements() {
+        let Some(tag) = RAW_TEXT.iter().find(|t| element.is_html(t)) else {
+            continue;
+        };
+        let text = element.text();
+        if !encoding.encode(&text).2 {
+            continue;
+        }
+        let mut buffer = [0u8; 4];
+        let first = text
+            .chars()
+            .find(|c| encoding.encode(c.encode_utf8(&mut buffer)).2)
+            .unwrap_or('\u{FFFD}');
+        return Err(Error::Unsupported {
+            input: name.to_owned(),
+            message: format!(
+                "<{tag}> holds U+{:04X} ({first}), which {} cannot represent, and in its raw \
+                 text a character reference would change the content; nothing was written \
+                 (choose an --output-charset that can represent it, such as UTF-8)",
+                u32::from(first),
+                encoding.name()
+            ),
+        });
+    }
+    Ok(())
 }
 
 pub(crate) fn text_loss_message(decoded: &Decoded) -> String {

@@ -1705,3 +1705,56 @@ fn large_documents_stream_with_the_same_results() {
         }
     }
 }
+
+/// Issue 9 item 9: `--output-charset` writes `&#N;` for what it cannot encode, which raw text
+/// would keep literally: a script or stylesheet holding such a character is refused.
+#[test]
+fn output_charset_refuses_what_raw_text_cannot_hold() {
+    let dir = tmp();
+    for (tag, doc) in [
+        (
+            "script",
+            "<meta charset=utf-8><script>var s = \"\u{2603}\";</script><a href=x>x</a>",
+        ),
+        (
+            "style",
+            "<meta charset=utf-8><style>p:before{content:\"\u{2603}\"}</style>",
+        ),
+    ] {
+        let out = dir.path().join(format!("{tag}.html"));
+        let run = linkbase_refusing(
+            &[
+                "rewrite",
+                "--url",
+                URL,
+                "--output-charset",
+                "windows-1252",
+                "-o",
+                s(&out),
+            ],
+            doc.as_bytes(),
+        );
+        assert_eq!(run.code, 2, "{tag}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "<{tag}> holds U+2603 (\u{2603}), which windows-1252 cannot represent"
+            )),
+            "{}",
+            run.stderr
+        );
+        assert!(!out.exists());
+    }
+    // In text, the reference decodes back to the character: written.
+    let run = linkbase(
+        &["rewrite", "--url", URL, "--output-charset", "windows-1252"],
+        "<meta charset=utf-8><p>\u{2603}</p><script>var ok = 1;</script>".as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("<p>&#9731;</p>"), "{}", run.stdout);
+    // SVG's <script> is not raw text: its references decode.
+    let run = linkbase(
+        &["rewrite", "--url", URL, "--output-charset", "windows-1252"],
+        "<meta charset=utf-8><svg><script>var s = \"\u{2603}\";</script></svg>".as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

@@ -721,9 +721,18 @@ fn corpus_facts(sample: &str, bytes: &[u8], reports: &[Report]) -> Outcome {
                 .iter()
                 .filter(|p| p.mime_type == "text/html")
                 .count();
+            // A report per HTML part and per text/css part (issue 9 item 8).
+            let css = tree
+                .parts
+                .iter()
+                .filter(|p| p.mime_type == "text/css")
+                .count();
             check(
-                reports.len() == html && html == 62,
-                format!("62 HTML parts, got {html}"),
+                reports.len() == html + css && html == 62,
+                format!(
+                    "62 HTML parts and {css} CSS parts, got {} reports for {html} HTML parts",
+                    reports.len()
+                ),
             )?;
             for r in reports {
                 let base = r.base.base.clone().unwrap_or_default();
