@@ -1,10 +1,50 @@
 //! # linkbase
 //!
-//! Find the base URI of an HTML document (RFC 2396 §5.1) and make every relative link in it
-//! absolute (RFC 2396 §5.2).
+//! Find the base URI of a document — its `<base href>`, the `Content-Base` / `Content-Location`
+//! of the message or response around it, the URI it was retrieved from, or a default
+//! (RFC 2396 §5.1) — and make every relative link in it absolute (RFC 2396 §5.2), changing
+//! nothing but the URL bytes.
 //!
-//! The resolver is the core: RFC 2396 §5.2 step by step, with RFC 1808, RFC 3986 and browser
-//! (WHATWG) behaviour as selectable [`Profile`]s.
+//! ## Where to start
+//!
+//! | you have | call | you get |
+//! | --- | --- | --- |
+//! | one reference and a base | [`Resolver::resolve`], [`resolve()`] | the absolute URI ([`Resolved`]) |
+//! | an HTML document (bytes) | [`pipeline::rewrite`], [`pipeline::links`] | the rewritten bytes, a [`Report`] of every link with its [`BaseSource`] |
+//! | a document too large to hold | [`pipeline::rewrite_path`], [`pipeline::links_path`] | the same, streamed in flat memory |
+//! | a MIME message, `.eml`, `.mht` | [`message::rewrite_message`], [`message::links_message`] | per HTML and CSS part |
+//! | a WARC file | [`archive::Archive`], then [`archive::links`] / [`archive::rewrite`] | per archived page, damage reported |
+//! | a site tree | [`site::Site`] | URL ↔ file mapping, link verdicts, [`site::Site::relative`] paths for mirrors |
+//!
+//! The base layers outside a document are a [`BaseLayers`] (`--url`, headers through
+//! [`BaseLayers::add_headers`], a default); how to resolve is [`ResolveOptions`] with a
+//! [`Profile`]: RFC 2396 (the default and the normative text), RFC 1808, RFC 3986, or WHATWG
+//! (browsers, through the `url` crate).
+//!
+//! ```
+//! use linkbase::pipeline::{rewrite, HtmlInput, Options};
+//! use linkbase::{BaseLayers, BaseSource};
+//!
+//! let input = HtmlInput {
+//!     name: "page.html",
+//!     bytes: b"<base href='/docs/'><a href=intro.html>Intro</a>",
+//!     layers: BaseLayers {
+//!         retrieval_uri: Some("http://example.com/guide/page.html".into()),
+//!         ..Default::default()
+//!     },
+//!     ..Default::default()
+//! };
+//! let out = rewrite(&input, &Options::default())?;
+//! // Only the URL values changed; the quotes (or their absence) are the input's.
+//! assert_eq!(
+//!     out.bytes,
+//!     b"<base href='http://example.com/docs/'><a href=http://example.com/docs/intro.html>Intro</a>"
+//! );
+//! assert_eq!(out.report.base.base_source, BaseSource::BaseElement);
+//! # Ok::<(), linkbase::Error>(())
+//! ```
+//!
+//! The resolver is the core: RFC 2396 §5.2 step by step (`uri/resolve.rs` cites each step).
 //!
 //! ```
 //! use linkbase::{Resolver, ResolveOptions, Profile};
@@ -24,6 +64,12 @@
 //! assert!(r.same_document);
 //! # Ok::<(), linkbase::ResolveError>(())
 //! ```
+//!
+//! ## Errors and diagnostics
+//!
+//! An [`Error`] stops a document (binary input, an unusable base given by the caller, a bound
+//! passed); a [`Diagnostic`] says what was left as it was and why, and never stops anything.
+//! Nothing here panics on any input (the parsers are fuzzed: `fuzz/`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

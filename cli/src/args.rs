@@ -259,12 +259,25 @@ pub struct ResolveArgs {
     pub base: String,
     #[command(flatten)]
     pub resolution: ResolutionArgs,
-    /// Print one JSON object per reference: {"ref", "resolved", "same_document", "error"}.
+    /// Print one JSON object per reference: {"ref", "resolved", "same_document", "error"}
+    /// (the same as --format jsonl).
     #[arg(long)]
     pub json: bool,
+    /// text: one resolved URI a line (an empty line when it cannot be resolved); jsonl: as --json.
+    #[arg(long, value_enum, default_value_t = ResolveFormat::Text)]
+    pub format: ResolveFormat,
+    /// Write the results here instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
     /// The references to resolve; read from stdin, one per line, when none are given.
     #[arg(value_name = "REF", allow_hyphen_values = true)]
     pub refs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ResolveFormat {
+    Text,
+    Jsonl,
 }
 
 /// The resolution options shared by every command.

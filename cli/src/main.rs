@@ -121,19 +121,29 @@ struct ResolveRecord<'a> {
 fn run_resolve(args: &ResolveArgs) -> Result<Exit, Failure> {
     let resolver = Resolver::new(&args.base, args.resolution.options())
         .map_err(|e| Fatal(format!("--base: {e}")))?;
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    with_output(args.output.as_deref(), |out| {
+        resolve_to(args, &resolver, out)
+    })
+}
+
+fn resolve_to(
+    args: &ResolveArgs,
+    resolver: &Resolver,
+    out: &mut dyn Write,
+) -> Result<Exit, Failure> {
+    let json = args.json || args.format == args::ResolveFormat::Jsonl;
+    let mut out = BufWriter::new(out);
     let mut failed = 0usize;
     let mut buffer = String::new();
-    let mut one = |reference: &str, out: &mut BufWriter<io::StdoutLock<'_>>| -> io::Result<()> {
+    let mut one = |reference: &str, out: &mut BufWriter<&mut dyn Write>| -> io::Result<()> {
         let result = resolver.resolve_into(reference, &mut buffer);
         if let Err(e) = &result {
             failed += 1;
-            if !args.json {
+            if !json {
                 eprintln!("linkbase: {e}");
             }
         }
-        if args.json {
+        if json {
             let (resolved, same_document, error) = match &result {
                 Ok(same) => (Some(buffer.as_str()), *same, None),
                 Err(e) => (None, false, Some(e.to_string())),

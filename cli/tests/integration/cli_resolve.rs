@@ -181,3 +181,48 @@ fn completions_and_man_page() {
     );
     assert!(man.stdout.contains("rewrite"), "subcommands in the page");
 }
+
+/// Issue 11 item 3: `resolve` takes `--format` and `-o FILE` like the other commands.
+#[test]
+fn resolve_takes_format_and_output() {
+    let json = linkbase(
+        &[
+            "resolve",
+            "--base",
+            "http://a/b/c/d;p?q",
+            "--format",
+            "jsonl",
+            "../g",
+        ],
+        b"",
+    );
+    assert_eq!(
+        json.stdout,
+        "{\"ref\":\"../g\",\"resolved\":\"http://a/b/g\",\"same_document\":false,\"error\":null}\n"
+    );
+    assert_eq!(
+        json.stdout,
+        linkbase(
+            &["resolve", "--base", "http://a/b/c/d;p?q", "--json", "../g"],
+            b""
+        )
+        .stdout
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.txt");
+    let run = linkbase(
+        &[
+            "resolve",
+            "--base",
+            "mailto:x@y",
+            "-o",
+            out.to_str().unwrap(),
+            "g",
+            "h:i",
+        ],
+        b"",
+    );
+    // One of the two cannot be resolved: exit 1, and the file still holds both lines.
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "\nh:i\n");
+}
