@@ -510,7 +510,7 @@ fn decode_payload(
             Some(p) => payload = p,
             // Many crawlers store the payload already de-chunked and keep the header.
             None => diagnostics.push(Diagnostic::new(
-                "warc-payload",
+                crate::error::DiagnosticCode::WarcPayload,
                 "Transfer-Encoding: chunked, but the payload is not chunked; used as it is",
             )),
         }
@@ -534,7 +534,7 @@ fn decode_payload(
                 // Stored decoded by the crawler despite the header? Then it reads as text.
                 if is_html(None, &payload) {
                     diagnostics.push(Diagnostic::new(
-                        "warc-payload",
+                        crate::error::DiagnosticCode::WarcPayload,
                         format!("Content-Encoding: {coding} does not decode ({e}); the payload is used as it is"),
                     ));
                     break;

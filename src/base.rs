@@ -122,7 +122,7 @@ impl BaseLayers {
                     }
                 }
                 HeaderBase::Browser => diagnostics.push(Diagnostic::new(
-                    "header-ignored",
+                    crate::error::DiagnosticCode::HeaderIgnored,
                     format!(
                         "{name}: {value} is not a base under --header-base browser (RFC 7231 §3.1.4.2)"
                     ),
@@ -164,7 +164,7 @@ impl BaseLayers {
                 }
                 None => {
                     diagnostics.push(Diagnostic::new(
-                        "redirect-chain",
+                        crate::error::DiagnosticCode::RedirectChain,
                         format!(
                             "Location: {location} cannot be resolved{}; the retrieval URI stays {}",
                             match &current {
@@ -179,7 +179,7 @@ impl BaseLayers {
             }
         }
         diagnostics.push(Diagnostic::new(
-            "redirect-chain",
+            crate::error::DiagnosticCode::RedirectChain,
             format!(
                 "the retrieval URI is the end of the redirect chain (RFC 2396 §5.1.3): {}",
                 path.join(" -> ")
@@ -277,7 +277,7 @@ fn apply_heading(
                 if labels == Labels::Quiet
                     && value.trim().to_ascii_lowercase().starts_with("cid:") => {}
             Err(why) => diagnostics.push(Diagnostic::new(
-                "base-ignored",
+                crate::error::DiagnosticCode::BaseIgnored,
                 format!(
                     "{}: {value:?} is not a usable base: {why}",
                     header_name(source)
@@ -408,7 +408,7 @@ pub fn with_base_element(
         .is_some_and(|s| s.eq_ignore_ascii_case("data") || s.eq_ignore_ascii_case("javascript"))
     {
         diagnostics.push(Diagnostic::new(
-            "base-ignored",
+            crate::error::DiagnosticCode::BaseIgnored,
             format!("<base href={href:?}>: a data: or javascript: base is ignored (HTML LS \"set the frozen base URL\")"),
         ));
         return outer.clone();
@@ -440,7 +440,7 @@ pub fn with_base_element(
         },
         Err(why) => {
             diagnostics.push(Diagnostic::new(
-                "base-ignored",
+                crate::error::DiagnosticCode::BaseIgnored,
                 format!("<base href={href:?}> is not a usable base: {why}"),
             ));
             outer.clone()

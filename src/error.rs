@@ -58,19 +58,89 @@ pub enum Error {
     },
 }
 
+/// What a [`Diagnostic`] is about: one stable, kebab-case name each (`base-ignored`), the same
+/// in JSON reports, messages and the CLI's stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum DiagnosticCode {
+    /// A URL could not be resolved (RFC 2396 §5.2 has no answer, or the profile refuses it).
+    Unresolvable,
+    /// No base at all: relative references stay as written.
+    NoBase,
+    /// A base layer (`<base href>`, a header, an option) could not serve and was skipped.
+    BaseIgnored,
+    /// `--drop-base` kept the `<base>`: some references could not be made absolute and still
+    /// need it.
+    BaseKept,
+    /// A `<base href>` after the first: browsers ignore it (HTML LS "frozen base URL").
+    DuplicateBase,
+    /// `Content-Base` / `Content-Location` not used as a base under `--header-base browser`.
+    HeaderIgnored,
+    /// The retrieval URI is the end of a saved redirect chain (RFC 2396 §5.1.3).
+    RedirectChain,
+    /// About the document's encoding: an unknown label, malformed bytes.
+    Encoding,
+    /// An empty URL value, left empty.
+    EmptyUrl,
+    /// A `<noscript>`'s content left as it was (it could not be settled), and why.
+    NoscriptKept,
+    /// A `<style>` or `<noscript>` too long to hold while streaming, copied as it is.
+    RawTextKept,
+    /// An `iframe srcdoc` document past the parser's bounds, left as it was.
+    Unparsed,
+    /// The DOM engine handled the document, and why.
+    DomEngine,
+    /// About the MIME structure of a message.
+    Mime,
+    /// A MIME part left as it was, and why.
+    PartSkipped,
+    /// About an archived HTTP payload (codings that do not decode, a chunked body that is not).
+    WarcPayload,
+}
+
+impl DiagnosticCode {
+    /// The kebab-case name (`base-ignored`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticCode::Unresolvable => "unresolvable",
+            DiagnosticCode::NoBase => "no-base",
+            DiagnosticCode::BaseIgnored => "base-ignored",
+            DiagnosticCode::BaseKept => "base-kept",
+            DiagnosticCode::DuplicateBase => "duplicate-base",
+            DiagnosticCode::HeaderIgnored => "header-ignored",
+            DiagnosticCode::RedirectChain => "redirect-chain",
+            DiagnosticCode::Encoding => "encoding",
+            DiagnosticCode::EmptyUrl => "empty-url",
+            DiagnosticCode::NoscriptKept => "noscript-kept",
+            DiagnosticCode::RawTextKept => "raw-text-kept",
+            DiagnosticCode::Unparsed => "unparsed",
+            DiagnosticCode::DomEngine => "dom-engine",
+            DiagnosticCode::Mime => "mime",
+            DiagnosticCode::PartSkipped => "part-skipped",
+            DiagnosticCode::WarcPayload => "warc-payload",
+        }
+    }
+}
+
+impl std::fmt::Display for DiagnosticCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Something in the document that was left as it was, or a choice worth knowing about.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
-    /// A stable, kebab-case identifier: `unresolvable`, `base-ignored`, `duplicate-base`,
-    /// `header-ignored`, `encoding`, `empty-url`, `no-base`.
-    pub code: &'static str,
+    /// What it is about.
+    pub code: DiagnosticCode,
     /// A sentence for people.
     pub message: String,
 }
 
 impl Diagnostic {
     /// A diagnostic with this code and message.
-    pub fn new(code: &'static str, message: impl Into<String>) -> Diagnostic {
+    pub fn new(code: DiagnosticCode, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             code,
             message: message.into(),

@@ -93,7 +93,7 @@ pub mod site;
 mod testutil;
 
 pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
-pub use error::{Diagnostic, Error};
+pub use error::{Diagnostic, DiagnosticCode, Error};
 pub use input::Headers;
 pub use report::{BaseRecord, LinkRecord, Report};
 pub use rewrite::{Relink, Relinker, RewriteOptions};

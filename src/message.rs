@@ -99,7 +99,7 @@ fn process(
     let tree_diagnostics: Vec<Diagnostic> = tree
         .diagnostics
         .iter()
-        .map(|d| Diagnostic::new("mime", d.clone()))
+        .map(|d| Diagnostic::new(crate::error::DiagnosticCode::Mime, d.clone()))
         .collect();
     for (i, part) in tree.parts.iter().enumerate() {
         if part.kind == PartKind::Leaf && part.mime_type == "text/css" {
@@ -167,7 +167,7 @@ fn process(
             Ok(a) => a,
             Err(e) => {
                 diagnostics.push(Diagnostic::new(
-                    "part-skipped",
+                    crate::error::DiagnosticCode::PartSkipped,
                     format!("left as it was: {e}"),
                 ));
                 reports.push(Report {
@@ -221,10 +221,10 @@ fn process(
                     part.transfer_encoding
                 )
             };
-            part_report
-                .base
-                .diagnostics
-                .push(Diagnostic::new("part-skipped", why));
+            part_report.base.diagnostics.push(Diagnostic::new(
+                crate::error::DiagnosticCode::PartSkipped,
+                why,
+            ));
             for link in &mut part_report.links {
                 link.rewritten = false;
             }
@@ -291,7 +291,7 @@ fn css_part(
     let base_text = base.uri.as_ref().map(|u| u.to_string());
     let skipped = |mut diagnostics: Vec<Diagnostic>, why: String| {
         diagnostics.push(Diagnostic::new(
-            "part-skipped",
+            crate::error::DiagnosticCode::PartSkipped,
             format!("left as it was: {why}"),
         ));
         (
@@ -374,7 +374,7 @@ fn css_part(
         let (encoded, _, unmappable) = encoding.encode(new_text);
         if unmappable {
             diagnostics.push(Diagnostic::new(
-                "part-skipped",
+                crate::error::DiagnosticCode::PartSkipped,
                 format!(
                     "a new URL cannot be written in {}; the part left as it was",
                     encoding.name()
@@ -400,7 +400,7 @@ fn css_part(
         }
     } else if new_text.is_some() && !writable {
         diagnostics.push(Diagnostic::new(
-            "part-skipped",
+            crate::error::DiagnosticCode::PartSkipped,
             format!(
                 "Content-Transfer-Encoding {:?} cannot be written back; the part left as it was",
                 part.transfer_encoding

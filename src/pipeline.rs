@@ -373,14 +373,13 @@ fn stream_path(
         ) {
             Ok((base, found, malformed)) => {
                 diagnostics.extend(
-                    decoded
-                        .diagnostics
-                        .iter()
-                        .map(|d| Diagnostic::new("encoding", d.clone())),
+                    decoded.diagnostics.iter().map(|d| {
+                        Diagnostic::new(crate::error::DiagnosticCode::Encoding, d.clone())
+                    }),
                 );
                 if malformed {
                     diagnostics.push(Diagnostic::new(
-                        "encoding",
+                        crate::error::DiagnosticCode::Encoding,
                         format!(
                             "malformed byte sequences for {} (copied as they are; only URL values are rewritten)",
                             decoded.encoding.name()
@@ -418,7 +417,7 @@ fn stream_path(
     let mut html_diagnostics = input.diagnostics.clone();
     if let Some(why) = fallback.filter(|w| *w != crate::splice::Fallback::DropBase) {
         html_diagnostics.push(Diagnostic::new(
-            "dom-engine",
+            crate::error::DiagnosticCode::DomEngine,
             format!("the DOM engine handled this document: {}", why.describe()),
         ));
     }
@@ -553,10 +552,9 @@ pub(crate) fn analyse_html(
         match crate::stream::run(bytes, &decoded, outer, &options.rewrite) {
             Ok(streamed) => {
                 diagnostics.extend(
-                    decoded
-                        .diagnostics
-                        .iter()
-                        .map(|d| Diagnostic::new("encoding", d.clone())),
+                    decoded.diagnostics.iter().map(|d| {
+                        Diagnostic::new(crate::error::DiagnosticCode::Encoding, d.clone())
+                    }),
                 );
                 diagnostics.extend(streamed.diagnostics.iter().cloned());
                 let loose = if options.conditional_comments == Some(true) {
@@ -579,7 +577,7 @@ pub(crate) fn analyse_html(
             }
             Err(crate::splice::Fallback::DropBase) => {}
             Err(why) => diagnostics.push(Diagnostic::new(
-                "dom-engine",
+                crate::error::DiagnosticCode::DomEngine,
                 format!("the DOM engine handled this document: {}", why.describe()),
             )),
         }
@@ -602,7 +600,7 @@ pub(crate) fn analyse_dom(
         decoded
             .diagnostics
             .iter()
-            .map(|d| Diagnostic::new("encoding", d.clone())),
+            .map(|d| Diagnostic::new(crate::error::DiagnosticCode::Encoding, d.clone())),
     );
     // The tree holds the text now; the decoded copy is not needed again.
     decoded.text = String::new();

@@ -171,7 +171,13 @@ impl UnresolvedSummary {
             return None;
         }
         let reason = match &base.base {
-            None if base.diagnostics.iter().any(|d| d.code == "base-ignored") => "bad base",
+            None if base
+                .diagnostics
+                .iter()
+                .any(|d| d.code == crate::error::DiagnosticCode::BaseIgnored) =>
+            {
+                "bad base"
+            }
             None => "no base",
             Some(base) if !crate::uri::UriRef::parse(base).is_hierarchical() => "opaque base",
             Some(_) => "unresolvable references",

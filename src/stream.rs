@@ -1000,7 +1000,7 @@ impl Walk<'_, '_> {
                 if let Some(href) = tag.attr("href") {
                     if Some(tag.id) != pass.chosen {
                         self.out.diagnostics.push(Diagnostic::new(
-                            "duplicate-base",
+                            crate::error::DiagnosticCode::DuplicateBase,
                             format!("<base href={href:?}> is not the first base element with an href; browsers ignore it"),
                         ));
                     }
@@ -1255,7 +1255,7 @@ impl Walk<'_, '_> {
                     }
                     // Written as it is read, the document cannot go to the DOM engine now.
                     Err(why) if self.io.is_some() => self.out.diagnostics.push(Diagnostic::new(
-                        "noscript-kept",
+                        crate::error::DiagnosticCode::NoscriptKept,
                         format!("a <noscript> was left as it was: {}", why.describe()),
                     )),
                     Err(why) => self.bail = Some(why),
@@ -1364,7 +1364,7 @@ impl Walk<'_, '_> {
             self.open = None;
         }
         self.out.diagnostics.push(Diagnostic::new(
-            "raw-text-kept",
+            crate::error::DiagnosticCode::RawTextKept,
             format!(
                 "a <style> or <noscript> longer than {} MiB was copied as it is, its URLs not rewritten",
                 MAX_HOLD >> 20

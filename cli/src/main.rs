@@ -472,7 +472,10 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         unresolved = rewritten.report.unresolved_summary();
         // A base layer that could not serve is said, not dropped in silence (issue 10).
         for d in &rewritten.report.base.diagnostics {
-            if matches!(d.code, "base-ignored" | "header-ignored") {
+            if matches!(
+                d.code,
+                linkbase::DiagnosticCode::BaseIgnored | linkbase::DiagnosticCode::HeaderIgnored
+            ) {
                 eprintln!(
                     "linkbase: {}: {}",
                     linkbase::report::escape_controls(&loaded.name),
@@ -589,7 +592,10 @@ fn rewrite_large(
     };
     let name = linkbase::report::escape_controls(&loaded.name);
     for d in &base.diagnostics {
-        if matches!(d.code, "base-ignored" | "header-ignored") {
+        if matches!(
+            d.code,
+            linkbase::DiagnosticCode::BaseIgnored | linkbase::DiagnosticCode::HeaderIgnored
+        ) {
             eprintln!(
                 "linkbase: {name}: {}",
                 linkbase::report::escape_controls(&d.to_string())

@@ -220,7 +220,7 @@ pub fn establish(
     let chosen = candidates.next();
     for (_, href) in candidates {
         diagnostics.push(Diagnostic::new(
-            "duplicate-base",
+            crate::error::DiagnosticCode::DuplicateBase,
             format!("<base href={href:?}> is not the first base element with an href; browsers ignore it"),
         ));
     }
@@ -312,9 +312,12 @@ fn drop_bases(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let still_relative = links.iter().filter(|l| {
-        l.diagnostic
-            .as_ref()
-            .is_some_and(|d| matches!(d.code, "unresolvable" | "no-base"))
+        l.diagnostic.as_ref().is_some_and(|d| {
+            matches!(
+                d.code,
+                crate::error::DiagnosticCode::Unresolvable | crate::error::DiagnosticCode::NoBase
+            )
+        })
     });
     let count = still_relative.count();
     if count > 0 {
@@ -334,7 +337,7 @@ fn drop_bases(
             }
         }
         diagnostics.push(Diagnostic::new(
-            "base-kept",
+            crate::error::DiagnosticCode::BaseKept,
             format!("--drop-base: the base element is kept, {count} relative reference(s) could not be made absolute and still need it"),
         ));
         return;
@@ -481,7 +484,7 @@ impl<'a> Planner<'a> {
             Ok(r) => Some(r.with_query_encoding(encoding)),
             Err(e) => {
                 diagnostics.push(Diagnostic::new(
-                    "no-base",
+                    crate::error::DiagnosticCode::NoBase,
                     format!("the base {uri} cannot be used: {e}"),
                 ));
                 None
@@ -662,7 +665,7 @@ impl<'a> Planner<'a> {
         }
         let diagnostic = (!applied).then(|| {
             Diagnostic::new(
-                "base-ignored",
+                crate::error::DiagnosticCode::BaseIgnored,
                 "this base element's href is not a usable base",
             )
         });
@@ -881,7 +884,7 @@ impl<'a> Planner<'a> {
                     same_document: false,
                     rewritten: false,
                     diagnostic: Some(Diagnostic::new(
-                        "unparsed",
+                        crate::error::DiagnosticCode::Unparsed,
                         format!("srcdoc left as it was: {hit}"),
                     )),
                     srcdoc_depth: self.depth,
@@ -990,7 +993,7 @@ impl<'a> Planner<'a> {
                     None,
                     false,
                     Some(Diagnostic::new(
-                        "empty-url",
+                        crate::error::DiagnosticCode::EmptyUrl,
                         "an empty value names no resource; kept empty",
                     )),
                 ),
@@ -1009,7 +1012,10 @@ impl<'a> Planner<'a> {
                         Err(e) => keep(
                             None,
                             false,
-                            Some(Diagnostic::new("unresolvable", e.to_string())),
+                            Some(Diagnostic::new(
+                                crate::error::DiagnosticCode::Unresolvable,
+                                e.to_string(),
+                            )),
                         ),
                     };
                 }
@@ -1033,7 +1039,7 @@ impl<'a> Planner<'a> {
                 None,
                 false,
                 Some(Diagnostic::new(
-                    "no-base",
+                    crate::error::DiagnosticCode::NoBase,
                     "no base URI: the relative reference is left as it was",
                 )),
             );
@@ -1053,7 +1059,10 @@ impl<'a> Planner<'a> {
             Err(e) => keep(
                 None,
                 false,
-                Some(Diagnostic::new("unresolvable", e.to_string())),
+                Some(Diagnostic::new(
+                    crate::error::DiagnosticCode::Unresolvable,
+                    e.to_string(),
+                )),
             ),
         }
     }

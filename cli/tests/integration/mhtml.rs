@@ -397,7 +397,9 @@ fn check_rewrite(name: &str, bytes: &[u8], layers: &BaseLayers) -> Outcome {
         rs.iter()
             .cloned()
             .map(|mut r| {
-                r.base.diagnostics.retain(|d| d.code != "part-skipped");
+                r.base
+                    .diagnostics
+                    .retain(|d| d.code != linkbase::DiagnosticCode::PartSkipped);
                 r
             })
             .collect()
@@ -422,7 +424,12 @@ fn check_rewrite(name: &str, bytes: &[u8], layers: &BaseLayers) -> Outcome {
         .reports
         .iter()
         .filter(|r| r.links.iter().any(|l| l.rewritten))
-        .filter(|r| !r.base.diagnostics.iter().any(|d| d.code == "part-skipped"))
+        .filter(|r| {
+            !r.base
+                .diagnostics
+                .iter()
+                .any(|d| d.code == linkbase::DiagnosticCode::PartSkipped)
+        })
         .filter_map(|r| r.base.part.clone())
         .collect();
 
@@ -1204,7 +1211,7 @@ fn fixture_facts(
                 .base
                 .diagnostics
                 .iter()
-                .any(|d| d.code == "part-skipped");
+                .any(|d| d.code == linkbase::DiagnosticCode::PartSkipped);
             check(skipped, "the enclosed part is reported as left as it was")
         }
         "qp-raw-8bit" => {
