@@ -84,7 +84,7 @@ fuzz_target!(|data: &[u8]| {
         rs.iter()
             .cloned()
             .map(|mut r| {
-                r.base.diagnostics.retain(|d| d.code != "part-skipped");
+                r.base.diagnostics.retain(|d| d.code != linkbase::DiagnosticCode::PartSkipped);
                 r
             })
             .collect()
