@@ -84,7 +84,9 @@ fuzz_target!(|data: &[u8]| {
         rs.iter()
             .cloned()
             .map(|mut r| {
-                r.base.diagnostics.retain(|d| d.code != linkbase::DiagnosticCode::PartSkipped);
+                r.base
+                    .diagnostics
+                    .retain(|d| d.code != linkbase::DiagnosticCode::PartSkipped);
                 r
             })
             .collect()

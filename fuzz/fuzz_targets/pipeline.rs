@@ -158,7 +158,12 @@ fuzz_target!(|data: &[u8]| {
     // pass drops a `<base>` the first kept because a relative reference needed it, and the
     // re-parse lost that reference: see the unstable case below).
     let reserialized = reserialize(&first.bytes, written);
-    let kept_base = |r: &Report| r.base.diagnostics.iter().any(|d| d.code == linkbase::DiagnosticCode::BaseKept);
+    let kept_base = |r: &Report| {
+        r.base
+            .diagnostics
+            .iter()
+            .any(|d| d.code == linkbase::DiagnosticCode::BaseKept)
+    };
     let dropped_base = drop_base && kept_base(&first.report) && !kept_base(&second.report);
     if let (Some(reserialized), false) = (&reserialized, dropped_base) {
         if second.bytes != *reserialized {
