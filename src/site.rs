@@ -372,6 +372,134 @@ impl crate::rewrite::Relink for Site {
     }
 }
 
+/// One link of a checked page, with its verdict: a line of `check --format jsonl`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CheckRecord {
+    /// The page the link is on, relative to the root.
+    pub file: String,
+    /// The link, as `links` reports it.
+    #[serde(flatten)]
+    pub link: crate::LinkRecord,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// For internal links: the file it names.
+    pub target: Option<String>,
+}
+
+/// What [`Site::check_page`] leaves unchecked, or checks under another URL (`check --exclude`,
+/// `--remap`).
+pub trait CheckRules: Sync {
+    /// Whether the link with this URL (resolved, else as written) is left unchecked.
+    fn excludes(&self, _url: &str) -> bool {
+        false
+    }
+
+    /// The URL to check a resolved link as (`--remap`); `None` for itself.
+    fn remap(&self, _resolved: &str) -> Option<String> {
+        None
+    }
+}
+
+/// Every link checked, none remapped.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CheckAll;
+
+impl CheckRules for CheckAll {}
+
+impl Site {
+    /// The input of the page at `path` (below the root) with these bytes: retrieved from its
+    /// URL in the site.
+    pub fn page_input<'a>(&self, path: &'a str, bytes: &'a [u8]) -> crate::pipeline::HtmlInput<'a> {
+        crate::pipeline::HtmlInput {
+            name: path,
+            bytes,
+            layers: crate::BaseLayers {
+                retrieval_uri: Some(self.file_url(path)),
+                ..crate::BaseLayers::default()
+            },
+            ..crate::pipeline::HtmlInput::default()
+        }
+    }
+
+    /// The fragment targets of the page at `path` (every `id`, every `<a name>`), for
+    /// [`Site::add_ids`]: the first pass of a check.
+    ///
+    /// # Errors
+    /// As [`crate::pipeline::links`].
+    pub fn page_ids(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        options: &crate::pipeline::Options,
+    ) -> Result<Vec<String>, crate::Error> {
+        crate::pipeline::fragment_ids(&self.page_input(path, bytes), options)
+    }
+
+    /// Every link of the page at `path`, with its verdict: the second pass of a check, once
+    /// every file and every page's ids are known. The `<base href>` itself is not a link to
+    /// check (links resolve from it).
+    ///
+    /// ```
+    /// use linkbase::site::{CheckAll, Site, Verdict};
+    /// let mut site = Site::new("https://example.com/docs/").unwrap();
+    /// site.add_file("index.html");
+    /// site.add_file("a.html");
+    /// site.add_ids("a.html", ["intro"]);
+    /// let page = b"<a href=a.html#intro>1</a> <a href=b.html>2</a> <a href=a.html#x>3</a>";
+    /// let verdicts: Vec<Verdict> = site
+    ///     .check_page("index.html", page, &Default::default(), &CheckAll)
+    ///     .unwrap()
+    ///     .iter()
+    ///     .map(|r| r.verdict)
+    ///     .collect();
+    /// assert_eq!(verdicts, [Verdict::Ok, Verdict::Missing, Verdict::MissingFragment]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`crate::pipeline::links`].
+    pub fn check_page(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        options: &crate::pipeline::Options,
+        rules: &dyn CheckRules,
+    ) -> Result<Vec<CheckRecord>, crate::Error> {
+        let report = crate::pipeline::links(&self.page_input(path, bytes), options)?;
+        Ok(report
+            .links
+            .into_iter()
+            .filter(|l| l.element != "base")
+            .map(|link| {
+                let url = link.resolved.as_deref().unwrap_or(&link.original);
+                if rules.excludes(url) {
+                    return CheckRecord {
+                        file: path.to_owned(),
+                        link,
+                        verdict: Verdict::Excluded,
+                        target: None,
+                    };
+                }
+                let remapped = link.resolved.as_deref().map(|r| rules.remap(r));
+                let checked = match &remapped {
+                    Some(Some(r)) => Some(r.as_str()),
+                    _ => link.resolved.as_deref(),
+                };
+                let (verdict, target) = self.check(checked);
+                let target = match target {
+                    Target::Internal { path, .. } => Some(path),
+                    _ => None,
+                };
+                CheckRecord {
+                    file: path.to_owned(),
+                    link,
+                    verdict,
+                    target,
+                }
+            })
+            .collect())
+    }
+}
+
 /// Whether two authorities name the same server: host case-insensitive, and a scheme's default
 /// port the same as no port (RFC 2616 §3.2.3, RFC 3986 §6.2.3).
 fn same_authority(scheme: &str, a: &str, b: &str) -> bool {

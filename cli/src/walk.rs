@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use crate::fsout::{self, Contents, Target as FileTarget};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use linkbase::pipeline::{self, HtmlInput, Options};
-use linkbase::site::{Site, Target, Verdict};
-use linkbase::{BaseLayers, LinkRecord};
+use linkbase::site::{Site, Verdict};
+use linkbase::BaseLayers;
 use rayon::prelude::*;
 
 /// What a file of the tree is to us.
@@ -412,18 +412,7 @@ fn rewrite_one(
     Ok(left)
 }
 
-/// One line of `check --format jsonl`.
-#[derive(Debug, serde::Serialize)]
-pub struct CheckRecord {
-    /// The page the link is on, relative to the root.
-    pub file: String,
-    #[serde(flatten)]
-    pub link: LinkRecord,
-    /// The verdict.
-    pub verdict: Verdict,
-    /// For internal links: the file it names.
-    pub target: Option<String>,
-}
+pub use linkbase::site::CheckRecord;
 
 /// Totals of a check.
 #[derive(Debug, Default)]
@@ -468,10 +457,9 @@ pub fn check_tree(
     let ids: Vec<(String, Option<Vec<String>>)> = pages
         .par_iter()
         .map(|entry| {
-            let ids = std::fs::read(&entry.path).ok().and_then(|bytes| {
-                let input = html_input(&entry.rel, &bytes, site.file_url(&entry.rel));
-                pipeline::fragment_ids(&input, options).ok()
-            });
+            let ids = std::fs::read(&entry.path)
+                .ok()
+                .and_then(|bytes| site.page_ids(&entry.rel, &bytes, options).ok());
             progress.inc();
             (entry.rel.clone(), ids)
         })
@@ -530,38 +518,19 @@ fn check_page(
     rules: &CheckRules,
 ) -> Result<Vec<CheckRecord>, String> {
     let bytes = std::fs::read(&entry.path).map_err(|e| e.to_string())?;
-    let input = html_input(&entry.rel, &bytes, site.file_url(&entry.rel));
-    let report = pipeline::links(&input, options).map_err(|e| e.to_string())?;
-    Ok(report
-        .links
-        .into_iter()
-        // The <base href> is where links resolve from, not a link to check.
-        .filter(|l| l.element != "base")
-        .map(|link| {
-            let url = link.resolved.as_deref().unwrap_or(&link.original);
-            if rules.filter.excludes(url) {
-                return CheckRecord {
-                    file: entry.rel.clone(),
-                    link,
-                    verdict: Verdict::Excluded,
-                    target: None,
-                };
-            }
-            let remapped = link
-                .resolved
-                .as_deref()
-                .map(|r| crate::checkout::Remap::apply(&rules.remaps, r));
-            let (verdict, target) = site.check(remapped.as_deref());
-            let target = match target {
-                Target::Internal { path, .. } => Some(path),
-                _ => None,
-            };
-            CheckRecord {
-                file: entry.rel.clone(),
-                link,
-                verdict,
-                target,
-            }
-        })
-        .collect())
+    site.check_page(&entry.rel, &bytes, options, rules)
+        .map_err(|e| e.to_string())
+}
+
+impl linkbase::site::CheckRules for CheckRules {
+    fn excludes(&self, url: &str) -> bool {
+        self.filter.excludes(url)
+    }
+
+    fn remap(&self, resolved: &str) -> Option<String> {
+        match crate::checkout::Remap::apply(&self.remaps, resolved) {
+            std::borrow::Cow::Owned(s) => Some(s),
+            std::borrow::Cow::Borrowed(_) => None,
+        }
+    }
 }
