@@ -734,6 +734,70 @@ pub fn extract_path(target_uri: &str) -> Option<std::path::PathBuf> {
     Some(path)
 }
 
+/// `rewrite --extract DIR --relative`: a link to a page extracted from the same archive becomes
+/// the relative path between the two files ([`extract_path`] names them), fragment kept; every
+/// other link is absolute. Built from the target URIs of the pages that will be written.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractRelinker {
+    pages: std::collections::HashSet<std::path::PathBuf>,
+}
+
+impl ExtractRelinker {
+    /// Adds a page that is extracted (its target URI).
+    pub fn add(&mut self, target_uri: &str) {
+        if let Some(p) = extract_path(target_uri) {
+            self.pages.insert(p);
+        }
+    }
+}
+
+impl crate::rewrite::Relink for ExtractRelinker {
+    fn relink(&self, document: &str, resolved: &str) -> Option<String> {
+        let (without_fragment, fragment) = match resolved.split_once('#') {
+            Some((u, f)) => (u, Some(f)),
+            None => (resolved, None),
+        };
+        let from = extract_path(document)?;
+        let to = extract_path(without_fragment)?;
+        if !self.pages.contains(&to) {
+            return None;
+        }
+        let mut out = String::new();
+        if from == to && fragment.is_some() {
+            // The page itself: the fragment alone.
+        } else {
+            let from_dirs: Vec<_> = from.parent()?.components().collect();
+            let to_parts: Vec<_> = to.components().collect();
+            let common = from_dirs
+                .iter()
+                .zip(&to_parts)
+                .take_while(|(a, b)| a == b)
+                .count()
+                .min(to_parts.len().saturating_sub(1));
+            for _ in common..from_dirs.len() {
+                out.push_str("../");
+            }
+            for (n, part) in to_parts.iter().skip(common).enumerate() {
+                if n > 0 {
+                    out.push('/');
+                }
+                let name = part.as_os_str().to_str()?;
+                // A file name is a path segment: `?` (a query kept in the name), `#`, `%` and
+                // the like are percent-encoded; `a:b` first would read as a scheme.
+                if n == 0 && out.is_empty() && name.contains(':') {
+                    out.push_str("./");
+                }
+                crate::site::percent_encode_segment(name, &mut out);
+            }
+        }
+        if let Some(f) = fragment {
+            out.push('#');
+            out.push_str(f);
+        }
+        Some(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
@@ -855,6 +919,42 @@ mod tests {
                 "revisit-without-original",
             ]
         );
+    }
+
+    #[test]
+    fn extracted_pages_link_to_each_other_relatively() {
+        use crate::rewrite::Relink as _;
+        let mut r = ExtractRelinker::default();
+        for u in [
+            "http://h/a/b.html",
+            "http://h/",
+            "http://h/s?q=1",
+            "http://other/x.html",
+        ] {
+            r.add(u);
+        }
+        let rel = |d: &str, u: &str| r.relink(d, u);
+        assert_eq!(
+            rel("http://h/a/b.html", "http://h/").as_deref(),
+            Some("../index.html")
+        );
+        assert_eq!(
+            rel("http://h/", "http://h/a/b.html#t").as_deref(),
+            Some("a/b.html#t")
+        );
+        assert_eq!(
+            rel("http://h/", "http://h/s?q=1").as_deref(),
+            Some("s%3Fq=1")
+        );
+        assert_eq!(
+            rel("http://h/a/b.html", "http://other/x.html").as_deref(),
+            Some("../../other/x.html")
+        );
+        assert_eq!(
+            rel("http://h/a/b.html", "http://h/a/b.html#x").as_deref(),
+            Some("#x")
+        );
+        assert_eq!(rel("http://h/", "http://h/missing.html"), None);
     }
 
     #[test]

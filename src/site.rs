@@ -529,7 +529,7 @@ fn hash_id(id: &str) -> u64 {
 }
 
 /// RFC 2396 §2.4.3: escape what may not appear in a path segment.
-fn percent_encode_segment(segment: &str, out: &mut String) {
+pub(crate) fn percent_encode_segment(segment: &str, out: &mut String) {
     for b in segment.bytes() {
         let keep = b.is_ascii_alphanumeric()
             || matches!(

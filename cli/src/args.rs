@@ -127,7 +127,8 @@ pub struct RewriteArgs {
     /// An offline mirror: a link to a file of the tree (by --site-url, as check maps URLs to
     /// files) becomes the shortest relative path to it, every other link absolute; <base>
     /// elements are removed. For a single INPUT, --root DIR names the tree it belongs to.
-    #[arg(long, requires = "site_url")]
+    /// With a WARC file and --extract DIR: links between extracted pages become relative.
+    #[arg(long)]
     pub relative: bool,
     /// With --relative and a single INPUT: the root of the tree INPUT is a page of.
     #[arg(long, value_name = "DIR", requires = "relative")]

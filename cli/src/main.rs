@@ -439,7 +439,7 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     }
     let mut loaded = load(&args.input)?;
     let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
-    if args.relative {
+    if args.relative && loaded.warc.is_none() {
         single_relative(args, &mut loaded, &mut options)?;
     }
     if let Some(source) = &loaded.warc {
@@ -796,8 +796,13 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     let root = Path::new(&args.input.input);
     let site_url = args.site_url.as_deref().ok_or_else(|| {
         Fatal(format!(
-            "{}: a directory needs --site-url URL",
-            root.display()
+            "{}: a directory needs --site-url URL{}",
+            root.display(),
+            if args.relative {
+                " (--relative maps its files to URLs by it)"
+            } else {
+                ""
+            }
         ))
     })?;
     let mut site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;

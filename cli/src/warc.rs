@@ -227,7 +227,34 @@ pub fn rewrite(
     }
     let mut archive = open(path, name, &args.input)?;
     if let Some(dir) = &args.extract {
+        if args.relative {
+            // A first pass names the pages that will be written: links between them become
+            // relative paths.
+            let mut relinker = archive::ExtractRelinker::default();
+            for event in open(path, name, &args.input)? {
+                if let Event::Html(h) = event {
+                    if extracted(&h) {
+                        if let Some(uri) = &h.reference.warc_target_uri {
+                            relinker.add(uri);
+                        }
+                    }
+                }
+            }
+            let mut options = options.clone();
+            options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(relinker)));
+            options.rewrite.drop_base = true;
+            eprintln!(
+                "linkbase: --relative: <base> elements are removed (they would redirect the relative links)"
+            );
+            return extract(&mut archive, name, dir, &options);
+        }
         return extract(&mut archive, name, dir, options);
+    }
+    if args.relative {
+        return Err(Fatal(
+            "--relative with a WARC file needs --extract DIR (links between the extracted pages become relative)".into(),
+        )
+        .into());
     }
     let gzip = archive.is_gzip();
     if let Some(out) = &args.output {
@@ -352,6 +379,11 @@ impl RawCopy {
     }
 }
 
+/// Whether `--extract` writes this page: a 2xx response, or a resource.
+fn extracted(h: &HtmlRecord) -> bool {
+    h.status.is_none_or(|s| (200..300).contains(&s))
+}
+
 /// `rewrite IN.warc.gz --extract DIR`: each archived page (2xx responses and resources),
 /// rewritten, at `DIR/host/path` as wget names its files; a later capture of the same URI
 /// replaces an earlier one.
@@ -382,7 +414,7 @@ fn extract(
                     return Ok(());
                 }
             };
-            if h.status.is_some_and(|s| !(200..300).contains(&s)) {
+            if !extracted(&h) {
                 return Ok(());
             }
             let Some(rel) = h

@@ -564,3 +564,50 @@ fn extract_writes_a_browsable_tree() {
     assert!(!Path::new(&dir).join("ex.org/old").exists());
     assert!(run.stderr.contains("5 pages written"), "{}", run.stderr);
 }
+
+#[test]
+fn extract_relative_links_the_extracted_pages_to_each_other() {
+    let a = build();
+    let head = "HTTP/1.1 200 OK\nContent-Type: text/html\n";
+    let recs = [
+        response(
+            1,
+            "http://site.org/docs/a.html",
+            head,
+            b"<base href=\"http://site.org/docs/\"><a href=\"b.html#s\">b</a> <a href=\"../\">home</a> <img src=\"x.png\"> <a href=\"http://elsewhere.org/\">e</a>",
+        ),
+        response(2, "http://site.org/docs/b.html", head, b"<a id=s href=\"a.html?v=1\">a?v</a>"),
+        response(3, "http://site.org/", head, b"<a href=\"docs/a.html\">a</a>"),
+        response(4, "http://site.org/docs/a.html?v=1", head, b"v1"),
+    ];
+    let path = a.path("site.warc.gz");
+    std::fs::write(
+        &path,
+        recs.iter()
+            .flat_map(|r| gz(&r.bytes()))
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let dir = a.path("rel");
+    let run = linkbase(&["rewrite", &path, "--extract", &dir, "--relative"], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let read =
+        |p: &str| String::from_utf8(std::fs::read(Path::new(&dir).join(p)).unwrap()).unwrap();
+    assert_eq!(
+        read("site.org/docs/a.html"),
+        "<a href=\"b.html#s\">b</a> <a href=\"../index.html\">home</a> <img src=\"http://site.org/docs/x.png\"> <a href=\"http://elsewhere.org/\">e</a>"
+    );
+    assert_eq!(
+        read("site.org/docs/b.html"),
+        "<a id=s href=\"a.html%3Fv=1\">a?v</a>"
+    );
+    assert_eq!(read("site.org/index.html"), "<a href=\"docs/a.html\">a</a>");
+    assert_eq!(read("site.org/docs/a.html?v=1"), "v1");
+    let no_extract = linkbase(&["rewrite", &path, "--relative"], b"");
+    assert_eq!(no_extract.code, 2);
+    assert!(
+        no_extract.stderr.contains("needs --extract DIR"),
+        "{}",
+        no_extract.stderr
+    );
+}
