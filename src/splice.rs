@@ -48,6 +48,9 @@ pub enum Fallback {
     /// A `<math>` inside SVG content or an `<svg>` inside MathML, which the tree builder puts
     /// in the outer namespace and lol_html does not.
     ForeignNesting,
+    /// An SVG `<style>` holding markup, a character reference or no end tag: in foreign content
+    /// its text is parsed as markup (elements, references), not as raw text.
+    ForeignStyle,
 }
 
 impl Fallback {
@@ -66,6 +69,9 @@ impl Fallback {
             Fallback::LateMeta => "a <meta> beyond the prescan changes the encoding",
             Fallback::DropBase => "--drop-base",
             Fallback::ForeignNesting => "a <math> inside <svg> or an <svg> inside <math>",
+            Fallback::ForeignStyle => {
+                "an SVG <style> holding markup, a character reference or no end tag"
+            }
         }
     }
 }

@@ -720,6 +720,8 @@ struct Walk<'p, 'w> {
     /// An HTML `<style>` (`true`) or `<noscript>` whose end tag has not come (raw text runs to
     /// the end of the input when it never does), with where its content starts.
     open: Option<(bool, NodeId, usize)>,
+    /// An SVG `<style>` whose end tag has not come: its text is markup, not raw text.
+    svg_style: Option<NodeId>,
     /// Writing as the input is read (pass 2 of [`run_streaming`]); `None`: splices are
     /// collected for the whole document.
     io: Option<StreamIo<'w>>,
@@ -787,6 +789,7 @@ impl<'a> Pass<'a> {
             meta_seen: false,
             bail: None,
             open: None,
+            svg_style: None,
             io,
         });
         let events: Rc<RefCell<Vec<EndEvent>>> = Rc::default();
@@ -860,6 +863,9 @@ impl<'a> Pass<'a> {
             });
         }
         walk.deliver_links();
+        if walk.svg_style.is_some() {
+            walk.bail = Some(Fallback::ForeignStyle);
+        }
         if let Some(why) = walk.bail {
             return Err(StreamError::Fallback(why));
         }
@@ -1018,6 +1024,8 @@ impl Walk<'_, '_> {
             let start = location.end;
             if html {
                 self.open = Some((style, node, offset + start));
+            } else {
+                self.svg_style = Some(node);
             }
             if let Some(io) = &mut self.io {
                 io.hold.get_or_insert((offset + start, node));
@@ -1206,6 +1214,16 @@ impl Walk<'_, '_> {
             EndEvent::Foreign(true) => self.svg = self.svg.saturating_sub(1),
             EndEvent::Foreign(false) => self.math = self.math.saturating_sub(1),
             EndEvent::Style { node, content } => {
+                if self.svg_style == Some(node) {
+                    self.svg_style = None;
+                    // Foreign content: `<` starts markup and `&` a reference, which the tree
+                    // builder reads and raw text would not.
+                    let raw = self.input(content.clone()).unwrap_or_default();
+                    if raw.iter().any(|b| matches!(b, b'<' | b'&')) {
+                        self.bail = Some(Fallback::ForeignStyle);
+                        return;
+                    }
+                }
                 let raw = self.input(content.clone()).unwrap_or_default();
                 let (text, malformed) = pass.encoding.decode_without_bom_handling(raw);
                 let text = text.into_owned();
@@ -1615,6 +1633,34 @@ mod tests {
             }
         }
         assert!(compared > 80, "{compared}");
+    }
+
+    /// Found by `fuzz/engines.rs`: an SVG `<style>` is not raw text. Markup inside it makes
+    /// elements, references decode, and one left open holds the rest of the document as
+    /// children: all go to the DOM engine; a plain one is streamed.
+    #[test]
+    fn foreign_style_with_markup_goes_to_the_dom_engine() {
+        let outer = Outer {
+            base: Base::none(),
+            document_uri: None,
+        };
+        for doc in [
+            &b"<svg><style>r{fill:url(/s)}<g/></style></svg>"[..],
+            b"<svg><style>r{fill:url(a&amp;b)}</style></svg>",
+            b"<svg><style>r{fill:url(/s)",
+        ] {
+            let decoded = decode::sniff_only(doc, None).unwrap();
+            let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+            assert_eq!(
+                run.err(),
+                Some(Fallback::ForeignStyle),
+                "{}",
+                String::from_utf8_lossy(doc)
+            );
+        }
+        let fine = b"<svg><style>r{fill:url(/s)}</style></svg><style>a<b{}</style>";
+        let decoded = decode::sniff_only(fine, None).unwrap();
+        assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
     }
 
     /// Found by `fuzz/engines.rs`: `<svg><math><mi xlink:href>` is an SVG `mi` in the tree
