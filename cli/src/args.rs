@@ -78,7 +78,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "REGEX")]
     pub include: Vec<String>,
     /// 'PREFIX TARGET': check links whose resolved URL starts with PREFIX as if it were
-    /// TARGET, a URL prefix or a directory of the tree (repeatable; the first match applies).
+    /// TARGET: a URL prefix, or a directory (a path) inside DIR (repeatable; the first match
+    /// applies).
     #[arg(long, value_name = "PREFIX TARGET")]
     pub remap: Vec<String>,
     /// Worker threads (default: every core).

@@ -75,24 +75,24 @@ pub struct Remap {
 }
 
 impl Remap {
-    /// Parses `PREFIX TARGET`; `dir_url` makes a directory of the tree a URL.
-    pub fn parse(spec: &str, dir_url: impl Fn(&str) -> String) -> Result<Remap, Fatal> {
+    /// Parses `PREFIX TARGET`. A TARGET without `://` is a directory (a path, as any other
+    /// argument: relative to the working directory) that must lie inside the checked tree;
+    /// `dir_url` gives its URL in the site, or `None` when it is outside.
+    pub fn parse(spec: &str, dir_url: impl Fn(&str) -> Option<String>) -> Result<Remap, Fatal> {
         let mut parts = spec.split_whitespace();
         let (Some(from), Some(to), None) = (parts.next(), parts.next(), parts.next()) else {
             return Err(Fatal(format!(
-                "--remap {spec:?}: expected 'PREFIX TARGET' (a URL prefix, then a URL prefix or a directory of the tree)"
+                "--remap {spec:?}: expected 'PREFIX TARGET' (a URL prefix, then a URL prefix or a directory inside the checked tree)"
             )));
         };
         let to = if to.contains("://") {
             to.to_owned()
         } else {
-            let dir = to.trim_matches('/');
-            if dir.split('/').any(|s| s == "..") {
-                return Err(Fatal(format!(
-                    "--remap {spec:?}: the directory must be inside the tree"
-                )));
-            }
-            let mut url = dir_url(dir);
+            let mut url = dir_url(to).ok_or_else(|| {
+                Fatal(format!(
+                    "--remap {spec:?}: {to} is not a directory inside the checked tree"
+                ))
+            })?;
             if !url.ends_with('/') {
                 url.push('/');
             }
@@ -483,7 +483,7 @@ mod tests {
 
     #[test]
     fn remaps_to_urls_and_directories() {
-        let dir = |d: &str| format!("https://site/{d}");
+        let dir = |d: &str| (!d.contains("..")).then(|| format!("https://site/{d}"));
         let a = Remap::parse(
             "https://docs.python.org/3/ https://docs.python.org/3.11/",
             dir,

@@ -1017,7 +1017,17 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         remaps: args
             .remap
             .iter()
-            .map(|spec| checkout::Remap::parse(spec, |dir| site.file_url(dir)))
+            .map(|spec| {
+                checkout::Remap::parse(spec, |dir| {
+                    let root = fsout::resolve_path(&args.dir).ok()?;
+                    let path = fsout::resolve_path(Path::new(dir)).ok()?;
+                    if !path.is_dir() {
+                        return None;
+                    }
+                    let rel = path.strip_prefix(&root).ok()?.to_str()?;
+                    Some(site.file_url(&rel.replace(std::path::MAIN_SEPARATOR, "/")))
+                })
+            })
             .collect::<Result<_, _>>()?,
     };
     let format = args.format;

@@ -47,7 +47,8 @@ def read_warc(
     header_base: HeaderBaseName = "entity",
 ) -> WarcReader:
     """Per HTML record of a .warc / .warc.gz: warc_record_id, warc_target_uri, warc_date, offset,
-    status, revisit_of, base (as `base()`) and links (as `links()`)."""
+    status, revisit_of, base (the URI or None), base_source, encoding, diagnostics, and links
+    (as `links()`, with the record's fields)."""
 
 def resolve(base: str, ref: str, profile: ProfileName = "rfc2396") -> Optional[str]:
     """`ref` resolved against `base`; None when it cannot be resolved (a relative reference

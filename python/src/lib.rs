@@ -259,7 +259,8 @@ fn base<'py>(
 ///
 /// The HTML records of a WARC file (`.warc` or `.warc.gz`), one dict each: the record's
 /// `warc_record_id`, `warc_target_uri`, `warc_date`, `offset`, `status`, `revisit_of`, its
-/// `base` (as `base()`), and its `links` (as `links()`, each with the record's fields).
+/// `base` (the URI, or None) and `base_source`, `encoding`, `diagnostics`, and its `links` (as
+/// `links()`, each with the record's fields).
 /// `source` is a path or a binary file object (copied to a temporary file: a revisit's original
 /// is read again from the file). Damage in the archive does not raise: it is listed in the
 /// iterator's `damaged`, and `counts` says what was read.
@@ -318,7 +319,14 @@ impl WarcReader {
         dict.set_item("offset", h.offset)?;
         dict.set_item("status", h.status)?;
         dict.set_item("revisit_of", &h.revisit_of)?;
-        dict.set_item("base", pythonize::pythonize(py, &report.base)?)?;
+        // CONTRACT.md: `base` is the URI and `base_source` its layer, as in `links` records.
+        dict.set_item("base", &report.base.base)?;
+        dict.set_item("base_source", report.base.base_source.name())?;
+        dict.set_item("encoding", report.base.encoding)?;
+        dict.set_item(
+            "diagnostics",
+            pythonize::pythonize(py, &report.base.diagnostics)?,
+        )?;
         dict.set_item("links", pythonize::pythonize(py, &report.links)?)?;
         Ok(Some(dict.into_any()))
     }

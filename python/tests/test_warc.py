@@ -54,7 +54,11 @@ def test_records_links_and_provenance(tmp_path):
     ]
     assert resolved("http://ex.org/again/") == [("http://ex.org/again/a.html", "retrieval-uri")]
     assert by_uri["http://ex.org/again/"]["revisit_of"] == "<urn:uuid:r2>"
-    assert by_uri["http://ex.org/l.html"]["base"]["encoding"] == "windows-1252"
+    assert by_uri["http://ex.org/l.html"]["encoding"] == "windows-1252"
+    assert by_uri["http://ex.org/new/"]["base"] == "http://ex.org/other/"
+    assert by_uri["http://ex.org/new/"]["base_source"] == "content-location"
+    assert by_uri["http://ex.org/b.html"]["base"] == "http://cdn.ex.org/r/"
+    assert by_uri["http://ex.org/b.html"]["base_source"] == "base-element"
     assert by_uri["http://ex.org/old"]["status"] == 301
 
 

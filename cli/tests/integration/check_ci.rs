@@ -227,7 +227,7 @@ fn remap_checks_another_prefix_against_the_tree() {
             "--remap",
             "https://old.example.org/docs/ https://example.com/site/",
             "--remap",
-            "https://cdn.example.org/v1/ api",
+            &format!("https://cdn.example.org/v1/ {}", s(&dir.path().join("api"))),
             "--format",
             "json",
         ],
