@@ -1024,6 +1024,10 @@ impl Walk<'_, '_> {
             let start = location.end;
             if html {
                 self.open = Some((style, node, offset + start));
+            } else if self.svg_style.is_some() {
+                // A <style> inside an SVG <style>: the outer one holds markup.
+                self.bail = Some(Fallback::ForeignStyle);
+                return;
             } else {
                 self.svg_style = Some(node);
             }
@@ -1648,6 +1652,7 @@ mod tests {
             &b"<svg><style>r{fill:url(/s)}<g/></style></svg>"[..],
             b"<svg><style>r{fill:url(a&amp;b)}</style></svg>",
             b"<svg><style>r{fill:url(/s)",
+            b"<svg><style>a<style>r{fill:url(#g)}</style></svg>",
         ] {
             let decoded = decode::sniff_only(doc, None).unwrap();
             let run = run(doc, &decoded, &outer, &RewriteOptions::default());
