@@ -505,6 +505,13 @@ fn prescan(
         bail: None,
     }));
     let handler_state = state.clone();
+    // The bytes lol_html has not passed on yet (its offset, and them): a tag being handled is in
+    // there, so an attribute value is read from its own bytes. (lol_html's `Attribute::value`
+    // sniffs a byte order mark at the start of a value and decodes the rest as UTF-16.)
+    let window: Rc<RefCell<(usize, Vec<u8>)>> = Rc::default();
+    let handler_window = window.clone();
+    let emitted = Rc::new(std::cell::Cell::new(0usize));
+    let sink_emitted = emitted.clone();
     let lol_encoding = lol_html::AsciiCompatibleEncoding::new(encoding)
         .ok_or(StreamError::Fallback(Fallback::Tokenizer))?;
     let settings = lol_html::Settings::new()
@@ -582,13 +589,22 @@ fn prescan(
                         s.bail = Some(Fallback::AmbiguousBase);
                         return Err("ambiguous base".into());
                     }
-                    // The value as lol_html decoded it from the document's encoding (character
-                    // references still raw); a U+FFFD there may stand for bytes that do not
-                    // decode, so the DOM engine takes such a base.
-                    let raw = href.value();
-                    match decode_attribute(raw.as_bytes(), encoding_rs::UTF_8)
-                        .filter(|_| !raw.contains('\u{fffd}'))
-                    {
+                    // The value from its own bytes, decoded as the tokenizer does; bytes that do
+                    // not decode send the base to the DOM engine.
+                    let value = match href.value_source_location() {
+                        None => Some(String::new()),
+                        Some(location) => {
+                            let w = handler_window.borrow();
+                            let range = location.bytes();
+                            range
+                                .start
+                                .checked_sub(w.0)
+                                .zip(range.end.checked_sub(w.0))
+                                .and_then(|(a, b)| w.1.get(a..b))
+                                .and_then(|raw| decode_attribute(raw, encoding))
+                        }
+                    };
+                    match value {
                         Some(value) => {
                             s.found.base = Some((el.source_location().bytes().start, value));
                         }
@@ -629,13 +645,21 @@ fn prescan(
             }
             Ok(())
         }));
-    let mut rewriter = lol_html::HtmlRewriter::new(settings, |_: &[u8]| {});
+    let mut rewriter = lol_html::HtmlRewriter::new(settings, move |c: &[u8]| {
+        sink_emitted.set(sink_emitted.get() + c.len());
+    });
     let mut result = Ok(());
     while let Some(chunk) = chunks.next_chunk().map_err(StreamError::Io)? {
+        window.borrow_mut().1.extend_from_slice(chunk);
         result = rewriter.write(chunk);
         if result.is_err() {
             break;
         }
+        // What lol_html has passed on is behind every tag still to come.
+        let mut w = window.borrow_mut();
+        let done = emitted.get().saturating_sub(w.0).min(w.1.len());
+        w.1.drain(..done);
+        w.0 += done;
     }
     if result.is_ok() {
         result = rewriter.end();
@@ -1637,6 +1661,38 @@ mod tests {
             }
         }
         assert!(compared > 80, "{compared}");
+    }
+
+    /// Found by `fuzz/engines.rs`: lol_html's `Attribute::value` sniffs a byte order mark at
+    /// the start of a value (and decodes `FE FF …` as UTF-16); the base is read from its bytes.
+    #[test]
+    fn base_href_is_read_from_its_own_bytes() {
+        let utf8 = encoding_rs::UTF_8;
+        let found = find_base(b"<p>x</p><base href=\"\xEF\xBB\xBFx/\">", utf8);
+        assert_eq!(
+            found.unwrap().map(|(_, v)| v).as_deref(),
+            Some("\u{feff}x/")
+        );
+        let found = find_base(b"<base href=\xFE\xFF\xFF\xFF><a href=y>", utf8);
+        assert_eq!(found.err(), Some(Fallback::Undecodable));
+        // Split across chunks, as from a file.
+        let doc = b"<p>xxxxxxxxxxxxxx</p><base href='a&amp;b/'>";
+        for size in 1..doc.len() {
+            let chunks: Vec<&[u8]> = doc.chunks(size).collect();
+            let mut iter = chunks.iter();
+            struct Many<'a, 'b>(&'b mut std::slice::Iter<'a, &'a [u8]>);
+            impl Chunks for Many<'_, '_> {
+                fn next_chunk(&mut self) -> std::io::Result<Option<&[u8]>> {
+                    Ok(self.0.next().copied())
+                }
+            }
+            let found = prescan(&mut Many(&mut iter), utf8, false).unwrap();
+            assert_eq!(
+                found.base.map(|(_, v)| v).as_deref(),
+                Some("a&b/"),
+                "{size}"
+            );
+        }
     }
 
     /// Found by `fuzz/engines.rs`: an SVG `<style>` is not raw text. Markup inside it makes
