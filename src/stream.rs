@@ -357,10 +357,17 @@ pub(crate) fn fragment_ids(
                 return Ok(());
             }
             if html && name == "meta" && !s.meta_seen {
+                // From the values' own bytes (lol_html's `get_attribute` sniffs a BOM in them).
+                let attr = |n: &str| {
+                    el.attributes()
+                        .iter()
+                        .find(|a| a.name() == n)
+                        .and_then(|a| value(a))
+                };
                 let declared = decode::meta_element_encoding(
-                    el.get_attribute("charset").as_deref(),
-                    el.get_attribute("http-equiv").as_deref(),
-                    el.get_attribute("content").as_deref(),
+                    attr("charset").as_deref(),
+                    attr("http-equiv").as_deref(),
+                    attr("content").as_deref(),
                 );
                 if let Some(declared) = declared {
                     s.meta_seen = true;
@@ -564,7 +571,21 @@ fn prescan(
                 "meta" if full => {
                     let mut s = handler_state.borrow_mut();
                     if s.template == 0 && !s.meta_seen {
-                        let value = |n: &str| el.get_attribute(n);
+                        // From the values' own bytes, as the tokenizer decodes them.
+                        let value = |n: &str| {
+                            let a = el.attributes().iter().find(|a| a.name() == n)?;
+                            let Some(location) = a.value_source_location() else {
+                                return Some(String::new());
+                            };
+                            let w = handler_window.borrow();
+                            let range = location.bytes();
+                            range
+                                .start
+                                .checked_sub(w.0)
+                                .zip(range.end.checked_sub(w.0))
+                                .and_then(|(a, b)| w.1.get(a..b))
+                                .and_then(|raw| decode_attribute(raw, encoding))
+                        };
                         let declared = decode::meta_element_encoding(
                             value("charset").as_deref(),
                             value("http-equiv").as_deref(),
