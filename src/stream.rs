@@ -362,7 +362,7 @@ pub(crate) fn fragment_ids(
                     el.attributes()
                         .iter()
                         .find(|a| a.name() == n)
-                        .and_then(|a| value(a))
+                        .and_then(&value)
                 };
                 let declared = decode::meta_element_encoding(
                     attr("charset").as_deref(),
