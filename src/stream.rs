@@ -1131,7 +1131,20 @@ impl Walk<'_, '_> {
                     } else {
                         format!("\"{text}\"")
                     };
-                    (end..end, format!("={quoted}"))
+                    // `href=` with nothing before `>` (or `/`) has an `=` already: the value
+                    // goes after it, or the `=` would start another attribute.
+                    let mut at = end;
+                    while let Some(b) = self.input(at..at + 1).and_then(|b| b.first().copied()) {
+                        if !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ') {
+                            break;
+                        }
+                        at += 1;
+                    }
+                    if self.input(at..at + 1) == Some(&b"="[..]) {
+                        (at + 1..at + 1, quoted)
+                    } else {
+                        (end..end, format!("={quoted}"))
+                    }
                 }
                 (None, None) => continue,
             };
@@ -1682,6 +1695,27 @@ mod tests {
             }
         }
         assert!(compared > 80, "{compared}");
+    }
+
+    /// Found by `fuzz/engines.rs`: `href=` with nothing before `>` has its `=` already; a new
+    /// value goes after it (an `="…"` after the name made `href="…"=`, a second attribute).
+    #[test]
+    fn an_empty_unquoted_value_gets_its_value_after_the_equals_sign() {
+        let input = crate::pipeline::HtmlInput {
+            name: "t",
+            bytes: b"<base href=\"http://b/x/\"><a href=>j</a><a href = >k</a><a href>m</a>",
+            layers: crate::BaseLayers {
+                retrieval_uri: Some("http://h/p.html".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let out = crate::pipeline::rewrite(&input, &Default::default()).unwrap();
+        assert_eq!(out.engine, crate::pipeline::Engine::Stream);
+        assert_eq!(
+            String::from_utf8(out.bytes).unwrap(),
+            "<base href=\"http://b/x/\"><a href=\"http://b/x/\">j</a><a href =\"http://b/x/\" >k</a><a href=\"http://b/x/\">m</a>"
+        );
     }
 
     /// Found by `fuzz/engines.rs`: lol_html's `Attribute::value` sniffs a byte order mark at
