@@ -994,7 +994,8 @@ impl Walk<'_, '_> {
         };
         let location = el.source_location().bytes();
         let at = pass.offset + location.start;
-        let mut name = el.tag_name();
+        // The tokenizer reads U+0000 in a name as U+FFFD (HTML LS "tag name state").
+        let mut name = el.tag_name().replace('\0', "\u{FFFD}");
         if ns == ElementNs::Html && name == "image" {
             // HTML LS "in body": a start tag `image` is treated as `img`.
             name = "img".to_owned();
@@ -1208,7 +1209,7 @@ impl Walk<'_, '_> {
             if !read {
                 continue;
             }
-            let raw_name = a.name();
+            let raw_name = a.name().replace('\0', "\u{FFFD}");
             // Only the first of duplicate attributes exists in the tree (HTML LS §13.2.5.33).
             if seen.contains(&raw_name) {
                 continue;
@@ -1695,6 +1696,40 @@ mod tests {
             }
         }
         assert!(compared > 80, "{compared}");
+    }
+
+    /// Found by `fuzz/engines.rs`: a NUL in a tag or attribute name is U+FFFD to the tokenizer.
+    #[test]
+    fn nul_in_names_reads_as_the_replacement_character() {
+        let input = crate::pipeline::HtmlInput {
+            name: "t",
+            bytes: &[
+                &[b' '; 9000][..],
+                b"<svg><u\0se href=x /><a x\0=1 href=y>y</a></svg>",
+            ]
+            .concat(),
+            layers: crate::BaseLayers {
+                retrieval_uri: Some("http://h/".into()),
+                ..Default::default()
+            },
+            // (NUL bytes in the first 8 KiB read as binary.)
+            ..Default::default()
+        };
+        let names = |engine| {
+            let options = crate::pipeline::Options {
+                engine,
+                ..Default::default()
+            };
+            crate::pipeline::links(&input, &options)
+                .unwrap()
+                .links
+                .into_iter()
+                .map(|l| (l.element, l.attribute))
+                .collect::<Vec<_>>()
+        };
+        let stream = names(crate::pipeline::EngineChoice::Auto);
+        assert_eq!(stream, names(crate::pipeline::EngineChoice::Dom));
+        assert_eq!(stream[0].0, "u\u{FFFD}se");
     }
 
     /// Found by `fuzz/engines.rs`: `href=` with nothing before `>` has its `=` already; a new
