@@ -51,6 +51,9 @@ pub enum Fallback {
     /// An SVG `<style>` holding markup, a character reference or no end tag: in foreign content
     /// its text is parsed as markup (elements, references), not as raw text.
     ForeignStyle,
+    /// An end tag that lol_html lets close a `<template>` and the tree builder does not (a
+    /// template is a scope boundary: `<form><template></form>` leaves it open).
+    TemplateEnd,
 }
 
 impl Fallback {
@@ -69,6 +72,7 @@ impl Fallback {
             Fallback::LateMeta => "a <meta> beyond the prescan changes the encoding",
             Fallback::DropBase => "--drop-base",
             Fallback::ForeignNesting => "a <math> inside <svg> or an <svg> inside <math>",
+            Fallback::TemplateEnd => "an end tag that closes a <template> to lol_html only",
             Fallback::ForeignStyle => {
                 "an SVG <style> holding markup, a character reference or no end tag"
             }

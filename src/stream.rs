@@ -336,8 +336,14 @@ pub(crate) fn fragment_ids(
                     return Err("foreign nesting".into());
                 }
                 let end_state = handler_state.clone();
-                let closes = el.on_end_tag(lol_html::end_tag!(move |_| {
+                let closes = el.on_end_tag(lol_html::end_tag!(move |end| {
                     let mut s = end_state.borrow_mut();
+                    if which == 0 && !end.name().eq_ignore_ascii_case("template") {
+                        // lol_html closed the template at another end tag; the tree builder
+                        // does not (a template is a scope boundary): see `Fallback::TemplateEnd`.
+                        s.bail = true;
+                        return Err("template end".into());
+                    }
                     match which {
                         0 => s.template = s.template.saturating_sub(1),
                         1 => s.svg = s.svg.saturating_sub(1),
@@ -654,8 +660,12 @@ fn prescan(
                 let end_state = handler_state.clone();
                 // Elements closed implicitly get no end tag handler: a table left open keeps
                 // the count up, which can only send a later base to the DOM engine.
-                let _ = el.on_end_tag(lol_html::end_tag!(move |_| {
+                let _ = el.on_end_tag(lol_html::end_tag!(move |end| {
                     let mut s = end_state.borrow_mut();
+                    if template && !end.name().eq_ignore_ascii_case("template") {
+                        s.bail = Some(Fallback::TemplateEnd);
+                        return Err("template end".into());
+                    }
                     if template {
                         s.template = s.template.saturating_sub(1);
                     } else {
@@ -738,7 +748,8 @@ struct PassOut {
 /// The end of an element whose content matters, recorded by an end tag handler (which must be
 /// `'static`) and acted on before the next start tag.
 enum EndEvent {
-    Template,
+    /// `</template>`; `false` when lol_html closed the template at another end tag.
+    Template(bool),
     /// `</svg>` (`true`) or `</math>`.
     Foreign(bool),
     Style {
@@ -1029,8 +1040,9 @@ impl Walk<'_, '_> {
             (true, "template") => {
                 self.template += 1;
                 let events = events.clone();
-                let _ = el.on_end_tag(lol_html::end_tag!(move |_| {
-                    events.borrow_mut().push(EndEvent::Template);
+                let _ = el.on_end_tag(lol_html::end_tag!(move |end| {
+                    let proper = end.name().eq_ignore_ascii_case("template");
+                    events.borrow_mut().push(EndEvent::Template(proper));
                     Ok(())
                 }));
             }
@@ -1273,7 +1285,8 @@ impl Walk<'_, '_> {
             }
         }
         match event {
-            EndEvent::Template => self.template = self.template.saturating_sub(1),
+            EndEvent::Template(true) => self.template = self.template.saturating_sub(1),
+            EndEvent::Template(false) => self.bail = Some(Fallback::TemplateEnd),
             EndEvent::Foreign(true) => self.svg = self.svg.saturating_sub(1),
             EndEvent::Foreign(false) => self.math = self.math.saturating_sub(1),
             EndEvent::Style { node, content } => {
@@ -1696,6 +1709,33 @@ mod tests {
             }
         }
         assert!(compared > 80, "{compared}");
+    }
+
+    /// Found by `fuzz/engines.rs`: `</form>` inside a template closes the template to lol_html
+    /// (its handler runs) but not to the tree builder, for which a template is a scope boundary:
+    /// the `<base>` after it is template content. Such documents go to the DOM engine.
+    #[test]
+    fn a_template_closed_by_another_end_tag_goes_to_the_dom_engine() {
+        let utf8 = encoding_rs::UTF_8;
+        let doc = b"<form><template></form><base href=\"x/\">";
+        assert_eq!(find_base(doc, utf8).err(), Some(Fallback::TemplateEnd));
+        let outer = Outer {
+            base: Base::none(),
+            document_uri: None,
+        };
+        let decoded = decode::sniff_only(b"<form><template></form><a href=x>", None).unwrap();
+        let run = run(
+            b"<form><template></form><a href=x>",
+            &decoded,
+            &outer,
+            &RewriteOptions::default(),
+        );
+        assert_eq!(run.err(), Some(Fallback::TemplateEnd));
+        let fine = b"<template><base href=t/></template><base href=x/>";
+        assert_eq!(
+            find_base(fine, utf8).unwrap().map(|(_, v)| v).as_deref(),
+            Some("x/")
+        );
     }
 
     /// Found by `fuzz/engines.rs`: a NUL in a tag or attribute name is U+FFFD to the tokenizer.
