@@ -564,6 +564,12 @@ fn prescan(
                 }
             }
             if el.namespace_uri() != HTML_NS {
+                // A `<base>` lol_html reads as foreign may be HTML to the tree builder (an end
+                // tag in foreign content pops back to HTML there, not in lol_html).
+                if el.tag_name() == "base" {
+                    handler_state.borrow_mut().bail = Some(Fallback::ForeignNesting);
+                    return Err("foreign base".into());
+                }
                 return Ok(());
             }
             let name = el.tag_name();
@@ -1003,6 +1009,13 @@ impl Walk<'_, '_> {
             MATHML_NS => ElementNs::MathMl,
             _ => ElementNs::Other,
         };
+        if ns == ElementNs::MathMl && !is_mathml_element(&el.tag_name()) {
+            // Not a MathML element: it is in MathML content only because lol_html did not leave
+            // it where the tree builder does (an HTML end tag in foreign content, such as
+            // `<a><math></a>`, pops back to HTML there).
+            self.bail = Some(Fallback::ForeignNesting);
+            return;
+        }
         let location = el.source_location().bytes();
         let at = pass.offset + location.start;
         // The tokenizer reads U+0000 in a name as U+FFFD (HTML LS "tag name state").
@@ -1515,6 +1528,58 @@ fn foreign_attribute(name: String) -> (AttrNs, String) {
     (AttrNs::None, name)
 }
 
+/// The elements of MathML (MathML 3 and MathML Core), which lol_html and the tree builder both
+/// put in the MathML namespace.
+fn is_mathml_element(name: &str) -> bool {
+    matches!(
+        name,
+        "math"
+            | "mi"
+            | "mo"
+            | "mn"
+            | "ms"
+            | "mtext"
+            | "mspace"
+            | "mglyph"
+            | "mrow"
+            | "mfrac"
+            | "msqrt"
+            | "mroot"
+            | "mstyle"
+            | "merror"
+            | "mpadded"
+            | "mphantom"
+            | "mfenced"
+            | "menclose"
+            | "msub"
+            | "msup"
+            | "msubsup"
+            | "munder"
+            | "mover"
+            | "munderover"
+            | "mmultiscripts"
+            | "mprescripts"
+            | "none"
+            | "mtable"
+            | "mtr"
+            | "mtd"
+            | "mlabeledtr"
+            | "maligngroup"
+            | "malignmark"
+            | "mstack"
+            | "mlongdiv"
+            | "msgroup"
+            | "msrow"
+            | "mscarries"
+            | "mscarry"
+            | "msline"
+            | "maction"
+            | "semantics"
+            | "annotation"
+            | "annotation-xml"
+    )
+}
+
 /// HTML LS "adjust SVG tag names" (§13.2.6.5, the table in "any other start tag" in foreign
 /// content): lol_html lowercases, the tree has these in camel case.
 fn svg_tag_name(lower: &str) -> Option<&'static str> {
@@ -1709,6 +1774,29 @@ mod tests {
             }
         }
         assert!(compared > 80, "{compared}");
+    }
+
+    /// Found by `fuzz/engines.rs`: `<a><math></a>` leaves MathML in the tree (an HTML end tag
+    /// in foreign content pops back to HTML), not in lol_html: what it then reads as MathML but
+    /// MathML does not have, and a `<base>` it reads as foreign, go to the DOM engine.
+    #[test]
+    fn html_read_as_mathml_goes_to_the_dom_engine() {
+        let outer = Outer {
+            base: Base::none(),
+            document_uri: None,
+        };
+        let doc = b"<a><math></a><a href=x>";
+        let decoded = decode::sniff_only(doc, None).unwrap();
+        let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+        assert_eq!(run.err(), Some(Fallback::ForeignNesting));
+        let base = b"<a><math></a><base href=b/>";
+        assert_eq!(
+            find_base(base, encoding_rs::UTF_8).err(),
+            Some(Fallback::ForeignNesting)
+        );
+        let fine = b"<math><mi>x</mi><mtext><a href=y>y</a></mtext></math>";
+        let decoded = decode::sniff_only(fine, None).unwrap();
+        assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
     }
 
     /// Found by `fuzz/engines.rs`: `</form>` inside a template closes the template to lol_html
