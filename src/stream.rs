@@ -564,9 +564,10 @@ fn prescan(
                 }
             }
             if el.namespace_uri() != HTML_NS {
-                // A `<base>` lol_html reads as foreign may be HTML to the tree builder (an end
-                // tag in foreign content pops back to HTML there, not in lol_html).
-                if el.tag_name() == "base" {
+                // MathML has no `<base>`: one lol_html reads as MathML may be HTML to the tree
+                // builder (an end tag in foreign content pops back to HTML there, not in
+                // lol_html). An SVG `<base>` is SVG's own in both.
+                if el.namespace_uri() == MATHML_NS && el.tag_name() == "base" {
                     handler_state.borrow_mut().bail = Some(Fallback::ForeignNesting);
                     return Err("foreign base".into());
                 }
