@@ -54,6 +54,9 @@ pub enum Fallback {
     /// An end tag that lol_html lets close a `<template>` and the tree builder does not (a
     /// template is a scope boundary: `<form><template></form>` leaves it open).
     TemplateEnd,
+    /// An element lol_html reads as MathML that MathML does not have (`<a>`, `<base>`): HTML
+    /// in the tree wherever an HTML end tag popped back out of MathML (`<a><math></a>`).
+    MathMlStray,
 }
 
 impl Fallback {
@@ -73,6 +76,7 @@ impl Fallback {
             Fallback::DropBase => "--drop-base",
             Fallback::ForeignNesting => "a <math> inside <svg> or an <svg> inside <math>",
             Fallback::TemplateEnd => "an end tag that closes a <template> to lol_html only",
+            Fallback::MathMlStray => "an element read as MathML that MathML does not have",
             Fallback::ForeignStyle => {
                 "an SVG <style> holding markup, a character reference or no end tag"
             }

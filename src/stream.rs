@@ -568,7 +568,7 @@ fn prescan(
                 // builder (an end tag in foreign content pops back to HTML there, not in
                 // lol_html). An SVG `<base>` is SVG's own in both.
                 if el.namespace_uri() == MATHML_NS && el.tag_name() == "base" {
-                    handler_state.borrow_mut().bail = Some(Fallback::ForeignNesting);
+                    handler_state.borrow_mut().bail = Some(Fallback::MathMlStray);
                     return Err("foreign base".into());
                 }
                 return Ok(());
@@ -1014,7 +1014,7 @@ impl Walk<'_, '_> {
             // Not a MathML element: it is in MathML content only because lol_html did not leave
             // it where the tree builder does (an HTML end tag in foreign content, such as
             // `<a><math></a>`, pops back to HTML there).
-            self.bail = Some(Fallback::ForeignNesting);
+            self.bail = Some(Fallback::MathMlStray);
             return;
         }
         let location = el.source_location().bytes();
@@ -1789,11 +1789,11 @@ mod tests {
         let doc = b"<a><math></a><a href=x>";
         let decoded = decode::sniff_only(doc, None).unwrap();
         let run = run(doc, &decoded, &outer, &RewriteOptions::default());
-        assert_eq!(run.err(), Some(Fallback::ForeignNesting));
+        assert_eq!(run.err(), Some(Fallback::MathMlStray));
         let base = b"<a><math></a><base href=b/>";
         assert_eq!(
             find_base(base, encoding_rs::UTF_8).err(),
-            Some(Fallback::ForeignNesting)
+            Some(Fallback::MathMlStray)
         );
         let fine = b"<math><mi>x</mi><mtext><a href=y>y</a></mtext></math>";
         let decoded = decode::sniff_only(fine, None).unwrap();
