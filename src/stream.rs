@@ -367,7 +367,7 @@ pub(crate) fn fragment_ids(
                 let attr = |n: &str| {
                     el.attributes()
                         .iter()
-                        .find(|a| a.name() == n)
+                        .find(|a| attr_name(a) == n)
                         .and_then(&value)
                 };
                 let declared = decode::meta_element_encoding(
@@ -386,7 +386,7 @@ pub(crate) fn fragment_ids(
             let mut seen_id = false;
             let mut seen_name = false;
             for a in el.attributes() {
-                let n = a.name();
+                let n = attr_name(a);
                 // The first of duplicate attributes only (HTML LS §13.2.5.33).
                 let take = match n.as_str() {
                     "id" => !std::mem::replace(&mut seen_id, true),
@@ -586,7 +586,7 @@ fn prescan(
                     if s.template == 0 && !s.meta_seen {
                         // From the values' own bytes, as the tokenizer decodes them.
                         let value = |n: &str| {
-                            let a = el.attributes().iter().find(|a| a.name() == n)?;
+                            let a = el.attributes().iter().find(|a| attr_name(a) == n)?;
                             let Some(location) = a.value_source_location() else {
                                 return Some(String::new());
                             };
@@ -616,7 +616,7 @@ fn prescan(
                     if s.template > 0 || s.found.base.is_some() {
                         return Ok(());
                     }
-                    let Some(href) = el.attributes().iter().find(|a| a.name() == "href") else {
+                    let Some(href) = el.attributes().iter().find(|a| attr_name(a) == "href") else {
                         return Ok(());
                     };
                     if s.table > 0 || s.frameset {
@@ -1235,7 +1235,7 @@ impl Walk<'_, '_> {
             if !read {
                 continue;
             }
-            let raw_name = a.name().replace('\0', "\u{FFFD}");
+            let raw_name = attr_name(a);
             // Only the first of duplicate attributes exists in the tree (HTML LS §13.2.5.33).
             if seen.contains(&raw_name) {
                 continue;
@@ -1527,6 +1527,17 @@ fn foreign_attribute(name: String) -> (AttrNs, String) {
         return (AttrNs::Other, name);
     }
     (AttrNs::None, name)
+}
+
+/// An attribute's name as the tree has it. The tokenizer reads U+0000 as U+FFFD; and lol_html
+/// decodes a name with BOM sniffing, so a UTF-8 BOM at its start disappears, where the tree keeps
+/// U+FEFF as a name character: such a name matches nothing (found by `fuzz/engines.rs`).
+fn attr_name(a: &lol_html::html_content::Attribute<'_>) -> String {
+    let name = a.name().replace('\0', "\u{FFFD}");
+    match a.name_source_location() {
+        Some(l) if name.is_ascii() && l.bytes().len() != name.len() => format!("\u{FEFF}{name}"),
+        _ => name,
+    }
 }
 
 /// The elements of MathML (MathML 3 and MathML Core), which lol_html and the tree builder both
@@ -1894,6 +1905,9 @@ mod tests {
         );
         let found = find_base(b"<base href=\xFE\xFF\xFF\xFF><a href=y>", utf8);
         assert_eq!(found.err(), Some(Fallback::Undecodable));
+        // A BOM before a name: U+FEFF is part of the name, `\u{feff}href` is not `href`.
+        let found = find_base(b"<base \xEF\xBB\xBFhref=/><base href=b/>", utf8);
+        assert_eq!(found.unwrap().map(|(_, v)| v).as_deref(), Some("b/"));
         // Split across chunks, as from a file.
         let doc = b"<p>xxxxxxxxxxxxxx</p><base href='a&amp;b/'>";
         for size in 1..doc.len() {
