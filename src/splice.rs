@@ -54,8 +54,9 @@ pub enum Fallback {
     /// An end tag that lol_html lets close a `<template>` and the tree builder does not (a
     /// template is a scope boundary: `<form><template></form>` leaves it open).
     TemplateEnd,
-    /// An element lol_html reads as MathML that MathML does not have (`<a>`, `<base>`): HTML
-    /// in the tree wherever an HTML end tag popped back out of MathML (`<a><math></a>`).
+    /// An element lol_html reads as MathML or SVG that the tree builder puts in HTML: one MathML
+    /// does not have (`<a>`, `<base>`), after an HTML end tag that popped back out of MathML
+    /// (`<a><math></a>`), or a start tag that breaks out of foreign content (`<svg><svg><i>`).
     MathMlStray,
 }
 
@@ -76,7 +77,9 @@ impl Fallback {
             Fallback::DropBase => "--drop-base",
             Fallback::ForeignNesting => "a <math> inside <svg> or an <svg> inside <math>",
             Fallback::TemplateEnd => "an end tag that closes a <template> to lol_html only",
-            Fallback::MathMlStray => "an element read as MathML that MathML does not have",
+            Fallback::MathMlStray => {
+                "an element read as MathML or SVG that the tree builder puts in HTML"
+            }
             Fallback::ForeignStyle => {
                 "an SVG <style> holding markup, a character reference or no end tag"
             }

@@ -1010,6 +1010,12 @@ impl Walk<'_, '_> {
             MATHML_NS => ElementNs::MathMl,
             _ => ElementNs::Other,
         };
+        if matches!(ns, ElementNs::Svg | ElementNs::MathMl) && is_breakout(el) {
+            // HTML LS §13.2.6.5: these start tags leave foreign content in the tree; lol_html
+            // keeps some of them in SVG or MathML (`<svg><svg><i>`).
+            self.bail = Some(Fallback::MathMlStray);
+            return;
+        }
         if ns == ElementNs::MathMl && !is_mathml_element(&el.tag_name()) {
             // Not a MathML element: it is in MathML content only because lol_html did not leave
             // it where the tree builder does (an HTML end tag in foreign content, such as
@@ -1529,6 +1535,22 @@ fn foreign_attribute(name: String) -> (AttrNs, String) {
     (AttrNs::None, name)
 }
 
+/// HTML LS §13.2.6.5 "any other start tag" in foreign content: the start tags that break out of
+/// SVG and MathML into HTML (`font` only with `color`, `face` or `size`).
+fn is_breakout(el: &lol_html::html_content::Element<'_, '_>) -> bool {
+    match el.tag_name().as_str() {
+        "b" | "big" | "blockquote" | "body" | "br" | "center" | "code" | "dd" | "div" | "dl"
+        | "dt" | "em" | "embed" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "head" | "hr" | "i"
+        | "img" | "li" | "listing" | "menu" | "meta" | "nobr" | "ol" | "p" | "pre" | "ruby"
+        | "s" | "small" | "span" | "strong" | "strike" | "sub" | "sup" | "table" | "tt" | "u"
+        | "ul" | "var" => true,
+        "font" => ["color", "face", "size"]
+            .iter()
+            .any(|a| el.has_attribute(a)),
+        _ => false,
+    }
+}
+
 /// An attribute's name as the tree has it. The tokenizer reads U+0000 as U+FFFD; and lol_html
 /// decodes a name with BOM sniffing, so a UTF-8 BOM at its start disappears, where the tree keeps
 /// U+FEFF as a name character: such a name matches nothing (found by `fuzz/engines.rs`).
@@ -1797,6 +1819,16 @@ mod tests {
             base: Base::none(),
             document_uri: None,
         };
+        for doc in [&b"<svg><svg><i href=x>"[..], b"<math><math><img src=x>"] {
+            let decoded = decode::sniff_only(doc, None).unwrap();
+            let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+            assert_eq!(
+                run.err(),
+                Some(Fallback::MathMlStray),
+                "{}",
+                String::from_utf8_lossy(doc)
+            );
+        }
         let doc = b"<a><math></a><a href=x>";
         let decoded = decode::sniff_only(doc, None).unwrap();
         let run = run(doc, &decoded, &outer, &RewriteOptions::default());
