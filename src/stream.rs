@@ -1010,6 +1010,13 @@ impl Walk<'_, '_> {
             MATHML_NS => ElementNs::MathMl,
             _ => ElementNs::Other,
         };
+        if self.math > 0 {
+            // Inside MathML, lol_html's idea of which elements are HTML (integration points) and
+            // which end tags close what parts from the tree builder's (`<math><a><mi></a><a
+            // href>`: MathML `a` in the tree). A link there is rare: the DOM engine takes it.
+            self.bail = Some(Fallback::MathMlStray);
+            return;
+        }
         if matches!(ns, ElementNs::Svg | ElementNs::MathMl) && is_breakout(el) {
             // HTML LS §13.2.6.5: these start tags leave foreign content in the tree; lol_html
             // keeps some of them in SVG or MathML (`<svg><svg><i>`).
@@ -1838,7 +1845,12 @@ mod tests {
             find_base(base, encoding_rs::UTF_8).err(),
             Some(Fallback::MathMlStray)
         );
-        let fine = b"<math><mi>x</mi><mtext><a href=y>y</a></mtext></math>";
+        // A link inside MathML, even in an HTML integration point, is the DOM engine's.
+        let inside = b"<math><mi>x</mi><mtext><a href=y>y</a></mtext></math>";
+        let decoded = decode::sniff_only(inside, None).unwrap();
+        let run = super::run(inside, &decoded, &outer, &RewriteOptions::default());
+        assert_eq!(run.err(), Some(Fallback::MathMlStray));
+        let fine = b"<math><mi>x</mi></math><a href=y>y</a>";
         let decoded = decode::sniff_only(fine, None).unwrap();
         assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
     }
