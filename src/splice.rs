@@ -58,6 +58,8 @@ pub enum Fallback {
     /// does not have (`<a>`, `<base>`), after an HTML end tag that popped back out of MathML
     /// (`<a><math></a>`), or a start tag that breaks out of foreign content (`<svg><svg><i>`).
     MathMlStray,
+    /// A `<frame>`: the tree keeps it only inside `<frameset>` and ignores it in a body.
+    Frame,
 }
 
 impl Fallback {
@@ -77,6 +79,7 @@ impl Fallback {
             Fallback::DropBase => "--drop-base",
             Fallback::ForeignNesting => "a <math> inside <svg> or an <svg> inside <math>",
             Fallback::TemplateEnd => "an end tag that closes a <template> to lol_html only",
+            Fallback::Frame => "a <frame>, which the tree keeps only inside <frameset>",
             Fallback::MathMlStray => {
                 "an element read as MathML or SVG that the tree builder puts in HTML"
             }

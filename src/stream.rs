@@ -176,6 +176,29 @@ pub(crate) fn run_streaming(
         tentative: false,
         report_bases: true,
     };
+    if found.risky {
+        // A dry run first: a fallback met halfway must come before anything is written.
+        let mut dry = CheckedChunks {
+            inner: ReaderChunks::new(open().map_err(StreamError::Io)?),
+            decoder: encoding.new_decoder_without_bom_handling(),
+            buffer: vec![0; 16 * 1024],
+            malformed: false,
+            skip_bom: decoded.bom,
+        };
+        let mut sink = std::io::sink();
+        let mut ignore = |_: Link| {};
+        let dry_io = StreamIo {
+            out: &mut sink,
+            on_link: &mut ignore,
+            window: Vec::new(),
+            start: 0,
+            hold: None,
+            next_splice: 0,
+            abandoned: None,
+            error: None,
+        };
+        pass.run_chunks(base.clone(), &mut dry, Some(dry_io))?;
+    }
     let io = StreamIo {
         out,
         on_link,
@@ -434,6 +457,11 @@ struct Prescan {
     base: Option<(usize, String)>,
     /// The first HTML `<meta>` outside templates that declares an encoding (full scans only).
     meta: Option<&'static Encoding>,
+    /// Markup that pass 2 may hand to the DOM engine only when it meets it (`<frame>`, MathML,
+    /// `<template>`, SVG `<style>`, a breakout tag in SVG; full scans only): a document streamed
+    /// from its file is then run once without writing first, so that nothing is written before
+    /// a fallback.
+    risky: bool,
 }
 
 /// Why a streamed document could not be finished.
@@ -533,6 +561,14 @@ fn prescan(
             lol_html::MemorySettings::new().with_max_allowed_memory_usage(MEMORY_LIMIT),
         )
         .append_element_content_handler(lol_html::element!("*", move |el| {
+            if full {
+                let name = el.tag_name();
+                if matches!(name.as_str(), "frame" | "math" | "template")
+                    || (el.namespace_uri() == SVG_NS && (name == "style" || is_breakout(el)))
+                {
+                    handler_state.borrow_mut().found.risky = true;
+                }
+            }
             if full && matches!(el.namespace_uri(), SVG_NS | MATHML_NS) {
                 // As pass 2 does (Walk::start): foreign nesting lol_html reads otherwise than
                 // the tree builder.
@@ -1010,6 +1046,12 @@ impl Walk<'_, '_> {
             MATHML_NS => ElementNs::MathMl,
             _ => ElementNs::Other,
         };
+        if ns == ElementNs::Html && el.tag_name() == "frame" {
+            // The tree keeps a <frame> only inside <frameset> (in body it is ignored): which one
+            // it is takes the tree builder's insertion modes, so the DOM engine decides.
+            self.bail = Some(Fallback::Frame);
+            return;
+        }
         if self.math > 0 {
             // Inside MathML, lol_html's idea of which elements are HTML (integration points) and
             // which end tags close what parts from the tree builder's (`<math><a><mi></a><a
@@ -1836,6 +1878,10 @@ mod tests {
                 String::from_utf8_lossy(doc)
             );
         }
+        let frame = b"<frame src=x>";
+        let decoded = decode::sniff_only(frame, None).unwrap();
+        let framed = super::run(frame, &decoded, &outer, &RewriteOptions::default());
+        assert_eq!(framed.err(), Some(Fallback::Frame));
         let doc = b"<a><math></a><a href=x>";
         let decoded = decode::sniff_only(doc, None).unwrap();
         let run = run(doc, &decoded, &outer, &RewriteOptions::default());
