@@ -763,32 +763,18 @@ impl crate::rewrite::Relink for ExtractRelinker {
             return None;
         }
         let mut out = String::new();
-        if from == to && fragment.is_some() {
-            // The page itself: the fragment alone.
-        } else {
-            let from_dirs: Vec<_> = from.parent()?.components().collect();
-            let to_parts: Vec<_> = to.components().collect();
-            let common = from_dirs
-                .iter()
-                .zip(&to_parts)
-                .take_while(|(a, b)| a == b)
-                .count()
-                .min(to_parts.len().saturating_sub(1));
-            for _ in common..from_dirs.len() {
-                out.push_str("../");
-            }
-            for (n, part) in to_parts.iter().skip(common).enumerate() {
-                if n > 0 {
-                    out.push('/');
-                }
-                let name = part.as_os_str().to_str()?;
-                // A file name is a path segment: `?` (a query kept in the name), `#`, `%` and
-                // the like are percent-encoded; `a:b` first would read as a scheme.
-                if n == 0 && out.is_empty() && name.contains(':') {
-                    out.push_str("./");
-                }
-                crate::site::percent_encode_segment(name, &mut out);
-            }
+        // The page itself, with a fragment: the fragment alone. A file name is a path segment:
+        // `?` (a query kept in the name), `#`, `%` and the like are percent-encoded.
+        if !(from == to && fragment.is_some()) {
+            let names = |p: &std::path::Path| -> Option<Vec<String>> {
+                p.components()
+                    .map(|c| c.as_os_str().to_str().map(str::to_owned))
+                    .collect()
+            };
+            let (from_dirs, to) = (names(from.parent()?)?, names(&to)?);
+            let from_dirs: Vec<&str> = from_dirs.iter().map(String::as_str).collect();
+            let to: Vec<&str> = to.iter().map(String::as_str).collect();
+            crate::site::relative_path(&from_dirs, &to, &mut out);
         }
         if let Some(f) = fragment {
             out.push('#');

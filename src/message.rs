@@ -172,14 +172,8 @@ fn process(
                 ));
                 reports.push(Report {
                     base: BaseRecord {
-                        part: Some(path),
-                        base: None,
-                        base_source: crate::BaseSource::None,
-                        encoding: "",
-                        encoding_source: crate::decode::EncodingSource::Fallback,
-                        diagnostics,
                         root: Some(Some(i) == root),
-                        warc: None,
+                        ..empty_base(Some(path), diagnostics)
                     },
                     links: Vec::new(),
                 });
@@ -343,7 +337,7 @@ fn css_part(
         };
         let replacement = resolved
             .as_ref()
-            .filter(|r| r.as_str() != value && !is_fictitious(r))
+            .filter(|r| r.as_str() != value && !crate::rewrite::is_fictitious(r))
             .cloned();
         let target_part = resolved
             .as_deref()
@@ -426,6 +420,7 @@ fn css_part(
     )
 }
 
+/// The base record of a part left as it was: no base, no encoding.
 fn empty_base(part: Option<String>, diagnostics: Vec<Diagnostic>) -> BaseRecord {
     BaseRecord {
         part,
@@ -472,11 +467,6 @@ fn css_encoding(
         Some(enc) => (enc, EncodingSource::Meta, 0),
         None => (encoding_rs::UTF_8, EncodingSource::Fallback, 0),
     }
-}
-
-fn is_fictitious(uri: &str) -> bool {
-    uri.get(..12)
-        .is_some_and(|s| s.eq_ignore_ascii_case("thismessage:"))
 }
 
 /// The headings around part `i`, outermost first, ending with the part's own; the caller's

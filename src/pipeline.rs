@@ -721,26 +721,15 @@ pub(crate) fn finish(a: &Analysed, options: &Options) -> Vec<u8> {
 /// As [`report`], taking the analysis: the links' strings move into the records.
 pub(crate) fn into_report(analysis: Analysis, part: Option<&str>) -> Report {
     let base = report_base(&analysis, part);
-    let links = match analysis {
-        Analysis::Stream(s) => {
-            let s = *s;
-            s.streamed
-                .links
-                .into_iter()
-                .chain(s.loose.into_iter().map(|(_, l)| l.link))
-                .map(|l| LinkRecord::from_link(l, part))
-                .collect()
-        }
-        Analysis::Dom(a) => {
-            let a = *a;
-            a.plan
-                .links
-                .into_iter()
-                .chain(a.loose.into_iter().map(|(_, l)| l.link))
-                .map(|l| LinkRecord::from_link(l, part))
-                .collect()
-        }
+    let (links, loose) = match analysis {
+        Analysis::Stream(s) => (s.streamed.links, s.loose),
+        Analysis::Dom(a) => (a.plan.links, a.loose),
     };
+    let links = links
+        .into_iter()
+        .chain(loose.into_iter().map(|(_, l)| l.link))
+        .map(|l| LinkRecord::from_link(l, part))
+        .collect();
     Report { base, links }
 }
 
@@ -763,27 +752,12 @@ fn report_base(analysis: &Analysis, part: Option<&str>) -> BaseRecord {
 }
 
 pub(crate) fn report(analysis: &Analysis, part: Option<&str>) -> Report {
-    let (base, diagnostics, links, loose) = match analysis {
-        Analysis::Stream(s) => (
-            &s.streamed.base,
-            &s.diagnostics,
-            &s.streamed.links,
-            &s.loose,
-        ),
-        Analysis::Dom(a) => (&a.plan.base, &a.diagnostics, &a.plan.links, &a.loose),
+    let (links, loose) = match analysis {
+        Analysis::Stream(s) => (&s.streamed.links, &s.loose),
+        Analysis::Dom(a) => (&a.plan.links, &a.loose),
     };
-    let decoded = analysis.decoded();
     Report {
-        base: BaseRecord {
-            part: part.map(str::to_owned),
-            base: base.uri.as_ref().map(|u| u.to_string()),
-            base_source: base.source,
-            encoding: decoded.encoding.name(),
-            encoding_source: decoded.source,
-            diagnostics: diagnostics.clone(),
-            root: None,
-            warc: None,
-        },
+        base: report_base(analysis, part),
         links: links
             .iter()
             .chain(loose.iter().map(|(_, l)| &l.link))

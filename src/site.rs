@@ -326,33 +326,15 @@ impl Site {
         }
         let query = UriRef::parse(resolved).query;
         let mut out = String::new();
-        if to == from && query.is_none() && fragment.is_some() {
-            // The page itself: the fragment alone.
-        } else {
-            let from_dirs: Vec<&str> = from.split('/').collect();
-            let from_dirs = from_dirs
-                .get(..from_dirs.len().saturating_sub(1))
-                .unwrap_or(&[]);
-            let to_segments: Vec<&str> = to.split('/').collect();
-            let common = from_dirs
-                .iter()
-                .zip(&to_segments)
-                .take_while(|(a, b)| a == b)
-                .count()
-                .min(to_segments.len().saturating_sub(1));
-            for _ in common..from_dirs.len() {
-                out.push_str("../");
-            }
-            for (n, segment) in to_segments.iter().skip(common).enumerate() {
-                if n > 0 {
-                    out.push('/');
-                }
-                // `a:b.html` first in a relative reference would read as a scheme.
-                if n == 0 && out.is_empty() && segment.contains(':') {
-                    out.push_str("./");
-                }
-                percent_encode_segment(segment, &mut out);
-            }
+        // The page itself, with a fragment: the fragment alone.
+        if !(to == from && query.is_none() && fragment.is_some()) {
+            let from: Vec<&str> = from.split('/').collect();
+            let to: Vec<&str> = to.split('/').collect();
+            relative_path(
+                from.get(..from.len().saturating_sub(1)).unwrap_or(&[]),
+                &to,
+                &mut out,
+            );
         }
         if let Some(q) = query {
             out.push('?');
@@ -363,6 +345,30 @@ impl Site {
             out.push_str(&f);
         }
         Some(out)
+    }
+}
+
+/// The shortest relative path from a page in directory `from_dirs` to the file `to` (both as
+/// path segments from one root), each segment percent-encoded: `../b/x%20y.html`.
+pub(crate) fn relative_path(from_dirs: &[&str], to: &[&str], out: &mut String) {
+    let common = from_dirs
+        .iter()
+        .zip(to)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(to.len().saturating_sub(1));
+    for _ in common..from_dirs.len() {
+        out.push_str("../");
+    }
+    for (n, segment) in to.iter().skip(common).enumerate() {
+        if n > 0 {
+            out.push('/');
+        }
+        // `a:b.html` first in a relative reference would read as a scheme.
+        if n == 0 && out.is_empty() && segment.contains(':') {
+            out.push_str("./");
+        }
+        percent_encode_segment(segment, out);
     }
 }
 
@@ -529,7 +535,7 @@ fn hash_id(id: &str) -> u64 {
 }
 
 /// RFC 2396 §2.4.3: escape what may not appear in a path segment.
-pub(crate) fn percent_encode_segment(segment: &str, out: &mut String) {
+fn percent_encode_segment(segment: &str, out: &mut String) {
     for b in segment.bytes() {
         let keep = b.is_ascii_alphanumeric()
             || matches!(

@@ -178,44 +178,17 @@ pub(crate) fn run_streaming(
     };
     if found.risky {
         // A dry run first: a fallback met halfway must come before anything is written.
-        let mut dry = CheckedChunks {
-            inner: ReaderChunks::new(open().map_err(StreamError::Io)?),
-            decoder: encoding.new_decoder_without_bom_handling(),
-            buffer: vec![0; 16 * 1024],
-            malformed: false,
-            skip_bom: decoded.bom,
-        };
+        let mut dry = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
         let mut sink = std::io::sink();
         let mut ignore = |_: Link| {};
-        let dry_io = StreamIo {
-            out: &mut sink,
-            on_link: &mut ignore,
-            window: Vec::new(),
-            start: 0,
-            hold: None,
-            next_splice: 0,
-            abandoned: None,
-            error: None,
-        };
-        pass.run_chunks(base.clone(), &mut dry, Some(dry_io))?;
+        pass.run_chunks(
+            base.clone(),
+            &mut dry,
+            Some(StreamIo::new(&mut sink, &mut ignore)),
+        )?;
     }
-    let io = StreamIo {
-        out,
-        on_link,
-        window: Vec::new(),
-        start: 0,
-        hold: None,
-        next_splice: 0,
-        abandoned: None,
-        error: None,
-    };
-    let mut chunks = CheckedChunks {
-        inner: ReaderChunks::new(open().map_err(StreamError::Io)?),
-        decoder: encoding.new_decoder_without_bom_handling(),
-        buffer: vec![0; 16 * 1024],
-        malformed: false,
-        skip_bom: decoded.bom,
-    };
+    let io = StreamIo::new(out, on_link);
+    let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
     let mut out = pass.run_chunks(base.clone(), &mut chunks, Some(io))?;
     diagnostics.append(&mut out.diagnostics);
     Ok((base, diagnostics, chunks.malformed))
@@ -229,6 +202,18 @@ struct CheckedChunks<R> {
     malformed: bool,
     /// The byte order mark is not text.
     skip_bom: bool,
+}
+
+impl<R: std::io::Read> CheckedChunks<R> {
+    fn new(reader: R, decoded: &Decoded) -> CheckedChunks<R> {
+        CheckedChunks {
+            inner: ReaderChunks::new(reader),
+            decoder: decoded.encoding.new_decoder_without_bom_handling(),
+            buffer: vec![0; 16 * 1024],
+            malformed: false,
+            skip_bom: decoded.bom,
+        }
+    }
 }
 
 impl<R: std::io::Read> Chunks for CheckedChunks<R> {
@@ -623,17 +608,7 @@ fn prescan(
                         // From the values' own bytes, as the tokenizer decodes them.
                         let value = |n: &str| {
                             let a = el.attributes().iter().find(|a| attr_name(a) == n)?;
-                            let Some(location) = a.value_source_location() else {
-                                return Some(String::new());
-                            };
-                            let w = handler_window.borrow();
-                            let range = location.bytes();
-                            range
-                                .start
-                                .checked_sub(w.0)
-                                .zip(range.end.checked_sub(w.0))
-                                .and_then(|(a, b)| w.1.get(a..b))
-                                .and_then(|raw| decode_attribute(raw, encoding))
+                            window_value(&handler_window.borrow(), a, encoding)
                         };
                         let declared = decode::meta_element_encoding(
                             value("charset").as_deref(),
@@ -661,20 +636,7 @@ fn prescan(
                     }
                     // The value from its own bytes, decoded as the tokenizer does; bytes that do
                     // not decode send the base to the DOM engine.
-                    let value = match href.value_source_location() {
-                        None => Some(String::new()),
-                        Some(location) => {
-                            let w = handler_window.borrow();
-                            let range = location.bytes();
-                            range
-                                .start
-                                .checked_sub(w.0)
-                                .zip(range.end.checked_sub(w.0))
-                                .and_then(|(a, b)| w.1.get(a..b))
-                                .and_then(|raw| decode_attribute(raw, encoding))
-                        }
-                    };
-                    match value {
+                    match window_value(&handler_window.borrow(), href, encoding) {
                         Some(value) => {
                             s.found.base = Some((el.source_location().bytes().start, value));
                         }
@@ -749,6 +711,26 @@ fn prescan(
         Err(_) => Err(StreamError::Fallback(Fallback::Tokenizer)),
         Ok(()) => Ok(found),
     }
+}
+
+/// An attribute's value decoded from its own bytes in `window` (the bytes from offset `window.0`
+/// that lol_html has not passed on yet): `Some("")` for a valueless attribute, `None` when the
+/// bytes do not decode.
+fn window_value(
+    window: &(usize, Vec<u8>),
+    a: &lol_html::html_content::Attribute<'_>,
+    encoding: &'static Encoding,
+) -> Option<String> {
+    let Some(location) = a.value_source_location() else {
+        return Some(String::new());
+    };
+    let range = location.bytes();
+    range
+        .start
+        .checked_sub(window.0)
+        .zip(range.end.checked_sub(window.0))
+        .and_then(|(start, end)| window.1.get(start..end))
+        .and_then(|raw| decode_attribute(raw, encoding))
 }
 
 /// Whether the bytes `<base` occur, ASCII case-insensitively.
@@ -841,6 +823,22 @@ struct StreamIo<'a> {
     /// A held element given up on (past [`MAX_HOLD`]): its end is not acted on.
     abandoned: Option<NodeId>,
     error: Option<std::io::Error>,
+}
+
+impl<'a> StreamIo<'a> {
+    /// Writing to `out` from the start of the input, links to `on_link`.
+    fn new(out: &'a mut dyn std::io::Write, on_link: &'a mut dyn FnMut(Link)) -> StreamIo<'a> {
+        StreamIo {
+            out,
+            on_link,
+            window: Vec::new(),
+            start: 0,
+            hold: None,
+            next_splice: 0,
+            abandoned: None,
+            error: None,
+        }
+    }
 }
 
 /// The most raw text (`<style>`, `<noscript>`) held to rewrite its URLs when streaming; a larger

@@ -1132,7 +1132,7 @@ fn escape_list_url(url: &str, kind: LinkKind, comma_list: bool) -> String {
 /// RFC 2557 §8.2(d): a URI resolved against `thismessage:/` is fictitious, a label for matching
 /// parts inside one message; written into the document it would point nowhere, so the
 /// reference keeps its relative text.
-fn is_fictitious(uri: &str) -> bool {
+pub(crate) fn is_fictitious(uri: &str) -> bool {
     uri.get(..12)
         .is_some_and(|s| s.eq_ignore_ascii_case("thismessage:"))
 }

@@ -452,6 +452,22 @@ impl Resolver {
     }
 }
 
+/// A reference as the URL parser reads it against a `file:` base, without a leading `file:`:
+/// leading and trailing C0 controls and spaces, and every tab and newline, go (URL Standard).
+fn file_reference_after_scheme(reference: &str) -> String {
+    let cleaned: String = reference
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    match cleaned.get(..5) {
+        Some(s) if s.eq_ignore_ascii_case("file:") => {
+            cleaned.get(5..).unwrap_or_default().to_owned()
+        }
+        _ => cleaned,
+    }
+}
+
 /// Post-normalisation for url 2.5.8's known failure (its `expected_failures.txt`; upstream PRs
 /// #890 and #1149): a relative reference against a `file:` base with a host, whose result path
 /// starts with a Windows drive letter (`C|`, `/C:/`, `file:/C:/` against `file://host/…`), loses
@@ -484,16 +500,8 @@ fn keep_file_host(
         Some(h) => h.to_owned(),
         None => from_raw()?,
     };
-    // URL Standard: leading and trailing C0 controls and spaces, and every tab and newline, go.
-    let cleaned: String = reference
-        .trim_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
-    let after_scheme = match cleaned.get(..5) {
-        Some(s) if s.eq_ignore_ascii_case("file:") => cleaned.get(5..).unwrap_or_default(),
-        _ => cleaned.as_str(),
-    };
+    let after_scheme = file_reference_after_scheme(reference);
+    let after_scheme = after_scheme.as_str();
     // A reference with an authority of its own (`//h/…`, `\\h\…`) names its own host.
     let mut lead = after_scheme.chars();
     if matches!(
@@ -534,15 +542,8 @@ fn keep_empty_file_segments(reference: &str, joined: &url::Url) -> Option<String
     if joined.scheme() != "file" {
         return None;
     }
-    let cleaned: String = reference
-        .trim_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
-    let after_scheme = match cleaned.get(..5) {
-        Some(s) if s.eq_ignore_ascii_case("file:") => cleaned.get(5..).unwrap_or_default(),
-        _ => cleaned.as_str(),
-    };
+    let after_scheme = file_reference_after_scheme(reference);
+    let after_scheme = after_scheme.as_str();
     let is_slash = |c: char| c == '/' || c == '\\';
     let before_query = after_scheme.split(['?', '#']).next().unwrap_or_default();
     let mut chars = before_query.chars();
