@@ -281,10 +281,10 @@ pub(crate) fn escaped_around(
         _ => None,
     };
     let needs_quotes = new.is_empty()
-        || new.chars().any(|c| {
+        || new.bytes().any(|c| {
             matches!(
                 c,
-                '\t' | '\n' | '\x0c' | '\r' | ' ' | '"' | '\'' | '=' | '<' | '>' | '`'
+                b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'"' | b'\'' | b'=' | b'<' | b'>' | b'`'
             )
         });
     let quote = match quote {
@@ -293,14 +293,22 @@ pub(crate) fn escaped_around(
         None => '\0',
     };
     let mut text = String::with_capacity(new.len() + 2);
-    for c in new.chars() {
-        match c {
-            '&' => text.push_str("&amp;"),
-            '"' if quote == '"' => text.push_str("&quot;"),
-            '\'' if quote == '\'' => text.push_str("&#39;"),
-            c => text.push(c),
-        }
+    let mut rest = new;
+    // Copied a run at a time up to each `&` or quote.
+    while let Some(at) = memchr::memchr3(b'&', b'"', b'\'', rest.as_bytes()) {
+        let (run, tail) = rest.split_at(at);
+        text.push_str(run);
+        let c = tail.as_bytes().first().copied();
+        text.push_str(match c {
+            Some(b'&') => "&amp;",
+            Some(b'"') if quote == '"' => "&quot;",
+            Some(b'\'') if quote == '\'' => "&#39;",
+            Some(b'"') => "\"",
+            _ => "'",
+        });
+        rest = tail.get(1..).unwrap_or_default();
     }
+    text.push_str(rest);
     if quote == '"' && !matches!(before, Some(b'"')) {
         return (range, format!("\"{text}\""));
     }
@@ -315,6 +323,10 @@ pub(crate) fn decode_attribute(raw: &[u8], encoding: &'static Encoding) -> Optio
     let (text, had_errors) = encoding.decode_without_bom_handling(raw);
     if had_errors {
         return None;
+    }
+    // Most values have nothing to normalize or decode.
+    if memchr::memchr3(b'&', b'\r', b'\0', text.as_bytes()).is_none() {
+        return Some(text.into_owned());
     }
     let text = text
         .replace("\r\n", "\n")

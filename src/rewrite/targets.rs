@@ -201,31 +201,36 @@ pub(crate) fn classify(
 
 /// Whether some row of [`TABLE`] names this attribute (a test keeps the two in step).
 pub(crate) fn is_url_attribute_name(attr: &str) -> bool {
+    is_url_attribute_bytes(attr.as_bytes())
+}
+
+/// [`is_url_attribute_name`] on bytes (the streaming engine asks it of every attribute name).
+pub(crate) fn is_url_attribute_bytes(attr: &[u8]) -> bool {
     matches!(
         attr,
-        "href"
-            | "src"
-            | "poster"
-            | "action"
-            | "formaction"
-            | "cite"
-            | "data"
-            | "longdesc"
-            | "lowsrc"
-            | "background"
-            | "itemid"
-            | "manifest"
-            | "srcset"
-            | "imagesrcset"
-            | "ping"
-            | "archive"
-            | "profile"
-            | "code"
-            | "codebase"
-            | "classid"
-            | "content"
-            | "srcdoc"
-            | "style"
+        b"href"
+            | b"src"
+            | b"poster"
+            | b"action"
+            | b"formaction"
+            | b"cite"
+            | b"data"
+            | b"longdesc"
+            | b"lowsrc"
+            | b"background"
+            | b"itemid"
+            | b"manifest"
+            | b"srcset"
+            | b"imagesrcset"
+            | b"ping"
+            | b"archive"
+            | b"profile"
+            | b"code"
+            | b"codebase"
+            | b"classid"
+            | b"content"
+            | b"srcdoc"
+            | b"style"
     )
 }
 

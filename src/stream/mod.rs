@@ -35,6 +35,9 @@ use crate::error::Diagnostic;
 use crate::rewrite::{EditTarget, ElementView, Found, Link, Nested, Planner, RewriteOptions};
 use crate::splice::{decode_attribute, escaped_around, Fallback};
 
+mod tag;
+use tag::{tree_name, RawTag};
+
 /// lol_html's buffers are bounded by this; a longer tag or comment is handed to the DOM engine.
 const MEMORY_LIMIT: usize = 64 * 1024 * 1024;
 
@@ -316,11 +319,6 @@ pub(crate) fn fragment_ids(
     let handler_state = state.clone();
     let lol_encoding =
         lol_html::AsciiCompatibleEncoding::new(encoding).ok_or(Fallback::Tokenizer)?;
-    let value = move |a: &lol_html::html_content::Attribute<'_>| {
-        a.value_source_location()
-            .and_then(|l| bytes.get(l.bytes()))
-            .map_or(Some(String::new()), |raw| decode_attribute(raw, encoding))
-    };
     let settings = lol_html::Settings::new()
         .with_encoding(lol_encoding)
         .with_memory_settings(
@@ -328,12 +326,15 @@ pub(crate) fn fragment_ids(
         )
         .append_element_content_handler(lol_html::element!("*", move |el| {
             let html = el.namespace_uri() == HTML_NS;
-            let name = el.tag_name();
-            let counter = match name.as_str() {
-                "template" if html => Some(0),
-                "svg" if !html => Some(1),
-                "math" if !html => Some(2),
-                _ => None,
+            let raw = RawTag::new(bytes.get(el.source_location().bytes()).unwrap_or_default());
+            let counter = if html && raw.is("template") {
+                Some(0)
+            } else if !html && raw.is("svg") {
+                Some(1)
+            } else if !html && raw.is("math") {
+                Some(2)
+            } else {
+                None
             };
             let mut s = handler_state.borrow_mut();
             // The <template> element itself is outside its contents.
@@ -370,18 +371,11 @@ pub(crate) fn fragment_ids(
             if in_template {
                 return Ok(());
             }
-            if html && name == "meta" && !s.meta_seen {
-                // From the values' own bytes (lol_html's `get_attribute` sniffs a BOM in them).
-                let attr = |n: &str| {
-                    el.attributes()
-                        .iter()
-                        .find(|a| attr_name(a) == n)
-                        .and_then(&value)
-                };
+            if html && raw.is("meta") && !s.meta_seen {
                 let declared = decode::meta_element_encoding(
-                    attr("charset").as_deref(),
-                    attr("http-equiv").as_deref(),
-                    attr("content").as_deref(),
+                    raw.attr("charset", encoding).as_deref(),
+                    raw.attr("http-equiv", encoding).as_deref(),
+                    raw.attr("content", encoding).as_deref(),
                 );
                 if let Some(declared) = declared {
                     s.meta_seen = true;
@@ -391,20 +385,13 @@ pub(crate) fn fragment_ids(
                     }
                 }
             }
-            let mut seen_id = false;
-            let mut seen_name = false;
-            for a in el.attributes() {
-                let n = attr_name(a);
-                // The first of duplicate attributes only (HTML LS §13.2.5.33).
-                let take = match n.as_str() {
-                    "id" => !std::mem::replace(&mut seen_id, true),
-                    "name" if html && name == "a" => !std::mem::replace(&mut seen_name, true),
-                    _ => false,
-                };
-                if take {
-                    if let Some(v) = value(a) {
-                        s.ids.push(v);
-                    }
+            // The first of duplicate attributes only (HTML LS §13.2.5.33).
+            if let Some(id) = raw.attr("id", encoding) {
+                s.ids.push(id);
+            }
+            if html && raw.is("a") {
+                if let Some(name) = raw.attr("name", encoding) {
+                    s.ids.push(name);
                 }
             }
             Ok(())
@@ -546,18 +533,26 @@ fn prescan(
             lol_html::MemorySettings::new().with_max_allowed_memory_usage(MEMORY_LIMIT),
         )
         .append_element_content_handler(lol_html::element!("*", move |el| {
-            if full {
-                let name = el.tag_name();
-                if matches!(name.as_str(), "frame" | "math" | "template")
-                    || (el.namespace_uri() == SVG_NS && (name == "style" || is_breakout(el)))
-                {
-                    handler_state.borrow_mut().found.risky = true;
-                }
+            let w = handler_window.borrow();
+            let location = el.source_location().bytes();
+            let tag_bytes = location
+                .start
+                .checked_sub(w.0)
+                .zip(location.end.checked_sub(w.0))
+                .and_then(|(start, end)| w.1.get(start..end))
+                .unwrap_or_default();
+            let raw = RawTag::new(tag_bytes);
+            let name = tree_name(raw.name(), encoding);
+            if full
+                && (matches!(name.as_str(), "frame" | "math" | "template")
+                    || (el.namespace_uri() == SVG_NS
+                        && (name == "style" || is_breakout(&name, &raw))))
+            {
+                handler_state.borrow_mut().found.risky = true;
             }
             if full && matches!(el.namespace_uri(), SVG_NS | MATHML_NS) {
                 // As pass 2 does (Walk::start): foreign nesting lol_html reads otherwise than
                 // the tree builder.
-                let name = el.tag_name();
                 if matches!(name.as_str(), "svg" | "math") {
                     let svg = name == "svg";
                     let mut s = handler_state.borrow_mut();
@@ -588,13 +583,12 @@ fn prescan(
                 // MathML has no `<base>`: one lol_html reads as MathML may be HTML to the tree
                 // builder (an end tag in foreign content pops back to HTML there, not in
                 // lol_html). An SVG `<base>` is SVG's own in both.
-                if el.namespace_uri() == MATHML_NS && el.tag_name() == "base" {
+                if el.namespace_uri() == MATHML_NS && name == "base" {
                     handler_state.borrow_mut().bail = Some(Fallback::MathMlStray);
                     return Err("foreign base".into());
                 }
                 return Ok(());
             }
-            let name = el.tag_name();
             let counter = match name.as_str() {
                 "template" => Some(true),
                 "table" => Some(false),
@@ -606,14 +600,10 @@ fn prescan(
                     let mut s = handler_state.borrow_mut();
                     if s.template == 0 && !s.meta_seen {
                         // From the values' own bytes, as the tokenizer decodes them.
-                        let value = |n: &str| {
-                            let a = el.attributes().iter().find(|a| attr_name(a) == n)?;
-                            window_value(&handler_window.borrow(), a, encoding)
-                        };
                         let declared = decode::meta_element_encoding(
-                            value("charset").as_deref(),
-                            value("http-equiv").as_deref(),
-                            value("content").as_deref(),
+                            raw.attr("charset", encoding).as_deref(),
+                            raw.attr("http-equiv", encoding).as_deref(),
+                            raw.attr("content", encoding).as_deref(),
                         );
                         if declared.is_some() {
                             s.meta_seen = true;
@@ -627,7 +617,7 @@ fn prescan(
                     if s.template > 0 || s.found.base.is_some() {
                         return Ok(());
                     }
-                    let Some(href) = el.attributes().iter().find(|a| attr_name(a) == "href") else {
+                    let Some(href) = raw.find("href") else {
                         return Ok(());
                     };
                     if s.table > 0 || s.frameset {
@@ -636,7 +626,7 @@ fn prescan(
                     }
                     // The value from its own bytes, decoded as the tokenizer does; bytes that do
                     // not decode send the base to the DOM engine.
-                    match window_value(&handler_window.borrow(), href, encoding) {
+                    match raw.value(&href, encoding) {
                         Some(value) => {
                             s.found.base = Some((el.source_location().bytes().start, value));
                         }
@@ -713,32 +703,16 @@ fn prescan(
     }
 }
 
-/// An attribute's value decoded from its own bytes in `window` (the bytes from offset `window.0`
-/// that lol_html has not passed on yet): `Some("")` for a valueless attribute, `None` when the
-/// bytes do not decode.
-fn window_value(
-    window: &(usize, Vec<u8>),
-    a: &lol_html::html_content::Attribute<'_>,
-    encoding: &'static Encoding,
-) -> Option<String> {
-    let Some(location) = a.value_source_location() else {
-        return Some(String::new());
-    };
-    let range = location.bytes();
-    range
-        .start
-        .checked_sub(window.0)
-        .zip(range.end.checked_sub(window.0))
-        .and_then(|(start, end)| window.1.get(start..end))
-        .and_then(|raw| decode_attribute(raw, encoding))
-}
 
 /// Whether the bytes `<base` occur, ASCII case-insensitively.
 fn contains_base_tag(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'<', bytes).any(|i| {
-        bytes
-            .get(i + 1..i + 5)
-            .is_some_and(|w| w.eq_ignore_ascii_case(b"base"))
+    // `<b` and `<B` are rare enough in text that finding them is faster than visiting every `<`.
+    [b"<b", b"<B"].iter().any(|needle| {
+        memchr::memmem::find_iter(bytes, needle).any(|i| {
+            bytes
+                .get(i + 2..i + 5)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"ase"))
+        })
     })
 }
 
@@ -1033,9 +1007,15 @@ impl Walk<'_, '_> {
         events: &Rc<RefCell<Vec<EndEvent>>>,
     ) {
         let pass = self.pass;
+        let location = el.source_location().bytes();
+        let at = pass.offset + location.start;
+        // The tag's own bytes are at hand: lol_html has not passed them on yet.
+        let Some(raw) = self.input(at..pass.offset + location.end).map(RawTag::new) else {
+            return;
+        };
         // Most start tags hold no URL and need no context (measured: decoding every value of
         // every tag was half the time): answer those from the raw bytes, without allocating.
-        if !self.matters(el) {
+        if !matters(&raw) {
             return;
         }
         let ns = match el.namespace_uri() {
@@ -1044,7 +1024,9 @@ impl Walk<'_, '_> {
             MATHML_NS => ElementNs::MathMl,
             _ => ElementNs::Other,
         };
-        if ns == ElementNs::Html && el.tag_name() == "frame" {
+        // The tokenizer reads U+0000 in a name as U+FFFD (HTML LS "tag name state").
+        let mut name = tree_name(raw.name(), pass.encoding);
+        if ns == ElementNs::Html && name == "frame" {
             // The tree keeps a <frame> only inside <frameset> (in body it is ignored): which one
             // it is takes the tree builder's insertion modes, so the DOM engine decides.
             self.bail = Some(Fallback::Frame);
@@ -1057,28 +1039,26 @@ impl Walk<'_, '_> {
             self.bail = Some(Fallback::MathMlStray);
             return;
         }
-        if matches!(ns, ElementNs::Svg | ElementNs::MathMl) && is_breakout(el) {
+        if matches!(ns, ElementNs::Svg | ElementNs::MathMl) && is_breakout(&name, &raw) {
             // HTML LS §13.2.6.5: these start tags leave foreign content in the tree; lol_html
             // keeps some of them in SVG or MathML (`<svg><svg><i>`).
             self.bail = Some(Fallback::MathMlStray);
             return;
         }
-        if ns == ElementNs::MathMl && !is_mathml_element(&el.tag_name()) {
+        if ns == ElementNs::MathMl && !is_mathml_element(&name) {
             // Not a MathML element: it is in MathML content only because lol_html did not leave
             // it where the tree builder does (an HTML end tag in foreign content, such as
             // `<a><math></a>`, pops back to HTML there).
             self.bail = Some(Fallback::MathMlStray);
             return;
         }
-        let location = el.source_location().bytes();
-        let at = pass.offset + location.start;
-        // The tokenizer reads U+0000 in a name as U+FFFD (HTML LS "tag name state").
-        let mut name = el.tag_name().replace('\0', "\u{FFFD}");
         if ns == ElementNs::Html && name == "image" {
             // HTML LS "in body": a start tag `image` is treated as `img`.
             name = "img".to_owned();
         } else if ns == ElementNs::Svg {
-            name = svg_tag_name(&name).unwrap_or(&name).to_owned();
+            if let Some(adjusted) = svg_tag_name(&name) {
+                name = adjusted.to_owned();
+            }
         }
         if matches!(name.as_str(), "svg" | "math") {
             let svg = name == "svg";
@@ -1101,7 +1081,7 @@ impl Walk<'_, '_> {
                 }
             }
         }
-        let tag = self.tag(el, NodeId(at), name, ns);
+        let tag = self.tag(at, location.end - location.start, NodeId(at), name, ns);
         let html = ns == ElementNs::Html;
         match (html, tag.name.as_str()) {
             (true, "template") => {
@@ -1233,62 +1213,18 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// Whether a start tag can matter: a name the context layer tracks, or an attribute the
-    /// rules read.
-    fn matters(&self, el: &lol_html::html_content::Element<'_, '_>) -> bool {
-        let offset = self.pass.offset;
-        let start = offset + el.source_location().bytes().start;
-        let name = self
-            .input_from(start + 1)
-            .map(|rest| {
-                let end = rest
-                    .iter()
-                    .position(|b| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'))
-                    .unwrap_or(rest.len());
-                rest.get(..end).unwrap_or_default()
-            })
-            .unwrap_or_default();
-        if [
-            "template", "meta", "base", "style", "noscript", "svg", "math",
-        ]
-        .iter()
-        .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
-        {
-            return true;
-        }
-        el.attributes()
-            .iter()
-            .any(|a| match a.name_source_location() {
-                Some(l) => self
-                    .input(shift(&l.bytes(), offset, true))
-                    .is_some_and(is_read_attribute),
-                None => true,
-            })
-    }
-
-    /// The element's attributes as the tree would have them.
-    fn tag(
-        &self,
-        el: &lol_html::html_content::Element<'_, '_>,
-        id: NodeId,
-        name: String,
-        ns: ElementNs,
-    ) -> Tag {
-        let pass = self.pass;
-        let attributes = el.attributes();
+    /// The element's attributes as the tree would have them (the tag is the `len` bytes at
+    /// document offset `at`).
+    fn tag(&self, at: usize, len: usize, id: NodeId, name: String, ns: ElementNs) -> Tag {
+        let encoding = self.pass.encoding;
+        let raw = RawTag::new(self.input(at..at + len).unwrap_or_default());
         let mut attrs: Vec<TagAttr> = Vec::new();
         let mut seen: Vec<String> = Vec::new();
-        for a in attributes {
-            let read = match a.name_source_location() {
-                Some(l) => self
-                    .input(shift(&l.bytes(), pass.offset, true))
-                    .is_some_and(is_read_attribute),
-                None => true,
-            };
-            if !read {
+        for a in raw.attrs() {
+            if !is_read_attribute(raw.get(a.name.clone())) {
                 continue;
             }
-            let raw_name = attr_name(a);
+            let raw_name = tree_name(raw.get(a.name.clone()), encoding);
             // Only the first of duplicate attributes exists in the tree (HTML LS §13.2.5.33).
             if seen.contains(&raw_name) {
                 continue;
@@ -1299,32 +1235,19 @@ impl Walk<'_, '_> {
             } else {
                 foreign_attribute(raw_name)
             };
-            let range = a
-                .value_source_location()
-                .map(|l| shift(&l.bytes(), pass.offset, true));
-            let decoded = match &range {
-                Some(r) => self
-                    .input(r.clone())
-                    .and_then(|raw| decode_attribute(raw, pass.encoding)),
-                None => Some(String::new()),
-            };
+            let value_raw = a.value.clone().map(|v| raw.get(v)).unwrap_or_default();
+            let decoded = decode_attribute(value_raw, encoding);
             let writable = decoded.is_some();
             let value = decoded.unwrap_or_else(|| {
-                let raw = range
-                    .clone()
-                    .and_then(|r| self.input(r))
-                    .unwrap_or_default();
-                let lossy = pass.encoding.decode_without_bom_handling(raw).0;
+                let lossy = encoding.decode_without_bom_handling(value_raw).0;
                 decode_attribute(lossy.as_bytes(), encoding_rs::UTF_8).unwrap_or_default()
             });
             attrs.push(TagAttr {
                 ns: attr_ns,
                 name: local,
                 value,
-                range,
-                name_end: a
-                    .name_source_location()
-                    .map(|l| pass.offset + l.bytes().end),
+                range: a.value.map(|v| at + v.start..at + v.end),
+                name_end: Some(at + a.name.end),
                 writable,
             });
         }
@@ -1438,13 +1361,6 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// The input bytes from `at` (a document offset) to the end of what has been read.
-    fn input_from(&self, at: usize) -> Option<&[u8]> {
-        match &self.io {
-            Some(io) => io.window.get(at.checked_sub(io.start)?..),
-            None => self.pass.bytes.get(at.checked_sub(self.pass.offset)?..),
-        }
-    }
 
     /// A change, in source order.
     fn push_splice(&mut self, range: Range<usize>, bytes: Vec<u8>) {
@@ -1537,27 +1453,20 @@ impl Walk<'_, '_> {
 /// Whether the rules read an attribute of this raw name (ASCII case-insensitively): a URL
 /// attribute of the table, `xlink:href`, or one a condition or the context layer reads.
 fn is_read_attribute(raw: &[u8]) -> bool {
-    let mut lower = [0u8; 16];
-    let Some(buf) = lower.get_mut(..raw.len()) else {
-        return false;
-    };
-    for (l, r) in buf.iter_mut().zip(raw) {
-        *l = r.to_ascii_lowercase();
-    }
-    let Ok(name) = std::str::from_utf8(buf) else {
-        return false;
-    };
-    crate::rewrite::targets::is_url_attribute_name(name)
-        || matches!(name, "xlink:href" | "type" | "http-equiv" | "charset")
+    let mut buf = [0u8; 16];
+    lowered(raw, &mut buf).is_some_and(|name| {
+        crate::rewrite::targets::is_url_attribute_bytes(name)
+            || matches!(name, b"xlink:href" | b"type" | b"http-equiv" | b"charset")
+    })
 }
 
-/// A range moved into (`into`) or out of the coordinates of a pass that starts at `offset`.
-fn shift(range: &Range<usize>, offset: usize, into: bool) -> Range<usize> {
-    if into {
-        range.start + offset..range.end + offset
-    } else {
-        range.start.saturating_sub(offset)..range.end.saturating_sub(offset)
+/// `raw` in ASCII lower case, in `buf`; `None` when it is longer (no name the rules read is).
+fn lowered<'b>(raw: &[u8], buf: &'b mut [u8; 16]) -> Option<&'b [u8]> {
+    let lower = buf.get_mut(..raw.len())?;
+    for (l, r) in lower.iter_mut().zip(raw) {
+        *l = r.to_ascii_lowercase();
     }
+    Some(lower)
 }
 
 /// How the report names an attribute.
@@ -1584,29 +1493,26 @@ fn foreign_attribute(name: String) -> (AttrNs, String) {
 
 /// HTML LS §13.2.6.5 "any other start tag" in foreign content: the start tags that break out of
 /// SVG and MathML into HTML (`font` only with `color`, `face` or `size`).
-fn is_breakout(el: &lol_html::html_content::Element<'_, '_>) -> bool {
-    match el.tag_name().as_str() {
+fn is_breakout(name: &str, raw: &RawTag<'_>) -> bool {
+    match name {
         "b" | "big" | "blockquote" | "body" | "br" | "center" | "code" | "dd" | "div" | "dl"
         | "dt" | "em" | "embed" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "head" | "hr" | "i"
         | "img" | "li" | "listing" | "menu" | "meta" | "nobr" | "ol" | "p" | "pre" | "ruby"
         | "s" | "small" | "span" | "strong" | "strike" | "sub" | "sup" | "table" | "tt" | "u"
         | "ul" | "var" => true,
-        "font" => ["color", "face", "size"]
-            .iter()
-            .any(|a| el.has_attribute(a)),
+        "font" => ["color", "face", "size"].iter().any(|a| raw.has_attr(a)),
         _ => false,
     }
 }
 
-/// An attribute's name as the tree has it. The tokenizer reads U+0000 as U+FFFD; and lol_html
-/// decodes a name with BOM sniffing, so a UTF-8 BOM at its start disappears, where the tree keeps
-/// U+FEFF as a name character: such a name matches nothing (found by `fuzz/engines.rs`).
-fn attr_name(a: &lol_html::html_content::Attribute<'_>) -> String {
-    let name = a.name().replace('\0', "\u{FFFD}");
-    match a.name_source_location() {
-        Some(l) if name.is_ascii() && l.bytes().len() != name.len() => format!("\u{FEFF}{name}"),
-        _ => name,
-    }
+/// Whether a start tag can matter: a name the context layer tracks, or an attribute the rules
+/// read.
+fn matters(raw: &RawTag<'_>) -> bool {
+    let mut buf = [0u8; 16];
+    matches!(
+        lowered(raw.name(), &mut buf),
+        Some(b"template" | b"meta" | b"base" | b"style" | b"noscript" | b"svg" | b"math")
+    ) || raw.attrs().any(|a| is_read_attribute(raw.get(a.name)))
 }
 
 /// The elements of MathML (MathML 3 and MathML Core), which lol_html and the tree builder both
