@@ -60,6 +60,10 @@ pub enum Fallback {
     MathMlStray,
     /// A `<frame>`: the tree keeps it only inside `<frameset>` and ignores it in a body.
     Frame,
+    /// The scanner that reads the markup between the elements lol_html reports, and lol_html,
+    /// disagree on where a construct ends (or the scanner finds a tag lol_html should have
+    /// reported): neither is trusted.
+    ScanMismatch,
 }
 
 impl Fallback {
@@ -85,6 +89,9 @@ impl Fallback {
             }
             Fallback::ForeignStyle => {
                 "an SVG <style> holding markup, a character reference or no end tag"
+            }
+            Fallback::ScanMismatch => {
+                "the tag scanner and lol_html read the markup differently (foreign content, script)"
             }
         }
     }

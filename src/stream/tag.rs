@@ -80,8 +80,10 @@ impl<'a> RawTag<'a> {
     /// case-insensitively exactly when its tree name is `lower`). Later duplicates are not in
     /// the tree (HTML LS §13.2.5.33).
     pub(crate) fn find(&self, lower: &str) -> Option<RawAttr> {
-        self.attrs()
-            .find(|a| self.get(a.name.clone()).eq_ignore_ascii_case(lower.as_bytes()))
+        self.attrs().find(|a| {
+            self.get(a.name.clone())
+                .eq_ignore_ascii_case(lower.as_bytes())
+        })
     }
 
     /// An attribute's value as the tree has it: `Some("")` without a value, `None` when its
@@ -226,12 +228,20 @@ mod tests {
         // after a quoted value.
         assert_eq!(
             attrs(r#"<a =x/href="a"src=b/>"#),
-            vec![pair("=x", None), pair("href", Some("a")), pair("src", Some("b/"))]
+            vec![
+                pair("=x", None),
+                pair("href", Some("a")),
+                pair("src", Some("b/"))
+            ]
         );
         // Whitespace around `=`; `>` inside quotes; an empty value and a missing one.
         assert_eq!(
             attrs("<a href = \"a>b\" x='' y=>"),
-            vec![pair("href", Some("a>b")), pair("x", Some("")), pair("y", None)]
+            vec![
+                pair("href", Some("a>b")),
+                pair("x", Some("")),
+                pair("y", None)
+            ]
         );
         // Quotes and `<` inside an unquoted value or a name are characters.
         assert_eq!(
@@ -267,7 +277,9 @@ mod tests {
                         value: a.value_source_location().map(|l| rel(l.bytes())),
                     })
                     .collect();
-                let ours = RawTag::new(html.get(tag).unwrap_or_default()).attrs().collect();
+                let ours = RawTag::new(html.get(tag).unwrap_or_default())
+                    .attrs()
+                    .collect();
                 seen.borrow_mut().push((theirs, ours));
                 Ok(())
             }),
@@ -295,8 +307,16 @@ mod tests {
                 }
             }
         }
-        for dir in std::fs::read_dir(root.join("fixtures/html")).into_iter().flatten().flatten() {
-            for entry in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+        for dir in std::fs::read_dir(root.join("fixtures/html"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            for entry in std::fs::read_dir(dir.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
                 if entry.path().extension().is_some_and(|e| e == "html") {
                     documents.push(std::fs::read(entry.path()).unwrap_or_default());
                 }
@@ -312,6 +332,9 @@ mod tests {
             }
         }
         assert!(tags > 1000, "only {tags} start tags read");
-        eprintln!("{} documents, {tags} start tags: the same attribute ranges", documents.len());
+        eprintln!(
+            "{} documents, {tags} start tags: the same attribute ranges",
+            documents.len()
+        );
     }
 }

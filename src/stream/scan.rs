@@ -1,0 +1,788 @@
+//! The markup between the tags lol_html reports: start tags, end tags, comments, DOCTYPEs and
+//! bogus comments, read by the tokenizer's data-state rules (HTML LS §13.2.5.1 "data state" to
+//! §13.2.5.52 "bogus comment state", and "CDATA section state" in foreign content).
+//!
+//! Why: asking lol_html for every start tag (`element!("*")`) makes it lex and dispatch every
+//! tag, which alone cost more than a whole naive href/src rewrite (measured: 23.6 M against
+//! 28.6 M instructions on `library/functions.html`). So lol_html is asked only for the elements
+//! whose content changes how the bytes after them are read (raw text, RCDATA, script data,
+//! `<plaintext>`, foreign content, templates), and the markup between two of them is read here,
+//! where only data-state rules apply. Every tag lol_html reports is a checkpoint: the scan must
+//! reach it exactly between two constructs, or the document goes to the DOM engine.
+//!
+//! The scanner is resumable at any byte: a comment or a tag cut by a chunk boundary is finished
+//! when the next chunk comes, without reading its start again.
+
+use std::ops::Range;
+
+/// Where the scanner is inside a construct.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Text, between constructs.
+    Data,
+    /// A start tag (`end == false`) or an end tag that started at [`Scanner::start`].
+    Tag {
+        end: bool,
+        at: TagAt,
+    },
+    Comment(CommentAt),
+    /// A bogus comment or a DOCTYPE: both end at the next `>` (HTML LS "bogus comment state";
+    /// the DOCTYPE states end at `>` even inside a quoted identifier).
+    ToGt,
+    /// A CDATA section (foreign content only): to `]]>`.
+    Cdata,
+    /// Raw text, RCDATA or script data that lol_html reads; the scanner waits to be moved past
+    /// its end tag ([`Scanner::resume_at`]).
+    Opaque,
+    /// The content of a raw text or RCDATA element (`RAW_TEXT[name]`) whose start tag is at
+    /// `tag`: to its appropriate end tag (HTML LS §13.2.5.9–.20), or to the end of the input
+    /// for `<plaintext>`.
+    RawText {
+        name: usize,
+        tag: usize,
+        content: usize,
+    },
+}
+
+/// The HTML elements whose content is raw text or RCDATA to the tokenizer (HTML LS §13.2.6.4.7
+/// "in body": `<noscript>` as with scripting on, as lol_html reads it), and `<plaintext>`
+/// (last: it has no end tag). `<script>` is lol_html's: its escapes make script data another
+/// matter.
+const RAW_TEXT: [&[u8]; 9] = [
+    b"style",
+    b"textarea",
+    b"title",
+    b"xmp",
+    b"iframe",
+    b"noembed",
+    b"noframes",
+    b"noscript",
+    b"plaintext",
+];
+
+/// The tag states that decide where a tag ends (§13.2.5.8–.40; the self-closing start tag
+/// state reads like "before attribute name", and "after attribute value (quoted)" too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TagAt {
+    Name,
+    BeforeAttr,
+    AttrName,
+    AfterAttrName,
+    BeforeValue,
+    Quoted(u8),
+    Unquoted,
+}
+
+/// The comment states (§13.2.5.43–.52). The "comment less-than sign" states only report parse
+/// errors: each of them goes on exactly as "comment", "comment end dash" or "comment end"
+/// would, so they are not modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CommentAt {
+    Start,
+    StartDash,
+    Text,
+    EndDash,
+    End,
+    EndBang,
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
+}
+
+/// The data-state reader. Positions are document offsets.
+#[derive(Debug)]
+pub(crate) struct Scanner {
+    /// Everything before this has been read.
+    pos: usize,
+    /// Where the construct being read started.
+    start: usize,
+    state: State,
+    /// Where the attribute name being read started.
+    name_start: usize,
+    /// The tag being read has a name [`Interest`] asks for.
+    hit: bool,
+    /// The start tag being read is one of [`RAW_TEXT`].
+    switch: Option<usize>,
+}
+
+/// Which of [`RAW_TEXT`] a start tag name (as written) is.
+fn raw_text_index(name: &[u8]) -> Option<usize> {
+    if !(3..=9).contains(&name.len()) {
+        return None;
+    }
+    RAW_TEXT.iter().position(|w| name.eq_ignore_ascii_case(w))
+}
+
+/// The input a [`Scanner::scan`] reads: `bytes` from document offset `base`; `eof`: they end
+/// the input.
+#[derive(Clone, Copy)]
+pub(crate) struct Window<'a> {
+    pub bytes: &'a [u8],
+    pub base: usize,
+    pub eof: bool,
+}
+
+/// What a [`Scanner::scan`] found.
+pub(crate) enum Found {
+    /// A complete start tag.
+    StartTag(Range<usize>),
+    /// A complete end tag.
+    EndTag(Range<usize>),
+    /// The end of the raw text or RCDATA after the start tag at `tag` (of element `name`, in
+    /// lower case): its content.
+    TextEnd {
+        tag: usize,
+        name: &'static [u8],
+        content: Range<usize>,
+    },
+}
+
+impl Scanner {
+    pub(crate) fn new(at: usize) -> Scanner {
+        Scanner {
+            pos: at,
+            start: at,
+            state: State::Data,
+            name_start: at,
+            hit: false,
+            switch: None,
+        }
+    }
+
+    /// Whether the scanner stands exactly at `at`: between constructs, or reading a tag that
+    /// starts there (cut by the end of the bytes read before).
+    pub(crate) fn is_at(&self, at: usize) -> bool {
+        match self.state {
+            State::Data => self.pos == at,
+            State::Tag { .. } => self.start == at,
+            _ => false,
+        }
+    }
+
+    /// Whether it waits for lol_html to report the end of raw text.
+    pub(crate) fn is_opaque(&self) -> bool {
+        self.state == State::Opaque
+    }
+
+    /// Up to where the output can be written: not past a tag being read (its values may change).
+    pub(crate) fn settled(&self) -> usize {
+        match self.state {
+            State::Tag { end: false, .. } => self.start,
+            _ => self.pos,
+        }
+    }
+
+    /// Goes on after a construct lol_html read (a tag it reported, the end tag of raw text).
+    pub(crate) fn resume_at(&mut self, at: usize) {
+        self.pos = at;
+        self.start = at;
+        self.state = State::Data;
+        self.hit = false;
+        self.switch = None;
+    }
+
+    /// From here on the bytes are raw text, RCDATA or script data, until [`Scanner::resume_at`].
+    pub(crate) fn opaque(&mut self) {
+        self.state = State::Opaque;
+    }
+
+    /// Reads `input`, starting no construct at or after `limit`, and calls `found` for each
+    /// tag `interest` asks for and each end of raw text. A construct cut by the end of the
+    /// bytes is finished by the next call, unless they end the input (then it runs to the end,
+    /// and a tag cut by the end of the input is no tag). `cdata`: in foreign content, where
+    /// `<![CDATA[` starts a CDATA section.
+    pub(crate) fn scan(
+        &mut self,
+        input: Window<'_>,
+        limit: usize,
+        cdata: bool,
+        interest: &Interest,
+        found: &mut dyn FnMut(Found),
+    ) {
+        let Window {
+            bytes: window,
+            base,
+            eof,
+        } = input;
+        let len = base + window.len();
+        let byte = |at: usize| at.checked_sub(base).and_then(|i| window.get(i)).copied();
+        let from = |at: usize| {
+            at.checked_sub(base)
+                .and_then(|i| window.get(i..))
+                .unwrap_or_default()
+        };
+        loop {
+            if self.pos >= len {
+                if eof && self.state != State::Opaque {
+                    // A construct cut by the end of the input: a comment or DOCTYPE is emitted,
+                    // a tag is dropped (HTML LS "EOF in tag"); either way nothing follows.
+                    self.pos = len;
+                    self.state = State::Data;
+                }
+                return;
+            }
+            if self.state != State::Data && self.start >= limit {
+                // A construct that starts at the limit is not this scan's (it may be the tag
+                // lol_html reports there).
+                return;
+            }
+            match self.state {
+                State::Opaque => return,
+                State::Data => {
+                    if self.pos >= limit {
+                        return;
+                    }
+                    let stop = limit.min(len);
+                    let text = from(self.pos).get(..stop - self.pos).unwrap_or_default();
+                    let Some(i) = memchr::memchr(b'<', text) else {
+                        self.pos = stop;
+                        continue;
+                    };
+                    let lt = self.pos + i;
+                    let Some(next) = byte(lt + 1) else {
+                        // `<` last: what it starts is not known yet.
+                        self.pos = if eof { len } else { lt };
+                        return;
+                    };
+                    self.start = lt;
+                    match next {
+                        b if b.is_ascii_alphabetic() => {
+                            self.pos = lt + 2;
+                            self.state = State::Tag {
+                                end: false,
+                                at: TagAt::Name,
+                            };
+                        }
+                        b'/' => match byte(lt + 2) {
+                            None if eof => self.pos = len,
+                            None => {
+                                self.pos = lt;
+                                return;
+                            }
+                            Some(b) if b.is_ascii_alphabetic() => {
+                                self.pos = lt + 3;
+                                self.state = State::Tag {
+                                    end: true,
+                                    at: TagAt::Name,
+                                };
+                            }
+                            // `</>`: nothing at all.
+                            Some(b'>') => self.pos = lt + 3,
+                            Some(_) => {
+                                self.pos = lt + 2;
+                                self.state = State::ToGt;
+                            }
+                        },
+                        b'!' => {
+                            let rest = from(lt + 2);
+                            let starts = |word: &[u8]| {
+                                rest.len() >= word.len()
+                                    && rest
+                                        .get(..word.len())
+                                        .is_some_and(|r| r.eq_ignore_ascii_case(word))
+                            };
+                            // A prefix of what could follow, cut by the end of the window.
+                            let cut = |word: &[u8]| {
+                                rest.len() < word.len()
+                                    && word
+                                        .get(..rest.len())
+                                        .is_some_and(|w| w.eq_ignore_ascii_case(rest))
+                            };
+                            if rest.starts_with(b"--") {
+                                self.pos = lt + 4;
+                                self.state = State::Comment(CommentAt::Start);
+                            } else if starts(b"doctype") {
+                                self.pos = lt + 9;
+                                self.state = State::ToGt;
+                            } else if cdata && rest.starts_with(b"[CDATA[") {
+                                self.pos = lt + 9;
+                                self.state = State::Cdata;
+                            } else if !eof
+                                && (cut(b"--") || cut(b"doctype") || (cdata && cut(b"[CDATA[")))
+                            {
+                                self.pos = lt;
+                                return;
+                            } else {
+                                self.pos = lt + 2;
+                                self.state = State::ToGt;
+                            }
+                        }
+                        // The `?` is the bogus comment's first character.
+                        b'?' => {
+                            self.pos = lt + 1;
+                            self.state = State::ToGt;
+                        }
+                        // A `<` that starts nothing is text.
+                        _ => self.pos = lt + 1,
+                    }
+                }
+                State::ToGt => match memchr::memchr(b'>', from(self.pos)) {
+                    Some(i) => self.resume_at(self.pos + i + 1),
+                    None => self.pos = len,
+                },
+                State::Cdata => match memchr::memmem::find(from(self.pos), b"]]>") {
+                    Some(i) => self.resume_at(self.pos + i + 3),
+                    None if eof => self.pos = len,
+                    // A `]]` at the end may be the start of the end.
+                    None => {
+                        self.pos = len.saturating_sub(2).max(self.pos);
+                        return;
+                    }
+                },
+                State::Comment(at) => self.comment(at, from(self.pos)),
+                State::Tag { end, at } => {
+                    if let Some(tag_end) = self.tag(end, at, window, base, interest) {
+                        let tag = self.start;
+                        let hit = std::mem::take(&mut self.hit);
+                        let switch = self.switch.take();
+                        self.resume_at(tag_end);
+                        if end {
+                            if hit {
+                                found(Found::EndTag(tag..tag_end));
+                            }
+                        } else {
+                            if hit {
+                                found(Found::StartTag(tag..tag_end));
+                            }
+                            if let Some(name) = switch.filter(|_| !cdata) {
+                                self.state = State::RawText {
+                                    name,
+                                    tag,
+                                    content: tag_end,
+                                };
+                            }
+                        }
+                    }
+                }
+                State::RawText { name, tag, content } => {
+                    let Some(word) = RAW_TEXT.get(name).copied() else {
+                        return;
+                    };
+                    if name == RAW_TEXT.len() - 1 {
+                        // `<plaintext>`: no end tag ends it.
+                        self.pos = len;
+                        continue;
+                    }
+                    let bytes = from(self.pos);
+                    let mut i = 0;
+                    let mut ended = false;
+                    while let Some(j) = memchr::memchr(b'<', bytes.get(i..).unwrap_or_default()) {
+                        let lt = i + j;
+                        let cand = bytes.get(lt..).unwrap_or_default();
+                        // `</` name, then whitespace, `/` or `>`: the appropriate end tag.
+                        let whole = cand.len() > word.len() + 2;
+                        let matches = cand.get(1) == Some(&b'/')
+                            && cand
+                                .get(2..(2 + word.len()).min(cand.len()))
+                                .is_some_and(|n| {
+                                    word.get(..n.len())
+                                        .is_some_and(|w| n.eq_ignore_ascii_case(w))
+                                })
+                            || cand.len() == 1;
+                        if matches && !whole && !eof {
+                            // Cut by the end of the bytes read: decided by the next ones.
+                            self.pos += lt;
+                            return;
+                        }
+                        let delimited = cand
+                            .get(2 + word.len())
+                            .is_some_and(|&b| is_space(b) || b == b'/' || b == b'>');
+                        if matches && whole && delimited {
+                            let at = self.pos + lt;
+                            found(Found::TextEnd {
+                                tag,
+                                name: word,
+                                content: content..at,
+                            });
+                            self.start = at;
+                            self.pos = at + 2 + word.len();
+                            self.state = State::Tag {
+                                end: true,
+                                at: TagAt::Name,
+                            };
+                            ended = true;
+                            break;
+                        }
+                        i = lt + 1;
+                    }
+                    if !ended {
+                        self.pos += bytes.len();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads comment bytes from `self.pos`; at its end, back to data.
+    fn comment(&mut self, mut at: CommentAt, bytes: &[u8]) {
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
+            at = match (at, b) {
+                (CommentAt::Text, _) => {
+                    match memchr::memchr(b'-', bytes.get(i..).unwrap_or_default()) {
+                        Some(j) => {
+                            i += j + 1;
+                            at = CommentAt::EndDash;
+                            continue;
+                        }
+                        None => {
+                            i = bytes.len();
+                            continue;
+                        }
+                    }
+                }
+                (
+                    CommentAt::Start | CommentAt::StartDash | CommentAt::End | CommentAt::EndBang,
+                    b'>',
+                ) => {
+                    self.resume_at(self.pos + i + 1);
+                    return;
+                }
+                (CommentAt::Start, b'-') => CommentAt::StartDash,
+                (CommentAt::StartDash | CommentAt::EndDash | CommentAt::End, b'-') => {
+                    CommentAt::End
+                }
+                (CommentAt::EndBang, b'-') => CommentAt::EndDash,
+                (CommentAt::End, b'!') => CommentAt::EndBang,
+                // Anything else is comment text, read again in the comment state.
+                _ => {
+                    at = CommentAt::Text;
+                    continue;
+                }
+            };
+            i += 1;
+        }
+        self.pos += bytes.len();
+        self.state = State::Comment(at);
+    }
+
+    /// Reads tag bytes from `self.pos` (`window` holds the input from document offset `base`):
+    /// the offset just past its `>`, or `None` with the state kept when the bytes end first.
+    /// On the way, [`Scanner::hit`] notes a name `interest` asks for.
+    fn tag(
+        &mut self,
+        end: bool,
+        mut at: TagAt,
+        window: &[u8],
+        base: usize,
+        interest: &Interest,
+    ) -> Option<usize> {
+        let mut i = self.pos.checked_sub(base)?;
+        let class_at = |i: usize| window.get(i).map(|&b| (b, class(b)));
+        // The end of a run of bytes none of whose classes is in `stop`.
+        let run = |mut i: usize, stop: u8| {
+            while window.get(i).is_some_and(|&b| class(b) & stop == 0) {
+                i += 1;
+            }
+            i
+        };
+        let name_of = |from: usize, to: usize| {
+            window
+                .get(from.saturating_sub(base)..to.saturating_sub(base))
+                .unwrap_or_default()
+        };
+        loop {
+            let Some((b, c)) = class_at(i) else {
+                self.pos = base + i;
+                self.state = State::Tag { end, at };
+                return None;
+            };
+            at = match at {
+                TagAt::Name => {
+                    let e = run(i, SPACE | SLASH | GT);
+                    if e >= window.len() {
+                        i = e;
+                        continue;
+                    }
+                    // The name: from after `<` (or `</`).
+                    let name = name_of(self.start + 1 + usize::from(end), base + e);
+                    let wanted = if end {
+                        (interest.end_name)(name)
+                    } else {
+                        (interest.name)(name)
+                    };
+                    self.hit |= wanted;
+                    if !end {
+                        self.switch = raw_text_index(name);
+                    }
+                    i = e;
+                    TagAt::BeforeAttr
+                }
+                TagAt::BeforeAttr => {
+                    if c & GT != 0 {
+                        return Some(base + i + 1);
+                    }
+                    if c & (SPACE | SLASH) != 0 {
+                        i += 1;
+                        continue;
+                    }
+                    // Any other character, `=` included, starts a name.
+                    self.name_start = base + i;
+                    i += 1;
+                    TagAt::AttrName
+                }
+                TagAt::AttrName => {
+                    let e = run(i, SPACE | SLASH | GT | EQ);
+                    if e >= window.len() {
+                        i = e;
+                        continue;
+                    }
+                    if !end && (interest.attr)(name_of(self.name_start, base + e)) {
+                        self.hit = true;
+                    }
+                    i = e;
+                    TagAt::AfterAttrName
+                }
+                TagAt::AfterAttrName => {
+                    if c & GT != 0 {
+                        return Some(base + i + 1);
+                    }
+                    i += 1;
+                    if c & SPACE != 0 {
+                        continue;
+                    }
+                    match b {
+                        b'=' => TagAt::BeforeValue,
+                        b'/' => TagAt::BeforeAttr,
+                        _ => {
+                            self.name_start = base + i - 1;
+                            TagAt::AttrName
+                        }
+                    }
+                }
+                TagAt::BeforeValue => {
+                    if c & GT != 0 {
+                        return Some(base + i + 1);
+                    }
+                    if c & SPACE != 0 {
+                        i += 1;
+                        continue;
+                    }
+                    if c & QUOTE != 0 {
+                        i += 1;
+                        TagAt::Quoted(b)
+                    } else {
+                        TagAt::Unquoted
+                    }
+                }
+                TagAt::Quoted(q) => {
+                    match window
+                        .get(i..)
+                        .and_then(|rest| rest.iter().position(|&x| x == q))
+                    {
+                        Some(j) => {
+                            i += j + 1;
+                            TagAt::BeforeAttr
+                        }
+                        None => {
+                            i = window.len();
+                            continue;
+                        }
+                    }
+                }
+                TagAt::Unquoted => {
+                    let e = run(i, SPACE | GT);
+                    i = e;
+                    if e >= window.len() {
+                        continue;
+                    }
+                    TagAt::BeforeAttr
+                }
+            };
+        }
+    }
+}
+
+/// Byte classes of the tag states.
+const SPACE: u8 = 1;
+const SLASH: u8 = 2;
+const GT: u8 = 4;
+const EQ: u8 = 8;
+const QUOTE: u8 = 16;
+
+/// The class of a byte in the tag states.
+fn class(b: u8) -> u8 {
+    match b {
+        b'\t' | b'\n' | 0x0c | b'\r' | b' ' => SPACE,
+        b'/' => SLASH,
+        b'>' => GT,
+        b'=' => EQ,
+        b'"' | b'\'' => QUOTE,
+        _ => 0,
+    }
+}
+
+/// Which tags a scan reports: a start tag whose name `name` accepts or with an attribute name
+/// `attr` accepts (both as written), an end tag whose name `end_name` accepts. The others are
+/// skipped, which is most tags.
+pub(crate) struct Interest {
+    pub name: fn(&[u8]) -> bool,
+    pub attr: fn(&[u8]) -> bool,
+    pub end_name: fn(&[u8]) -> bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Interest = Interest {
+        name: |_| true,
+        attr: |_| true,
+        end_name: |_| true,
+    };
+
+    /// The start tags of `html` read in one go, and read a byte at a time.
+    fn start_tags(html: &str) -> Vec<String> {
+        let read = |step: usize| {
+            let bytes = html.as_bytes();
+            let mut s = Scanner::new(0);
+            let mut tags = Vec::new();
+            let mut fed = 0;
+            while fed < bytes.len() {
+                fed = (fed + step).min(bytes.len());
+                let eof = fed == bytes.len();
+                // As the engine does, the window starts where the scanner has settled.
+                let base = s.settled().min(s.start);
+                s.scan(
+                    Window {
+                        bytes: bytes.get(base..fed).unwrap_or_default(),
+                        base,
+                        eof,
+                    },
+                    usize::MAX,
+                    false,
+                    &ALL,
+                    &mut |f| {
+                        if let Found::StartTag(r) = f {
+                            tags.push(html.get(r).unwrap_or_default().to_owned());
+                        }
+                    },
+                );
+            }
+            tags
+        };
+        let whole = read(html.len().max(1));
+        assert_eq!(whole, read(1), "byte at a time differs for {html:?}");
+        assert_eq!(whole, read(3), "3 bytes at a time differs for {html:?}");
+        whole
+    }
+
+    #[test]
+    fn tags_comments_and_text() {
+        assert_eq!(
+            start_tags("a < b <p>x</p><a href='>'>y<br/>"),
+            ["<p>", "<a href='>'>", "<br/>"]
+        );
+        assert_eq!(start_tags("<a b\"c='d>'>e<x y='"), ["<a b\"c='d>'>"]);
+        assert_eq!(start_tags("<a x=\"1\"y=2>"), ["<a x=\"1\"y=2>"]);
+        // Comments end at `-->`, `--!>`, and at once for `<!-->` and `<!--->`.
+        assert_eq!(
+            start_tags("<!-- <a> --><b><!--><i><!---><u><!-- --!><s><!-- -- > --><q>"),
+            ["<b>", "<i>", "<u>", "<s>", "<q>"]
+        );
+        assert_eq!(start_tags("<!-- a --!-- <x> --><y>"), ["<y>"]);
+        assert_eq!(start_tags("<!-- <!-- --><z>"), ["<z>"]);
+        // DOCTYPE, bogus comments (to the first `>`), `</>` and end tags with attributes.
+        assert_eq!(
+            start_tags("<!DOCTYPE html \"<a>\"><b><? x <c> ?><d></ x><e></><f></p a='>'><g>"),
+            ["<b>", "<d>", "<e>", "<f>", "<g>"]
+        );
+        // CDATA is a bogus comment in HTML content: it ends at the first `>`.
+        assert_eq!(start_tags("<![CDATA[<a>]]><b>"), ["<b>"]);
+        // A tag cut by the end of the input is no tag.
+        assert_eq!(start_tags("<p><a href='x"), ["<p>"]);
+        assert_eq!(start_tags("<!-- <a>"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn raw_text_and_rcdata_end_at_their_own_end_tag() {
+        assert_eq!(
+            start_tags("<style><a></styles></style><b><title></titlex><i></TITLE\n><u>"),
+            ["<style>", "<b>", "<title>", "<u>"]
+        );
+        assert_eq!(
+            start_tags("<textarea></textarea/><p><noscript><a href=x></noscript><q>"),
+            ["<textarea>", "<p>", "<noscript>", "<q>"]
+        );
+        assert_eq!(start_tags("<plaintext></plaintext><a>"), ["<plaintext>"]);
+        assert_eq!(start_tags("<xmp><a></xmp"), ["<xmp>"]);
+        // The content range of each.
+        let html = b"<style>x</style><iframe>y</iframe a>";
+        let mut s = Scanner::new(0);
+        let mut ends = Vec::new();
+        s.scan(
+            Window {
+                bytes: html,
+                base: 0,
+                eof: true,
+            },
+            usize::MAX,
+            false,
+            &ALL,
+            &mut |f| {
+                if let Found::TextEnd { tag, content, .. } = f {
+                    ends.push((tag, content));
+                }
+            },
+        );
+        assert_eq!(ends, [(0, 7..8), (16, 24..25)]);
+    }
+
+    #[test]
+    fn cdata_in_foreign_content() {
+        let html = b"<![CDATA[<a>]]]><b>";
+        let mut s = Scanner::new(0);
+        let mut tags = Vec::new();
+        s.scan(
+            Window {
+                bytes: html,
+                base: 0,
+                eof: true,
+            },
+            usize::MAX,
+            true,
+            &ALL,
+            &mut |f| {
+                if let Found::StartTag(r) = f {
+                    tags.push((r.start, r.end));
+                }
+            },
+        );
+        assert_eq!(tags, vec![(16, 19)]);
+    }
+
+    #[test]
+    fn stops_at_the_limit_between_constructs() {
+        let html = b"<p>x<!-- y --><a>";
+        let mut s = Scanner::new(0);
+        let mut n = 0;
+        s.scan(
+            Window {
+                bytes: html,
+                base: 0,
+                eof: false,
+            },
+            14,
+            false,
+            &ALL,
+            &mut |_| n += 1,
+        );
+        assert!(s.is_at(14));
+        assert_eq!(n, 1);
+        // A comment that runs past a limit is not a checkpoint.
+        let mut s = Scanner::new(0);
+        s.scan(
+            Window {
+                bytes: html,
+                base: 0,
+                eof: false,
+            },
+            6,
+            false,
+            &ALL,
+            &mut |_| {},
+        );
+        assert!(!s.is_at(6));
+    }
+}
