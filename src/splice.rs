@@ -64,6 +64,9 @@ pub enum Fallback {
     /// disagree on where a construct ends (or the scanner finds a tag lol_html should have
     /// reported): neither is trusted.
     ScanMismatch,
+    /// An end tag that closes `<svg>` or `<math>` to lol_html and not to the tree builder
+    /// (`<form><svg></form>`: the form is removed from the stack, the SVG element stays open).
+    ForeignEnd,
 }
 
 impl Fallback {
@@ -90,6 +93,7 @@ impl Fallback {
             Fallback::ForeignStyle => {
                 "an SVG <style> holding markup, a character reference or no end tag"
             }
+            Fallback::ForeignEnd => "an end tag that closes <svg> or <math> to lol_html only",
             Fallback::ScanMismatch => {
                 "the tag scanner and lol_html read the markup differently (foreign content, script)"
             }

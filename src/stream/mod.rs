@@ -1,8 +1,20 @@
 //! ③–⑥ The streaming engine (issue 9, `../shared/STREAMING.md`): the document is never parsed
-//! into a tree. lol_html, used read-only, tokenizes the bytes as they are and gives each start
-//! tag's name, namespace and attribute-value byte ranges; a small tree-context layer adds what a
-//! tokenizer does not model; the rules of [`crate::rewrite`] decide every URL; and the output is
-//! the input with only the changed values replaced (byte ranges, in source order).
+//! into a tree. lol_html, used read-only, tokenizes the bytes as they are; a small tree-context
+//! layer adds what a tokenizer does not model; the rules of [`crate::rewrite`] decide every URL;
+//! and the output is the input with only the changed values replaced (byte ranges, in source
+//! order).
+//!
+//! **Who reads which bytes.** lol_html reports only the elements after which the bytes are read
+//! otherwise than as markup or in another namespace ([`REPORTED`]: `<script>`, `<svg>`, `<math>`
+//! and everything inside foreign content), and it alone reads script data, foreign content and
+//! decides namespaces. The markup between two reported elements is read by [`scan::Scanner`]
+//! with the data-state rules (tags, comments, DOCTYPE, raw text and RCDATA); it hands on only
+//! the start tags whose name or attribute names the rules care about, and each start tag's
+//! name and attributes are read from its own bytes ([`tag::RawTag`]). Why not lol_html's
+//! `element!("*")`: making it lex and dispatch every tag cost more than a whole naive rewrite
+//! (23.6 M instructions of 28.6 M on `library/functions.html`). Every tag lol_html reports is
+//! a checkpoint: the scanner must stand exactly at it, or the document goes to the DOM engine
+//! ([`Fallback::ScanMismatch`]).
 //!
 //! **Base first.** Pass 1 looks for the first HTML `<base href>` outside `<template>` contents,
 //! and runs only when the bytes `<base` occur at all; pass 2 resolves every URL against the base
@@ -820,8 +832,13 @@ enum EndEvent {
     RawText,
     /// `</template>`; `false` when lol_html closed the template at another end tag.
     Template(bool),
-    /// `</svg>` (`true`) or `</math>`.
-    Foreign(bool),
+    /// The end of `<svg>` (`svg`) or `<math>`; `proper`: at its own end tag (lol_html also
+    /// pops it at an end tag of an element around it, `<form><svg></form>`, where the tree
+    /// builder keeps it open).
+    Foreign {
+        svg: bool,
+        proper: bool,
+    },
     Style {
         node: NodeId,
         content: Range<usize>,
@@ -1098,6 +1115,15 @@ impl Walk<'_, '_> {
         let Some(raw) = self.input(tag.clone()).map(RawTag::new) else {
             return;
         };
+        if matches!(ns, ElementNs::Svg | ElementNs::MathMl)
+            && is_breakout(&tree_name(raw.name(), pass.encoding), &raw)
+        {
+            // HTML LS §13.2.6.5: these start tags leave foreign content in the tree; lol_html
+            // keeps some of them in SVG or MathML (`<svg><svg><i>`, `<svg><svg><s><e href>`),
+            // so what follows them may be read in the wrong namespace, link or not.
+            self.bail = Some(Fallback::MathMlStray);
+            return;
+        }
         // Most start tags hold no URL and need no context (measured: decoding every value of
         // every tag was half the time): answer those from the raw bytes, without allocating.
         if !matters(&raw) {
@@ -1115,12 +1141,6 @@ impl Walk<'_, '_> {
             // Inside MathML, lol_html's idea of which elements are HTML (integration points) and
             // which end tags close what parts from the tree builder's (`<math><a><mi></a><a
             // href>`: MathML `a` in the tree). A link there is rare: the DOM engine takes it.
-            self.bail = Some(Fallback::MathMlStray);
-            return;
-        }
-        if matches!(ns, ElementNs::Svg | ElementNs::MathMl) && is_breakout(&name, &raw) {
-            // HTML LS §13.2.6.5: these start tags leave foreign content in the tree; lol_html
-            // keeps some of them in SVG or MathML (`<svg><svg><i>`).
             self.bail = Some(Fallback::MathMlStray);
             return;
         }
@@ -1151,7 +1171,10 @@ impl Walk<'_, '_> {
             let offset = pass.offset;
             let closes = el.as_mut().map(|el| {
                 el.on_end_tag(lol_html::end_tag!(move |end| {
-                    push_end(&events, offset, end, EndEvent::Foreign(svg));
+                    let proper = end
+                        .name()
+                        .eq_ignore_ascii_case(if svg { "svg" } else { "math" });
+                    push_end(&events, offset, end, EndEvent::Foreign { svg, proper });
                     Ok(())
                 }))
             });
@@ -1524,8 +1547,9 @@ impl Walk<'_, '_> {
             EndEvent::RawText => {}
             EndEvent::Template(true) => self.template = self.template.saturating_sub(1),
             EndEvent::Template(false) => self.bail = Some(Fallback::TemplateEnd),
-            EndEvent::Foreign(true) => self.svg = self.svg.saturating_sub(1),
-            EndEvent::Foreign(false) => self.math = self.math.saturating_sub(1),
+            EndEvent::Foreign { proper: false, .. } => self.bail = Some(Fallback::ForeignEnd),
+            EndEvent::Foreign { svg: true, .. } => self.svg = self.svg.saturating_sub(1),
+            EndEvent::Foreign { svg: false, .. } => self.math = self.math.saturating_sub(1),
             EndEvent::Style { node, content } => {
                 if self.svg_style == Some(node) {
                     self.svg_style = None;
@@ -2023,7 +2047,12 @@ mod tests {
             base: Base::none(),
             document_uri: None,
         };
-        for doc in [&b"<svg><svg><i href=x>"[..], b"<math><math><img src=x>"] {
+        for doc in [
+            &b"<svg><svg><i href=x>"[..],
+            b"<math><math><img src=x>",
+            // A breakout tag without attributes: what follows is HTML in the tree.
+            b"<svg><svg><s><e href>",
+        ] {
             let decoded = decode::sniff_only(doc, None).unwrap();
             let run = run(doc, &decoded, &outer, &RewriteOptions::default());
             assert_eq!(
@@ -2037,13 +2066,12 @@ mod tests {
         let decoded = decode::sniff_only(frame, None).unwrap();
         let framed = super::run(frame, &decoded, &outer, &RewriteOptions::default());
         assert_eq!(framed.err(), Some(Fallback::Frame));
-        // lol_html calls `<math>`'s end tag handler at `</a>`, so the scanner reads what follows
-        // as HTML, as the tree builder does.
+        // lol_html pops `<math>` at `</a>` (its end tag handler runs); the tree builder does too
+        // here (the adoption agency), but not always (`<form><math></form>`): the DOM engine.
         let doc = b"<a><math></a><a href=x>";
         let decoded = decode::sniff_only(doc, None).unwrap();
-        let run = run(doc, &decoded, &outer, &RewriteOptions::default()).unwrap();
-        assert_eq!(run.links.len(), 1);
-        assert_eq!(run.links.first().map(|l| l.element.as_str()), Some("a"));
+        let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+        assert_eq!(run.err(), Some(Fallback::ForeignEnd));
         let base = b"<a><math></a><base href=b/>";
         assert_eq!(
             find_base(base, encoding_rs::UTF_8).err(),
@@ -2057,6 +2085,24 @@ mod tests {
         let fine = b"<math><mi>x</mi></math><a href=y>y</a>";
         let decoded = decode::sniff_only(fine, None).unwrap();
         assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
+    }
+
+    /// Found by `fuzz/engines.rs`: `</form>` pops an `<svg>` inside the form to lol_html (its end
+    /// tag handler runs), while the tree builder only removes the form and keeps the SVG element
+    /// open, so `<f href>` after it is SVG (a link). Such documents go to the DOM engine.
+    #[test]
+    fn foreign_content_closed_by_another_end_tag_goes_to_the_dom_engine() {
+        let outer = Outer {
+            base: Base::none(),
+            document_uri: None,
+        };
+        let doc = b"<form><svg></form><f href=x>";
+        let decoded = decode::sniff_only(doc, None).unwrap();
+        let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+        assert_eq!(run.err(), Some(Fallback::ForeignEnd));
+        let fine = b"<svg></svg><a href=x>";
+        let run = super::run(fine, &decoded, &outer, &RewriteOptions::default()).unwrap();
+        assert_eq!(run.links.len(), 1);
     }
 
     /// Found by `fuzz/engines.rs`: `</form>` inside a template closes the template to lol_html
