@@ -64,9 +64,14 @@ pub enum Fallback {
     /// disagree on where a construct ends (or the scanner finds a tag lol_html should have
     /// reported): neither is trusted.
     ScanMismatch,
-    /// An end tag that closes `<svg>` or `<math>` to lol_html and not to the tree builder
-    /// (`<form><svg></form>`: the form is removed from the stack, the SVG element stays open).
+    /// An end tag other than its own that closes `<svg>`, `<math>` or an SVG integration point
+    /// to lol_html: the tree builder may keep it open (`<form><svg></form>`: the form is removed
+    /// from the stack, the SVG element stays), or close it where lol_html goes on reading HTML
+    /// (`<svg><mi><title></mi>`).
     ForeignEnd,
+    /// An SVG `<title>`, `<desc>` or `<foreignObject>` with attributes the rules read: lol_html
+    /// gives these elements the namespace of their content (HTML), the tree SVG's.
+    IntegrationPoint,
 }
 
 impl Fallback {
@@ -93,7 +98,12 @@ impl Fallback {
             Fallback::ForeignStyle => {
                 "an SVG <style> holding markup, a character reference or no end tag"
             }
-            Fallback::ForeignEnd => "an end tag that closes <svg> or <math> to lol_html only",
+            Fallback::ForeignEnd => {
+                "an end tag that closes <svg>, <math> or an SVG <title>, <desc> or <foreignObject> otherwise than the tree builder does"
+            }
+            Fallback::IntegrationPoint => {
+                "an SVG <title>, <desc> or <foreignObject> with URL attributes (lol_html reads it as HTML)"
+            }
             Fallback::ScanMismatch => {
                 "the tag scanner and lol_html read the markup differently (foreign content, script)"
             }

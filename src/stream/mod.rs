@@ -1496,6 +1496,10 @@ impl Walk<'_, '_> {
         let location = el.source_location().bytes();
         let tag = offset + location.start..offset + location.end;
         self.sync(events, tag.start, Reach::Checkpoint);
+        if self.scan.is_opaque() {
+            // lol_html reports no tag inside raw text: it did not read this as raw text.
+            self.bail = Some(Fallback::ScanMismatch);
+        }
         if self.bail.is_some() {
             return;
         }
@@ -1505,18 +1509,45 @@ impl Walk<'_, '_> {
             MATHML_NS => ElementNs::MathMl,
             _ => ElementNs::Other,
         };
+        let Some(raw) = self.input(tag.clone()).map(RawTag::new) else {
+            return;
+        };
+        // lol_html gives SVG's HTML integration points (`<svg><title>`) the namespace of their
+        // content, HTML; and an HTML `<title>` inside `<foreignObject>` reads the same.
+        let integration_point = self.svg > 0
+            && ns == ElementNs::Html
+            && ["title", "desc", "foreignobject"].iter().any(|n| raw.is(n));
+        if integration_point && matters(&raw) {
+            self.bail = Some(Fallback::IntegrationPoint);
+            return;
+        }
+        if integration_point {
+            // An end tag of an SVG element around it closes it in the tree (and lol_html pops it
+            // then, running this handler) while lol_html goes on reading HTML: the namespace of
+            // what follows is in doubt (`<svg><mi><title></mi><mi href>`).
+            let events = events.clone();
+            let name = raw.name().to_ascii_lowercase();
+            let _ = el.on_end_tag(lol_html::end_tag!(move |end| {
+                let proper = end.name().as_bytes().eq_ignore_ascii_case(&name);
+                if !proper {
+                    push_end(
+                        &events,
+                        offset,
+                        end,
+                        EndEvent::Foreign { svg: true, proper },
+                    );
+                }
+                Ok(())
+            }));
+        }
+        // Inside SVG a `<title>` is left to the scanner's checks: RCDATA to lol_html only when
+        // it is HTML's (a tag the scanner then finds in it sends the document to the DOM engine).
+        let raw_text =
+            ns == ElementNs::Html && !(integration_point && raw.is("title")) && switches_text(&raw);
+        let is_style_or_noscript = raw.is("style") || raw.is("noscript");
         self.scan.resume_at(tag.end);
-        let raw_text = ns == ElementNs::Html
-            && self
-                .input(tag.clone())
-                .map(RawTag::new)
-                .is_some_and(|raw| switches_text(&raw));
         if raw_text {
             self.scan.opaque();
-            let is_style_or_noscript = self
-                .input(tag.clone())
-                .map(RawTag::new)
-                .is_some_and(|raw| raw.is("style") || raw.is("noscript"));
             if !is_style_or_noscript {
                 let events = events.clone();
                 let _ = el.on_end_tag(lol_html::end_tag!(move |end| {
@@ -2085,6 +2116,28 @@ mod tests {
         let fine = b"<math><mi>x</mi></math><a href=y>y</a>";
         let decoded = decode::sniff_only(fine, None).unwrap();
         assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
+    }
+
+    /// Found by `fuzz/engines.rs`: lol_html gives an SVG `<title>` the namespace of its content
+    /// (HTML), so its `href` would be read as HTML's; such an element goes to the DOM engine. A
+    /// plain `<title>` in an icon streams.
+    #[test]
+    fn svg_integration_points_with_urls_go_to_the_dom_engine() {
+        let outer = Outer {
+            base: Base::none(),
+            document_uri: None,
+        };
+        let doc = b"<svg><title href=x>q";
+        let decoded = decode::sniff_only(doc, None).unwrap();
+        let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+        assert_eq!(run.err(), Some(Fallback::IntegrationPoint));
+        // `</mi>` closes the title and the SVG `mi` in the tree: the next `mi` is SVG's.
+        let doc = b"<svg><mi><title></mi><mi href=>/";
+        let run = super::run(doc, &decoded, &outer, &RewriteOptions::default());
+        assert_eq!(run.err(), Some(Fallback::ForeignEnd));
+        let icon = b"<svg><title>Icon</title><path d=x/></svg><a href=y>";
+        let run = super::run(icon, &decoded, &outer, &RewriteOptions::default()).unwrap();
+        assert_eq!(run.links.len(), 1);
     }
 
     /// Found by `fuzz/engines.rs`: `</form>` pops an `<svg>` inside the form to lol_html (its end
