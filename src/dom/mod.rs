@@ -155,6 +155,12 @@ impl Document {
             .get_or_init(|| collect_elements(&self.dom.document))
     }
 
+    /// Parsed with scripting disabled ([`Document::parse_fragment`]): a `<noscript>` in it holds
+    /// elements, not text.
+    pub fn scripting_disabled(&self) -> bool {
+        self.fragment
+    }
+
     /// The element with this id.
     pub fn element(&self, id: NodeId) -> Option<&ElementRef> {
         self.elements().get(id.0)

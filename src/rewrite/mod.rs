@@ -285,7 +285,7 @@ fn plan_with_base(
     let mut found = Found::default();
     let chosen_id = chosen.as_ref().map(|(id, _)| *id);
     for element in doc.elements() {
-        planner.element(&mut found, element, chosen_id);
+        planner.element(&mut found, element, chosen_id, doc.scripting_disabled());
     }
     let Found { mut edits, links } = found;
     if options.drop_base {
@@ -519,12 +519,20 @@ impl<'a> Planner<'a> {
         &self.base
     }
 
-    fn element(&self, out: &mut Found, element: &ElementRef, chosen_base: Option<NodeId>) {
+    /// One element of a tree; `scripting_disabled`: the tree is `<noscript>` markup, where a
+    /// `<noscript>` holds elements (its text is not markup to parse again).
+    fn element(
+        &self,
+        out: &mut Found,
+        element: &ElementRef,
+        chosen_base: Option<NodeId>,
+        scripting_disabled: bool,
+    ) {
         // `<style>` contents (HTML and SVG): a stylesheet against the document base.
         if element.name() == "style" && matches!(element.ns(), ElementNs::Html | ElementNs::Svg) {
             self.style_element(out, element);
         }
-        if element.is_html("noscript") {
+        if element.is_html("noscript") && !scripting_disabled {
             self.noscript(out, element);
         }
         self.attributes(out, element, chosen_base);

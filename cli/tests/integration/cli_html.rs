@@ -1010,6 +1010,30 @@ fn srcset_and_ping_items_stay_whole_when_the_base_has_a_space() {
 }
 
 #[test]
+fn noscript_inside_noscript_markup_is_markup_once() {
+    // Without scripting, a <noscript> inside <noscript> markup holds elements: `&lt;a` in it is
+    // text, not a tag (found by fuzz/engines.rs: the DOM engine parsed that text again). Both
+    // engines agree.
+    for engine in ["auto", "dom"] {
+        let run = |doc: &[u8]| {
+            jsonl(&linkbase(&["links", "--engine", engine, "--url", "http://h/"], doc).stdout)
+                .iter()
+                .map(|r| r["resolved"].as_str().unwrap_or("").to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            run(b"<noscript><noscript>&lt;a href=x>").is_empty(),
+            "{engine}"
+        );
+        assert_eq!(
+            run(b"<noscript><noscript><a href=x></noscript></noscript>"),
+            ["http://h/x"],
+            "{engine}"
+        );
+    }
+}
+
+#[test]
 fn noscript_markup_with_an_html_start_tag_is_kept_as_it_was() {
     // The DOM engine's fragment parser puts manifest=a on its own root element, which the
     // rewritten noscript text (that root's children) would lose: there the text is kept, and the
