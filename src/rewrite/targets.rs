@@ -204,34 +204,37 @@ pub(crate) fn is_url_attribute_name(attr: &str) -> bool {
     is_url_attribute_bytes(attr.as_bytes())
 }
 
-/// [`is_url_attribute_name`] on bytes (the streaming engine asks it of every attribute name).
+/// [`is_url_attribute_name`] on a name as written, ASCII case-insensitively (the streaming
+/// engine asks it of every attribute name in the document, so it looks at the length and the
+/// first letter before comparing).
 pub(crate) fn is_url_attribute_bytes(attr: &[u8]) -> bool {
-    matches!(
-        attr,
-        b"href"
-            | b"src"
-            | b"poster"
-            | b"action"
-            | b"formaction"
-            | b"cite"
-            | b"data"
-            | b"longdesc"
-            | b"lowsrc"
-            | b"background"
-            | b"itemid"
-            | b"manifest"
-            | b"srcset"
-            | b"imagesrcset"
-            | b"ping"
-            | b"archive"
-            | b"profile"
-            | b"code"
-            | b"codebase"
-            | b"classid"
-            | b"content"
-            | b"srcdoc"
-            | b"style"
-    )
+    let Some(&first) = attr.first() else {
+        return false;
+    };
+    let candidates: &[&[u8]] = match (attr.len(), first.to_ascii_lowercase()) {
+        (3, b's') => &[b"src"],
+        (4, b'h') => &[b"href"],
+        (4, b'c') => &[b"cite", b"code"],
+        (4, b'd') => &[b"data"],
+        (4, b'p') => &[b"ping"],
+        (5, b's') => &[b"style"],
+        (6, b'a') => &[b"action"],
+        (6, b'i') => &[b"itemid"],
+        (6, b'l') => &[b"lowsrc"],
+        (6, b'p') => &[b"poster"],
+        (6, b's') => &[b"srcset", b"srcdoc"],
+        (7, b'a') => &[b"archive"],
+        (7, b'c') => &[b"classid", b"content"],
+        (7, b'p') => &[b"profile"],
+        (8, b'c') => &[b"codebase"],
+        (8, b'l') => &[b"longdesc"],
+        (8, b'm') => &[b"manifest"],
+        (10, b'b') => &[b"background"],
+        (10, b'f') => &[b"formaction"],
+        (11, b'i') => &[b"imagesrcset"],
+        _ => return false,
+    };
+    candidates.iter().any(|c| attr.eq_ignore_ascii_case(c))
 }
 
 #[cfg(test)]
@@ -242,6 +245,14 @@ mod tests {
     fn the_name_filter_knows_every_row() {
         for r in TABLE {
             assert!(is_url_attribute_name(r.attr), "{}", r.attr);
+            assert!(
+                is_url_attribute_bytes(r.attr.to_ascii_uppercase().as_bytes()),
+                "{}",
+                r.attr
+            );
+        }
+        for other in ["class", "id", "hrefs", "sr", "", "title", "usemap", "data-src"] {
+            assert!(!is_url_attribute_name(other), "{other}");
         }
     }
 

@@ -805,9 +805,9 @@ const TEXT_SWITCHING: [&str; 10] = [
 
 /// Whether a tag name (as written) is one of [`REPORTED_NAMES`].
 fn is_reported(name: &[u8]) -> bool {
-    let mut buf = [0u8; 16];
-    lowered(name, &mut buf)
-        .is_some_and(|lower| REPORTED_NAMES.iter().any(|n| n.as_bytes() == lower))
+    REPORTED_NAMES
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
 }
 
 /// The HTML elements whose content lol_html reads as raw text, RCDATA, script data or
@@ -1754,20 +1754,10 @@ impl Walk<'_, '_> {
 /// Whether the rules read an attribute of this raw name (ASCII case-insensitively): a URL
 /// attribute of the table, `xlink:href`, or one a condition or the context layer reads.
 fn is_read_attribute(raw: &[u8]) -> bool {
-    let mut buf = [0u8; 16];
-    lowered(raw, &mut buf).is_some_and(|name| {
-        crate::rewrite::targets::is_url_attribute_bytes(name)
-            || matches!(name, b"xlink:href" | b"type" | b"http-equiv" | b"charset")
-    })
-}
-
-/// `raw` in ASCII lower case, in `buf`; `None` when it is longer (no name the rules read is).
-fn lowered<'b>(raw: &[u8], buf: &'b mut [u8; 16]) -> Option<&'b [u8]> {
-    let lower = buf.get_mut(..raw.len())?;
-    for (l, r) in lower.iter_mut().zip(raw) {
-        *l = r.to_ascii_lowercase();
-    }
-    Some(lower)
+    crate::rewrite::targets::is_url_attribute_bytes(raw)
+        || [&b"xlink:href"[..], b"type", b"http-equiv", b"charset"]
+            .iter()
+            .any(|n| raw.eq_ignore_ascii_case(n))
 }
 
 /// How the report names an attribute.
@@ -1814,11 +1804,11 @@ fn matters(raw: &RawTag<'_>) -> bool {
 
 /// Whether the context layer tracks elements of this name (as written).
 fn matters_name(name: &[u8]) -> bool {
-    let mut buf = [0u8; 16];
-    matches!(
-        lowered(name, &mut buf),
-        Some(b"template" | b"meta" | b"base" | b"style" | b"noscript" | b"svg" | b"math")
-    )
+    // Most names are shorter than any of these, or longer: the length decides first.
+    (3..=8).contains(&name.len())
+        && ["template", "meta", "base", "style", "noscript", "svg", "math"]
+            .iter()
+            .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
 }
 
 /// The elements of MathML (MathML 3 and MathML Core), which lol_html and the tree builder both

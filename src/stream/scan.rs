@@ -207,6 +207,13 @@ impl Scanner {
         } = input;
         let len = base + window.len();
         let byte = |at: usize| at.checked_sub(base).and_then(|i| window.get(i)).copied();
+        // Where a tag name that goes on at `at` ends (or the window does).
+        let name_end = |mut at: usize| {
+            while byte(at).is_some_and(|b| class(b) & (SPACE | SLASH | GT) == 0) {
+                at += 1;
+            }
+            at
+        };
         let from = |at: usize| {
             at.checked_sub(base)
                 .and_then(|i| window.get(i..))
@@ -248,11 +255,20 @@ impl Scanner {
                     self.start = lt;
                     match next {
                         b if b.is_ascii_alphabetic() => {
-                            self.pos = lt + 2;
-                            self.state = State::Tag {
-                                end: false,
-                                at: TagAt::Name,
-                            };
+                            // `<name>`, without attributes, is read at once.
+                            let e = name_end(lt + 2);
+                            if byte(e) == Some(b'>') {
+                                let name = from(lt + 1).get(..e - lt - 1).unwrap_or_default();
+                                let hit = (interest.name)(name);
+                                let switch = raw_text_index(name);
+                                self.finish_start(lt, e + 1, hit, switch, cdata, found);
+                            } else {
+                                self.pos = lt + 2;
+                                self.state = State::Tag {
+                                    end: false,
+                                    at: TagAt::Name,
+                                };
+                            }
                         }
                         b'/' => match byte(lt + 2) {
                             None if eof => self.pos = len,
@@ -261,11 +277,21 @@ impl Scanner {
                                 return;
                             }
                             Some(b) if b.is_ascii_alphabetic() => {
-                                self.pos = lt + 3;
-                                self.state = State::Tag {
-                                    end: true,
-                                    at: TagAt::Name,
-                                };
+                                // `</name>`, the usual end tag, is read at once.
+                                let e = name_end(lt + 3);
+                                if byte(e) == Some(b'>') {
+                                    let name = from(lt + 2).get(..e - lt - 2).unwrap_or_default();
+                                    if (interest.end_name)(name) {
+                                        found(Found::EndTag(lt..e + 1));
+                                    }
+                                    self.resume_at(e + 1);
+                                } else {
+                                    self.pos = lt + 3;
+                                    self.state = State::Tag {
+                                        end: true,
+                                        at: TagAt::Name,
+                                    };
+                                }
                             }
                             // `</>`: nothing at all.
                             Some(b'>') => self.pos = lt + 3,
@@ -336,22 +362,13 @@ impl Scanner {
                         let tag = self.start;
                         let hit = std::mem::take(&mut self.hit);
                         let switch = self.switch.take();
-                        self.resume_at(tag_end);
                         if end {
+                            self.resume_at(tag_end);
                             if hit {
                                 found(Found::EndTag(tag..tag_end));
                             }
                         } else {
-                            if hit {
-                                found(Found::StartTag(tag..tag_end));
-                            }
-                            if let Some(name) = switch.filter(|_| !cdata) {
-                                self.state = State::RawText {
-                                    name,
-                                    tag,
-                                    content: tag_end,
-                                };
-                            }
+                            self.finish_start(tag, tag_end, hit, switch, cdata, found);
                         }
                     }
                 }
@@ -411,6 +428,30 @@ impl Scanner {
                     }
                 }
             }
+        }
+    }
+
+    /// After the start tag `tag..end`: it is reported when `hit`, and raw text or RCDATA
+    /// follows when it is one of [`RAW_TEXT`] (`switch`) in HTML content.
+    fn finish_start(
+        &mut self,
+        tag: usize,
+        end: usize,
+        hit: bool,
+        switch: Option<usize>,
+        cdata: bool,
+        found: &mut dyn FnMut(Found),
+    ) {
+        self.resume_at(end);
+        if hit {
+            found(Found::StartTag(tag..end));
+        }
+        if let Some(name) = switch.filter(|_| !cdata) {
+            self.state = State::RawText {
+                name,
+                tag,
+                content: end,
+            };
         }
     }
 
@@ -601,16 +642,26 @@ const GT: u8 = 4;
 const EQ: u8 = 8;
 const QUOTE: u8 = 16;
 
+/// The class of each byte in the tag states.
+#[allow(clippy::indexing_slicing)] // Evaluated at compile time: an index out of range cannot build.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'\t' as usize] = SPACE;
+    t[b'\n' as usize] = SPACE;
+    t[0x0c] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t[b' ' as usize] = SPACE;
+    t[b'/' as usize] = SLASH;
+    t[b'>' as usize] = GT;
+    t[b'=' as usize] = EQ;
+    t[b'"' as usize] = QUOTE;
+    t[b'\'' as usize] = QUOTE;
+    t
+};
+
 /// The class of a byte in the tag states.
 fn class(b: u8) -> u8 {
-    match b {
-        b'\t' | b'\n' | 0x0c | b'\r' | b' ' => SPACE,
-        b'/' => SLASH,
-        b'>' => GT,
-        b'=' => EQ,
-        b'"' | b'\'' => QUOTE,
-        _ => 0,
-    }
+    CLASS.get(usize::from(b)).copied().unwrap_or(0)
 }
 
 /// Which tags a scan reports: a start tag whose name `name` accepts or with an attribute name
