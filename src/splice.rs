@@ -58,7 +58,8 @@ pub enum Fallback {
     /// does not have (`<a>`, `<base>`), after an HTML end tag that popped back out of MathML
     /// (`<a><math></a>`), or a start tag that breaks out of foreign content (`<svg><svg><i>`).
     MathMlStray,
-    /// A `<frame>`: the tree keeps it only inside `<frameset>` and ignores it in a body.
+    /// A `<frame>` or `<frameset>`: the tree keeps a frame only inside `<frameset>`, ignores
+    /// it in a body, and ignores almost every element after `<frameset>` (issue 9 item 5).
     Frame,
     /// The scanner that reads the markup between the elements lol_html reports, and lol_html,
     /// disagree on where a construct ends (or the scanner finds a tag lol_html should have
@@ -91,7 +92,9 @@ impl Fallback {
             Fallback::DropBase => "--drop-base",
             Fallback::ForeignNesting => "a <math> inside <svg> or an <svg> inside <math>",
             Fallback::TemplateEnd => "an end tag that closes a <template> to lol_html only",
-            Fallback::Frame => "a <frame>, which the tree keeps only inside <frameset>",
+            Fallback::Frame => {
+                "a <frame> or <frameset>: the tree keeps frames only in a frameset, and ignores most of what follows <frameset>"
+            }
             Fallback::MathMlStray => {
                 "an element read as MathML or SVG that the tree builder puts in HTML"
             }

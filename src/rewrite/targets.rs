@@ -251,7 +251,9 @@ mod tests {
                 r.attr
             );
         }
-        for other in ["class", "id", "hrefs", "sr", "", "title", "usemap", "data-src"] {
+        for other in [
+            "class", "id", "hrefs", "sr", "", "title", "usemap", "data-src",
+        ] {
             assert!(!is_url_attribute_name(other), "{other}");
         }
     }

@@ -1131,9 +1131,10 @@ impl Walk<'_, '_> {
         }
         // The tokenizer reads U+0000 in a name as U+FFFD (HTML LS "tag name state").
         let mut name = tree_name(raw.name(), pass.encoding);
-        if ns == ElementNs::Html && name == "frame" {
-            // The tree keeps a <frame> only inside <frameset> (in body it is ignored): which one
-            // it is takes the tree builder's insertion modes, so the DOM engine decides.
+        if ns == ElementNs::Html && matches!(name.as_str(), "frame" | "frameset") {
+            // The tree keeps a <frame> only inside <frameset> (in body it is ignored), and after
+            // <frameset> it ignores almost everything (`<frameset><a href>`): which is which takes
+            // the tree builder's insertion modes, so the DOM engine decides.
             self.bail = Some(Fallback::Frame);
             return;
         }
@@ -1806,9 +1807,11 @@ fn matters(raw: &RawTag<'_>) -> bool {
 fn matters_name(name: &[u8]) -> bool {
     // Most names are shorter than any of these, or longer: the length decides first.
     (3..=8).contains(&name.len())
-        && ["template", "meta", "base", "style", "noscript", "svg", "math"]
-            .iter()
-            .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+        && [
+            "template", "meta", "base", "style", "noscript", "svg", "math", "frameset",
+        ]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
 }
 
 /// The elements of MathML (MathML 3 and MathML Core), which lol_html and the tree builder both
@@ -2086,6 +2089,10 @@ mod tests {
         let frame = b"<frame src=x>";
         let decoded = decode::sniff_only(frame, None).unwrap();
         let framed = super::run(frame, &decoded, &outer, &RewriteOptions::default());
+        assert_eq!(framed.err(), Some(Fallback::Frame));
+        // After <frameset> the tree ignores the <a> (found by fuzz/engines.rs).
+        let frameset = b"<frameset><a href=x>";
+        let framed = super::run(frameset, &decoded, &outer, &RewriteOptions::default());
         assert_eq!(framed.err(), Some(Fallback::Frame));
         // lol_html pops `<math>` at `</a>` (its end tag handler runs); the tree builder does too
         // here (the adoption agency), but not always (`<form><math></form>`): the DOM engine.
