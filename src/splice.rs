@@ -70,8 +70,9 @@ pub enum Fallback {
     /// from the stack, the SVG element stays), or close it where lol_html goes on reading HTML
     /// (`<svg><mi><title></mi>`).
     ForeignEnd,
-    /// An SVG `<title>`, `<desc>` or `<foreignObject>` with attributes the rules read: lol_html
-    /// gives these elements the namespace of their content (HTML), the tree SVG's.
+    /// An SVG `<title>`, `<desc>` or `<foreignObject>` with attributes the rules read or with
+    /// elements in it: lol_html gives these elements the namespace of their content (HTML), the
+    /// tree SVG's, and the two part on which end tags close them.
     IntegrationPoint,
 }
 
@@ -105,7 +106,7 @@ impl Fallback {
                 "an end tag that closes <svg>, <math> or an SVG <title>, <desc> or <foreignObject> otherwise than the tree builder does"
             }
             Fallback::IntegrationPoint => {
-                "an SVG <title>, <desc> or <foreignObject> with URL attributes (lol_html reads it as HTML)"
+                "an SVG <title>, <desc> or <foreignObject> with URL attributes or elements in it (lol_html reads them as HTML)"
             }
             Fallback::ScanMismatch => {
                 "the tag scanner and lol_html read the markup differently (foreign content, script)"

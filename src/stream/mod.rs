@@ -832,6 +832,10 @@ enum EndEvent {
     RawText,
     /// `</template>`; `false` when lol_html closed the template at another end tag.
     Template(bool),
+    /// The end of an SVG `<title>`, `<desc>` or `<foreignObject>`; `proper`: at its own end tag.
+    IntegrationPoint {
+        proper: bool,
+    },
     /// The end of `<svg>` (`svg`) or `<math>`; `proper`: at its own end tag (lol_html also
     /// pops it at an end tag of an element around it, `<form><svg></form>`, where the tree
     /// builder keeps it open).
@@ -858,6 +862,8 @@ struct Walk<'p, 'w> {
     /// Open `<svg>` and `<math>` elements.
     svg: usize,
     math: usize,
+    /// Open SVG HTML integration points (`<title>`, `<desc>`, `<foreignObject>`).
+    integration: usize,
     meta_seen: bool,
     bail: Option<Fallback>,
     /// An HTML `<style>` (`true`) or `<noscript>` whose end tag has not come (raw text runs to
@@ -949,6 +955,7 @@ impl<'a> Pass<'a> {
             template: 0,
             svg: 0,
             math: 0,
+            integration: 0,
             meta_seen: false,
             bail: None,
             open: None,
@@ -1522,30 +1529,33 @@ impl Walk<'_, '_> {
             self.bail = Some(Fallback::IntegrationPoint);
             return;
         }
-        if integration_point {
-            // An end tag of an SVG element around it closes it in the tree (and lol_html pops it
-            // then, running this handler) while lol_html goes on reading HTML: the namespace of
-            // what follows is in doubt (`<svg><mi><title></mi><mi href>`).
-            let events = events.clone();
-            let name = raw.name().to_ascii_lowercase();
-            let _ = el.on_end_tag(lol_html::end_tag!(move |end| {
-                let proper = end.name().as_bytes().eq_ignore_ascii_case(&name);
-                if !proper {
-                    push_end(
-                        &events,
-                        offset,
-                        end,
-                        EndEvent::Foreign { svg: true, proper },
-                    );
-                }
-                Ok(())
-            }));
-        }
         // Inside SVG a `<title>` is left to the scanner's checks: RCDATA to lol_html only when
         // it is HTML's (a tag the scanner then finds in it sends the document to the DOM engine).
         let raw_text =
             ns == ElementNs::Html && !(integration_point && raw.is("title")) && switches_text(&raw);
         let is_style_or_noscript = raw.is("style") || raw.is("noscript");
+        let name = raw.name().to_ascii_lowercase();
+        if self.integration > 0 {
+            // An element inside an SVG integration point: lol_html and the tree builder part on
+            // which end tags close the point (`<svg><title><t></title>` leaves the title open in
+            // the tree: an HTML element is current), and so on the namespace of what follows.
+            self.bail = Some(Fallback::IntegrationPoint);
+            return;
+        }
+        if integration_point {
+            // An end tag of an SVG element around it closes it in the tree (and lol_html pops it
+            // then, running this handler) while lol_html goes on reading HTML: the namespace of
+            // what follows is in doubt (`<svg><mi><title></mi><mi href>`).
+            let events = events.clone();
+            let closes = el.on_end_tag(lol_html::end_tag!(move |end| {
+                let proper = end.name().as_bytes().eq_ignore_ascii_case(&name);
+                push_end(&events, offset, end, EndEvent::IntegrationPoint { proper });
+                Ok(())
+            }));
+            if closes.is_ok() {
+                self.integration += 1;
+            }
+        }
         self.scan.resume_at(tag.end);
         if raw_text {
             self.scan.opaque();
@@ -1579,7 +1589,13 @@ impl Walk<'_, '_> {
             EndEvent::RawText => {}
             EndEvent::Template(true) => self.template = self.template.saturating_sub(1),
             EndEvent::Template(false) => self.bail = Some(Fallback::TemplateEnd),
-            EndEvent::Foreign { proper: false, .. } => self.bail = Some(Fallback::ForeignEnd),
+            EndEvent::Foreign { proper: false, .. }
+            | EndEvent::IntegrationPoint { proper: false } => {
+                self.bail = Some(Fallback::ForeignEnd)
+            }
+            EndEvent::IntegrationPoint { proper: true } => {
+                self.integration = self.integration.saturating_sub(1);
+            }
             EndEvent::Foreign { svg: true, .. } => self.svg = self.svg.saturating_sub(1),
             EndEvent::Foreign { svg: false, .. } => self.math = self.math.saturating_sub(1),
             EndEvent::Style { node, content } => {
@@ -2132,6 +2148,15 @@ mod tests {
         let doc = b"<svg><mi><title></mi><mi href=>/";
         let run = super::run(doc, &decoded, &outer, &RewriteOptions::default());
         assert_eq!(run.err(), Some(Fallback::ForeignEnd));
+        // An element in the title: `</title>` is ignored by the tree (an HTML element is
+        // current), not by lol_html.
+        for doc in [
+            &b"<svg><title><t>x</title><a href>"[..],
+            b"<svg><foreignObject><a href=x></a></foreignObject></svg>",
+        ] {
+            let run = super::run(doc, &decoded, &outer, &RewriteOptions::default());
+            assert_eq!(run.err(), Some(Fallback::IntegrationPoint));
+        }
         let icon = b"<svg><title>Icon</title><path d=x/></svg><a href=y>";
         let run = super::run(icon, &decoded, &outer, &RewriteOptions::default()).unwrap();
         assert_eq!(run.links.len(), 1);
