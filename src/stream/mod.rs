@@ -563,7 +563,7 @@ fn prescan(
             {
                 handler_state.borrow_mut().found.risky = true;
             }
-            if full && matches!(el.namespace_uri(), SVG_NS | MATHML_NS) {
+            if matches!(el.namespace_uri(), SVG_NS | MATHML_NS) {
                 // As pass 2 does (Walk::start): foreign nesting lol_html reads otherwise than
                 // the tree builder.
                 if matches!(name.as_str(), "svg" | "math") {
@@ -597,6 +597,13 @@ fn prescan(
                 // builder (an end tag in foreign content pops back to HTML there, not in
                 // lol_html). An SVG `<base>` is SVG's own in both.
                 if el.namespace_uri() == MATHML_NS && name == "base" {
+                    handler_state.borrow_mut().bail = Some(Fallback::MathMlStray);
+                    return Err("foreign base".into());
+                }
+                // lol_html stays in SVG after a self-closing `<svg/>`, and after an `<svg>`
+                // closed by another end tag (`<a><svg></a>`), where the tree is back in HTML:
+                // a `<base>` it reads as SVG's with no `<svg>` open to us may be HTML's.
+                if name == "base" && handler_state.borrow().svg == 0 {
                     handler_state.borrow_mut().bail = Some(Fallback::MathMlStray);
                     return Err("foreign base".into());
                 }
@@ -2120,6 +2127,19 @@ mod tests {
         assert_eq!(
             find_base(base, encoding_rs::UTF_8).err(),
             Some(Fallback::MathMlStray)
+        );
+        // lol_html stays in SVG after `<svg/>` and after `<a><svg></a>`; the tree does not, so
+        // the `<base>` may be HTML's (found by fuzz/engines.rs). Inside an open `<svg>` it is
+        // SVG's, and not a base.
+        for doc in [&b"<svg/><base href>"[..], b"<a><svg></a><base href=x/>"] {
+            assert_eq!(
+                find_base(doc, encoding_rs::UTF_8).err(),
+                Some(Fallback::MathMlStray)
+            );
+        }
+        assert_eq!(
+            find_base(b"<svg><base href=x/></svg>", encoding_rs::UTF_8).unwrap(),
+            None
         );
         // A link inside MathML, even in an HTML integration point, is the DOM engine's.
         let inside = b"<math><mi>x</mi><mtext><a href=y>y</a></mtext></math>";
