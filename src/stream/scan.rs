@@ -165,10 +165,11 @@ impl Scanner {
         self.state == State::Opaque
     }
 
-    /// Up to where the output can be written: not past a tag being read (its values may change).
+    /// Up to where the output can be written, and the input forgotten: not past a tag being
+    /// read (its values may change, and its name is read again from its start).
     pub(crate) fn settled(&self) -> usize {
         match self.state {
-            State::Tag { end: false, .. } => self.start,
+            State::Tag { .. } => self.start,
             _ => self.pos,
         }
     }
@@ -693,8 +694,8 @@ mod tests {
             while fed < bytes.len() {
                 fed = (fed + step).min(bytes.len());
                 let eof = fed == bytes.len();
-                // As the engine does, the window starts where the scanner has settled.
-                let base = s.settled().min(s.start);
+                // The engine forgets the input up to where the scanner has settled, at most.
+                let base = s.settled();
                 s.scan(
                     Window {
                         bytes: bytes.get(base..fed).unwrap_or_default(),
@@ -778,6 +779,41 @@ mod tests {
             },
         );
         assert_eq!(ends, [(0, 7..8), (16, 24..25)]);
+    }
+
+    #[test]
+    fn end_tags_cut_anywhere_keep_their_name() {
+        let html = "<p></p></TEMPLATE\n x='>'></template>";
+        for step in 1..4 {
+            let bytes = html.as_bytes();
+            let mut s = Scanner::new(0);
+            let mut ends = Vec::new();
+            let mut fed = 0;
+            while fed < bytes.len() {
+                fed = (fed + step).min(bytes.len());
+                let base = s.settled();
+                s.scan(
+                    Window {
+                        bytes: bytes.get(base..fed).unwrap_or_default(),
+                        base,
+                        eof: fed == bytes.len(),
+                    },
+                    usize::MAX,
+                    false,
+                    &Interest {
+                        name: |_| false,
+                        attr: |_| false,
+                        end_name: |n| n.eq_ignore_ascii_case(b"template"),
+                    },
+                    &mut |f| {
+                        if let Found::EndTag(r) = f {
+                            ends.push((r.start, r.end));
+                        }
+                    },
+                );
+            }
+            assert_eq!(ends, vec![(7, 25), (25, 36)], "step {step}");
+        }
     }
 
     #[test]
