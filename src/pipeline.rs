@@ -50,7 +50,7 @@ pub struct Options {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EngineChoice {
-    /// The streaming engine (`src/stream.rs`): no tree, only URL bytes change; the DOM engine
+    /// The streaming engine (`src/stream/`): no tree, only URL bytes change; the DOM engine
     /// takes the rare document it cannot settle exactly (a `dom-engine` diagnostic says why).
     #[default]
     Auto,
@@ -75,7 +75,7 @@ pub struct Rewritten {
 #[non_exhaustive]
 pub enum Engine {
     /// The streaming engine: no tree; the input's bytes with only the changed URL values
-    /// replaced (`src/stream.rs`).
+    /// replaced (`src/stream/`).
     Stream,
     /// The DOM engine's plan spliced into the input's bytes ([`crate::splice`]).
     Splice,
