@@ -274,7 +274,6 @@ fn as_written_in_list(url: &str, kind: LinkKind) -> String {
     out
 }
 
-
 /// Whether the markup of every `<noscript>` of `bytes` (read as the pipeline reads it: raw text
 /// in the document, a body fragment for the rewriter) serializes to itself when parsed as a
 /// fragment. The rewriter writes rewritten `<noscript>` markup back serialized, so a fragment
