@@ -1302,7 +1302,11 @@ impl Walk<'_, '_> {
                     .get_mut(links_before..)
                     .unwrap_or_default()
                 {
-                    if link.attribute.as_deref() == Some(attribute_name(*ns, name).as_str()) {
+                    // The links of an `iframe srcdoc` document are the attribute's too.
+                    let inside_srcdoc = name == "srcdoc" && link.srcdoc_depth > pass.depth;
+                    if inside_srcdoc
+                        || link.attribute.as_deref() == Some(attribute_name(*ns, name).as_str())
+                    {
                         link.rewritten = false;
                     }
                 }
@@ -2149,6 +2153,26 @@ mod tests {
         let fine = b"<math><mi>x</mi></math><a href=y>y</a>";
         let decoded = decode::sniff_only(fine, None).unwrap();
         assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
+    }
+
+    /// Found by `fuzz/pipeline.rs`: an `iframe srcdoc` whose bytes do not decode is not written
+    /// back, so the links of its document are not rewritten either (they were reported so).
+    #[test]
+    fn links_of_an_undecodable_srcdoc_are_not_rewritten() {
+        let uri = crate::Uri::parse("http://h/a/b").ok();
+        let outer = Outer {
+            base: Base {
+                uri: uri.clone(),
+                source: crate::BaseSource::RetrievalUri,
+            },
+            document_uri: uri,
+        };
+        let doc = b"<iframe srcdoc=\"<a href=x\x81>\"></iframe>";
+        let decoded = decode::sniff_only(doc, Some("utf-8")).unwrap();
+        let run = run(doc, &decoded, &outer, &RewriteOptions::default()).unwrap();
+        assert!(!run.links.is_empty());
+        assert!(run.links.iter().all(|l| !l.rewritten), "{:?}", run.links);
+        assert_eq!(run.apply(doc), doc.to_vec());
     }
 
     /// Found by `fuzz/engines.rs`: lol_html gives an SVG `<title>` the namespace of its content
