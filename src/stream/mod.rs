@@ -1624,15 +1624,23 @@ impl Walk<'_, '_> {
                 let (text, malformed) = pass.encoding.decode_without_bom_handling(raw);
                 let text = text.into_owned();
                 let before = self.out.found.edits.len();
+                let links_before = self.out.found.links.len();
                 self.planner.style_text(&mut self.out.found, node, text);
                 let edits: Vec<_> = self.out.found.edits.drain(before..).collect();
                 for edit in edits {
-                    if malformed {
-                        continue;
-                    }
                     let (encoded, _, unmappable) = pass.encoding.encode(&edit.new);
-                    if unmappable {
-                        // `&#N;` means nothing in raw text: keep the stylesheet as it was.
+                    if malformed || unmappable {
+                        // Malformed bytes would be lost, and `&#N;` means nothing in raw text:
+                        // the stylesheet is kept as it was, so none of its URLs is rewritten.
+                        for link in self
+                            .out
+                            .found
+                            .links
+                            .get_mut(links_before..)
+                            .unwrap_or_default()
+                        {
+                            link.rewritten = false;
+                        }
                         continue;
                     }
                     self.push_splice(content.clone(), encoded.into_owned());
@@ -2155,8 +2163,8 @@ mod tests {
         assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
     }
 
-    /// Found by `fuzz/pipeline.rs`: an `iframe srcdoc` whose bytes do not decode is not written
-    /// back, so the links of its document are not rewritten either (they were reported so).
+    /// Found by `fuzz/pipeline.rs`: an `iframe srcdoc` (or a `<style>`) whose bytes do not decode
+    /// is not written back, so the links in it are not rewritten either (they were reported so).
     #[test]
     fn links_of_an_undecodable_srcdoc_are_not_rewritten() {
         let uri = crate::Uri::parse("http://h/a/b").ok();
@@ -2173,6 +2181,12 @@ mod tests {
         assert!(!run.links.is_empty());
         assert!(run.links.iter().all(|l| !l.rewritten), "{:?}", run.links);
         assert_eq!(run.apply(doc), doc.to_vec());
+        // The same for a `<style>` kept as it was because its bytes are malformed.
+        let style = b"<style>@import 'a.css'; p{x:\x81}</style>";
+        let run = super::run(style, &decoded, &outer, &RewriteOptions::default()).unwrap();
+        assert_eq!(run.links.len(), 1);
+        assert!(run.links.iter().all(|l| !l.rewritten), "{:?}", run.links);
+        assert_eq!(run.apply(style), style.to_vec());
     }
 
     /// Found by `fuzz/engines.rs`: lol_html gives an SVG `<title>` the namespace of its content
