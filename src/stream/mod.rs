@@ -2097,23 +2097,28 @@ mod tests {
         assert!(compared > 80, "{compared}");
     }
 
+    /// Pass 2 over `doc` without a base, its encoding sniffed.
+    fn streamed(doc: &[u8]) -> Result<Streamed, Fallback> {
+        let outer = Outer {
+            base: Base::none(),
+            document_uri: None,
+        };
+        let decoded = decode::sniff_only(doc, None).unwrap();
+        run(doc, &decoded, &outer, &RewriteOptions::default())
+    }
+
     /// Found by `fuzz/engines.rs`: `<a><math></a>` leaves MathML in the tree (an HTML end tag
     /// in foreign content pops back to HTML), not in lol_html: what it then reads as MathML but
     /// MathML does not have, and a `<base>` it reads as foreign, go to the DOM engine.
     #[test]
     fn html_read_as_mathml_goes_to_the_dom_engine() {
-        let outer = Outer {
-            base: Base::none(),
-            document_uri: None,
-        };
         for doc in [
             &b"<svg><svg><i href=x>"[..],
             b"<math><math><img src=x>",
             // A breakout tag without attributes: what follows is HTML in the tree.
             b"<svg><svg><s><e href>",
         ] {
-            let decoded = decode::sniff_only(doc, None).unwrap();
-            let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+            let run = streamed(doc);
             assert_eq!(
                 run.err(),
                 Some(Fallback::MathMlStray),
@@ -2122,18 +2127,16 @@ mod tests {
             );
         }
         let frame = b"<frame src=x>";
-        let decoded = decode::sniff_only(frame, None).unwrap();
-        let framed = super::run(frame, &decoded, &outer, &RewriteOptions::default());
+        let framed = streamed(frame);
         assert_eq!(framed.err(), Some(Fallback::Frame));
         // After <frameset> the tree ignores the <a> (found by fuzz/engines.rs).
         let frameset = b"<frameset><a href=x>";
-        let framed = super::run(frameset, &decoded, &outer, &RewriteOptions::default());
+        let framed = streamed(frameset);
         assert_eq!(framed.err(), Some(Fallback::Frame));
         // lol_html pops `<math>` at `</a>` (its end tag handler runs); the tree builder does too
         // here (the adoption agency), but not always (`<form><math></form>`): the DOM engine.
         let doc = b"<a><math></a><a href=x>";
-        let decoded = decode::sniff_only(doc, None).unwrap();
-        let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+        let run = streamed(doc);
         assert_eq!(run.err(), Some(Fallback::ForeignEnd));
         let base = b"<a><math></a><base href=b/>";
         assert_eq!(
@@ -2155,12 +2158,10 @@ mod tests {
         );
         // A link inside MathML, even in an HTML integration point, is the DOM engine's.
         let inside = b"<math><mi>x</mi><mtext><a href=y>y</a></mtext></math>";
-        let decoded = decode::sniff_only(inside, None).unwrap();
-        let run = super::run(inside, &decoded, &outer, &RewriteOptions::default());
+        let run = streamed(inside);
         assert_eq!(run.err(), Some(Fallback::MathMlStray));
         let fine = b"<math><mi>x</mi></math><a href=y>y</a>";
-        let decoded = decode::sniff_only(fine, None).unwrap();
-        assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
+        assert!(streamed(fine).is_ok());
     }
 
     /// Found by `fuzz/pipeline.rs`: an `iframe srcdoc` (or a `<style>`) whose bytes do not decode
@@ -2194,17 +2195,12 @@ mod tests {
     /// plain `<title>` in an icon streams.
     #[test]
     fn svg_integration_points_with_urls_go_to_the_dom_engine() {
-        let outer = Outer {
-            base: Base::none(),
-            document_uri: None,
-        };
         let doc = b"<svg><title href=x>q";
-        let decoded = decode::sniff_only(doc, None).unwrap();
-        let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+        let run = streamed(doc);
         assert_eq!(run.err(), Some(Fallback::IntegrationPoint));
         // `</mi>` closes the title and the SVG `mi` in the tree: the next `mi` is SVG's.
         let doc = b"<svg><mi><title></mi><mi href=>/";
-        let run = super::run(doc, &decoded, &outer, &RewriteOptions::default());
+        let run = streamed(doc);
         assert_eq!(run.err(), Some(Fallback::ForeignEnd));
         // An element in the title: `</title>` is ignored by the tree (an HTML element is
         // current), not by lol_html.
@@ -2212,11 +2208,11 @@ mod tests {
             &b"<svg><title><t>x</title><a href>"[..],
             b"<svg><foreignObject><a href=x></a></foreignObject></svg>",
         ] {
-            let run = super::run(doc, &decoded, &outer, &RewriteOptions::default());
+            let run = streamed(doc);
             assert_eq!(run.err(), Some(Fallback::IntegrationPoint));
         }
         let icon = b"<svg><title>Icon</title><path d=x/></svg><a href=y>";
-        let run = super::run(icon, &decoded, &outer, &RewriteOptions::default()).unwrap();
+        let run = streamed(icon).unwrap();
         assert_eq!(run.links.len(), 1);
     }
 
@@ -2225,16 +2221,11 @@ mod tests {
     /// open, so `<f href>` after it is SVG (a link). Such documents go to the DOM engine.
     #[test]
     fn foreign_content_closed_by_another_end_tag_goes_to_the_dom_engine() {
-        let outer = Outer {
-            base: Base::none(),
-            document_uri: None,
-        };
         let doc = b"<form><svg></form><f href=x>";
-        let decoded = decode::sniff_only(doc, None).unwrap();
-        let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+        let run = streamed(doc);
         assert_eq!(run.err(), Some(Fallback::ForeignEnd));
         let fine = b"<svg></svg><a href=x>";
-        let run = super::run(fine, &decoded, &outer, &RewriteOptions::default()).unwrap();
+        let run = streamed(fine).unwrap();
         assert_eq!(run.links.len(), 1);
     }
 
@@ -2246,20 +2237,9 @@ mod tests {
         let utf8 = encoding_rs::UTF_8;
         let doc = b"<form><template></form><base href=\"x/\">";
         assert_eq!(find_base(doc, utf8).err(), Some(Fallback::TemplateEnd));
-        let outer = Outer {
-            base: Base::none(),
-            document_uri: None,
-        };
         // Pass 2 counts templates by their own end tags (the scanner reads them), as the tree
         // builder does: the link is template content, rewritten.
-        let decoded = decode::sniff_only(b"<form><template></form><a href=x>", None).unwrap();
-        let run = run(
-            b"<form><template></form><a href=x>",
-            &decoded,
-            &outer,
-            &RewriteOptions::default(),
-        )
-        .unwrap();
+        let run = streamed(b"<form><template></form><a href=x>").unwrap();
         assert_eq!(run.links.len(), 1);
         let fine = b"<template><base href=t/></template><base href=x/>";
         assert_eq!(
@@ -2363,18 +2343,13 @@ mod tests {
     /// children: all go to the DOM engine; a plain one is streamed.
     #[test]
     fn foreign_style_with_markup_goes_to_the_dom_engine() {
-        let outer = Outer {
-            base: Base::none(),
-            document_uri: None,
-        };
         for doc in [
             &b"<svg><style>r{fill:url(/s)}<g/></style></svg>"[..],
             b"<svg><style>r{fill:url(a&amp;b)}</style></svg>",
             b"<svg><style>r{fill:url(/s)",
             b"<svg><style>a<style>r{fill:url(#g)}</style></svg>",
         ] {
-            let decoded = decode::sniff_only(doc, None).unwrap();
-            let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+            let run = streamed(doc);
             assert_eq!(
                 run.err(),
                 Some(Fallback::ForeignStyle),
@@ -2383,8 +2358,7 @@ mod tests {
             );
         }
         let fine = b"<svg><style>r{fill:url(/s)}</style></svg><style>a<b{}</style>";
-        let decoded = decode::sniff_only(fine, None).unwrap();
-        assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
+        assert!(streamed(fine).is_ok());
     }
 
     /// Found by `fuzz/engines.rs`: `<svg><math><mi xlink:href>` is an SVG `mi` in the tree
@@ -2392,15 +2366,10 @@ mod tests {
     #[test]
     fn foreign_nesting_goes_to_the_dom_engine() {
         let doc = b"<svg><math><mi xlink:href=m></mi></math></svg>";
-        let decoded = decode::sniff_only(doc, None).unwrap();
-        let outer = Outer {
-            base: Base::none(),
-            document_uri: None,
-        };
-        let run = run(doc, &decoded, &outer, &RewriteOptions::default());
+        let run = streamed(doc);
         assert_eq!(run.err(), Some(Fallback::ForeignNesting));
         let fine = b"<svg></svg><math><mi></mi></math><svg><a href=x></a></svg>";
-        assert!(super::run(fine, &decoded, &outer, &RewriteOptions::default()).is_ok());
+        assert!(streamed(fine).is_ok());
     }
 
     #[test]

@@ -684,37 +684,42 @@ mod tests {
         end_name: |_| true,
     };
 
+    /// What a scan of `html` finds, fed `step` bytes at a time, the window starting where the
+    /// scanner has settled (the engine forgets the input up to there, at most).
+    fn found(html: &[u8], step: usize, cdata: bool, interest: &Interest) -> Vec<Found> {
+        let mut s = Scanner::new(0);
+        let mut out = Vec::new();
+        let mut fed = 0;
+        while fed < html.len() {
+            fed = (fed + step.max(1)).min(html.len());
+            let base = s.settled();
+            s.scan(
+                Window {
+                    bytes: html.get(base..fed).unwrap_or_default(),
+                    base,
+                    eof: fed == html.len(),
+                },
+                usize::MAX,
+                cdata,
+                interest,
+                &mut |f| out.push(f),
+            );
+        }
+        out
+    }
+
     /// The start tags of `html` read in one go, and read a byte at a time.
     fn start_tags(html: &str) -> Vec<String> {
-        let read = |step: usize| {
-            let bytes = html.as_bytes();
-            let mut s = Scanner::new(0);
-            let mut tags = Vec::new();
-            let mut fed = 0;
-            while fed < bytes.len() {
-                fed = (fed + step).min(bytes.len());
-                let eof = fed == bytes.len();
-                // The engine forgets the input up to where the scanner has settled, at most.
-                let base = s.settled();
-                s.scan(
-                    Window {
-                        bytes: bytes.get(base..fed).unwrap_or_default(),
-                        base,
-                        eof,
-                    },
-                    usize::MAX,
-                    false,
-                    &ALL,
-                    &mut |f| {
-                        if let Found::StartTag(r) = f {
-                            tags.push(html.get(r).unwrap_or_default().to_owned());
-                        }
-                    },
-                );
-            }
-            tags
+        let read = |step: usize| -> Vec<String> {
+            found(html.as_bytes(), step, false, &ALL)
+                .into_iter()
+                .filter_map(|f| match f {
+                    Found::StartTag(r) => Some(html.get(r).unwrap_or_default().to_owned()),
+                    _ => None,
+                })
+                .collect()
         };
-        let whole = read(html.len().max(1));
+        let whole = read(html.len());
         assert_eq!(whole, read(1), "byte at a time differs for {html:?}");
         assert_eq!(whole, read(3), "3 bytes at a time differs for {html:?}");
         whole
@@ -761,57 +766,32 @@ mod tests {
         assert_eq!(start_tags("<xmp><a></xmp"), ["<xmp>"]);
         // The content range of each.
         let html = b"<style>x</style><iframe>y</iframe a>";
-        let mut s = Scanner::new(0);
-        let mut ends = Vec::new();
-        s.scan(
-            Window {
-                bytes: html,
-                base: 0,
-                eof: true,
-            },
-            usize::MAX,
-            false,
-            &ALL,
-            &mut |f| {
-                if let Found::TextEnd { tag, content, .. } = f {
-                    ends.push((tag, content));
-                }
-            },
-        );
+        let ends: Vec<_> = found(html, html.len(), false, &ALL)
+            .into_iter()
+            .filter_map(|f| match f {
+                Found::TextEnd { tag, content, .. } => Some((tag, content)),
+                _ => None,
+            })
+            .collect();
         assert_eq!(ends, [(0, 7..8), (16, 24..25)]);
     }
 
     #[test]
     fn end_tags_cut_anywhere_keep_their_name() {
-        let html = "<p></p></TEMPLATE\n x='>'></template>";
+        let html = b"<p></p></TEMPLATE\n x='>'></template>";
+        let templates = Interest {
+            name: |_| false,
+            attr: |_| false,
+            end_name: |n| n.eq_ignore_ascii_case(b"template"),
+        };
         for step in 1..4 {
-            let bytes = html.as_bytes();
-            let mut s = Scanner::new(0);
-            let mut ends = Vec::new();
-            let mut fed = 0;
-            while fed < bytes.len() {
-                fed = (fed + step).min(bytes.len());
-                let base = s.settled();
-                s.scan(
-                    Window {
-                        bytes: bytes.get(base..fed).unwrap_or_default(),
-                        base,
-                        eof: fed == bytes.len(),
-                    },
-                    usize::MAX,
-                    false,
-                    &Interest {
-                        name: |_| false,
-                        attr: |_| false,
-                        end_name: |n| n.eq_ignore_ascii_case(b"template"),
-                    },
-                    &mut |f| {
-                        if let Found::EndTag(r) = f {
-                            ends.push((r.start, r.end));
-                        }
-                    },
-                );
-            }
+            let ends: Vec<_> = found(html, step, false, &templates)
+                .into_iter()
+                .filter_map(|f| match f {
+                    Found::EndTag(r) => Some((r.start, r.end)),
+                    _ => None,
+                })
+                .collect();
             assert_eq!(ends, vec![(7, 25), (25, 36)], "step {step}");
         }
     }
@@ -819,23 +799,13 @@ mod tests {
     #[test]
     fn cdata_in_foreign_content() {
         let html = b"<![CDATA[<a>]]]><b>";
-        let mut s = Scanner::new(0);
-        let mut tags = Vec::new();
-        s.scan(
-            Window {
-                bytes: html,
-                base: 0,
-                eof: true,
-            },
-            usize::MAX,
-            true,
-            &ALL,
-            &mut |f| {
-                if let Found::StartTag(r) = f {
-                    tags.push((r.start, r.end));
-                }
-            },
-        );
+        let tags: Vec<_> = found(html, html.len(), true, &ALL)
+            .into_iter()
+            .filter_map(|f| match f {
+                Found::StartTag(r) => Some((r.start, r.end)),
+                _ => None,
+            })
+            .collect();
         assert_eq!(tags, vec![(16, 19)]);
     }
 
