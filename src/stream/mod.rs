@@ -795,21 +795,6 @@ const REPORTED: &str = "script, svg, math, svg *, math *";
 /// read the markup differently.
 const REPORTED_NAMES: [&str; 3] = ["script", "svg", "math"];
 
-/// The HTML elements after whose start tag lol_html reads raw text, RCDATA, script data or
-/// plaintext (its tree builder simulator, for a start tag in HTML content).
-const TEXT_SWITCHING: [&str; 10] = [
-    "script",
-    "style",
-    "textarea",
-    "title",
-    "plaintext",
-    "iframe",
-    "xmp",
-    "noembed",
-    "noframes",
-    "noscript",
-];
-
 /// Whether a tag name (as written) is one of [`REPORTED_NAMES`].
 fn is_reported(name: &[u8]) -> bool {
     REPORTED_NAMES
@@ -819,8 +804,9 @@ fn is_reported(name: &[u8]) -> bool {
 
 /// The HTML elements whose content lol_html reads as raw text, RCDATA, script data or
 /// plaintext (its tree builder simulator, for a start tag in HTML content).
+/// `<script>`, or one of the scanner's raw text and RCDATA elements.
 fn switches_text(raw: &RawTag<'_>) -> bool {
-    TEXT_SWITCHING.iter().any(|n| raw.is(n))
+    raw.is("script") || scan::raw_text_index(raw.name()).is_some()
 }
 
 /// How far [`Walk::sync`] reads.

@@ -107,7 +107,7 @@ pub(crate) struct Scanner {
 }
 
 /// Which of [`RAW_TEXT`] a start tag name (as written) is.
-fn raw_text_index(name: &[u8]) -> Option<usize> {
+pub(crate) fn raw_text_index(name: &[u8]) -> Option<usize> {
     if !(3..=9).contains(&name.len()) {
         return None;
     }
