@@ -1316,7 +1316,7 @@ impl Walk<'_, '_> {
                     // goes after it, or the `=` would start another attribute.
                     let mut at = end;
                     while let Some(b) = self.input(at..at + 1).and_then(|b| b.first().copied()) {
-                        if !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ') {
+                        if !tag::is_space(b) {
                             break;
                         }
                         at += 1;

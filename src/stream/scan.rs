@@ -15,6 +15,8 @@
 
 use std::ops::Range;
 
+use super::tag::is_space;
+
 /// Where the scanner is inside a construct.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -84,10 +86,6 @@ enum CommentAt {
     EndDash,
     End,
     EndBang,
-}
-
-fn is_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
 }
 
 /// The data-state reader. Positions are document offsets.

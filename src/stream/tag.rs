@@ -33,7 +33,7 @@ pub(crate) struct RawAttr {
 }
 
 /// HTML LS: the whitespace of the tokenizer (a CR is a LF once the input stream is preprocessed).
-fn is_space(b: u8) -> bool {
+pub(super) fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
 }
 
