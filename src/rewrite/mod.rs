@@ -323,7 +323,9 @@ fn drop_bases(
     if count > 0 {
         edits.retain(|e| e.target != EditTarget::Remove);
         if let (Some(id), Some(uri)) = (chosen, &base.uri) {
-            if let Some(old) = doc.element(id).and_then(|e| e.attr("href")) {
+            // Already absolute as written (`h:&lt;` reads as `h:<`): its bytes stay as they are.
+            let href = doc.element(id).and_then(|e| e.attr("href"));
+            if let Some(old) = href.filter(|old| *old != uri.to_string()) {
                 edits.push(Edit {
                     node: id,
                     target: EditTarget::Attribute {
