@@ -95,7 +95,7 @@ mod testutil;
 pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
 pub use error::{Diagnostic, DiagnosticCode, Error};
 pub use input::Headers;
-pub use report::{BaseRecord, LinkRecord, Report};
+pub use report::{BaseRecord, LinkRecord, LinkTally, Report};
 pub use rewrite::{Relink, Relinker, RewriteOptions};
 pub use uri::{
     resolve, DotSegments, Profile, ResolveError, ResolveOptions, Resolved, Resolver, SameScheme,

@@ -8,9 +8,10 @@ use crate::base::{outer_base, BaseLayers, Outer};
 use crate::decode::{self, Decoded};
 use crate::dom::{Document, ParseLimits};
 use crate::error::{Diagnostic, Error};
-use crate::report::{BaseRecord, LinkRecord, Report};
+use crate::report::{BaseRecord, LinkRecord, LinkTally, Report};
 use crate::rewrite::{self, Plan, RewriteOptions};
 use crate::serialize;
+use crate::stream::Links;
 use std::io::Write as _;
 
 /// An HTML document and what is known about it from outside.
@@ -97,21 +98,43 @@ pub(crate) fn unclaim_loose(report: &mut Report) {
 /// The rewritten bytes: the streaming engine's splices; or, from the DOM engine, its plan
 /// spliced into the input where it can be matched exactly, else the tree serialized.
 pub(crate) fn write_out(bytes: &[u8], analysis: &Analysis, options: &Options) -> (Vec<u8>, Engine) {
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+    match write_into(bytes, analysis, options, &mut out) {
+        Ok(engine) => (out, engine),
+        // Writing into memory does not fail.
+        Err(_) => (Vec::new(), Engine::Stream),
+    }
+}
+
+/// [`write_out`] to `out`: the streaming engine's output goes straight from the input's bytes
+/// and the splices, never held whole.
+pub(crate) fn write_into(
+    bytes: &[u8],
+    analysis: &Analysis,
+    options: &Options,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<Engine> {
     let a = match analysis {
         Analysis::Stream(s) => {
-            let mut streamed_splices = s.streamed.splices.clone();
-            for (range, l) in &s.loose {
-                if let Some(new) = &l.replacement {
+            // Conditional-comment URLs (rare) join the engine's splices in source order.
+            let mut loose: Vec<(std::ops::Range<usize>, Vec<u8>)> = s
+                .loose
+                .iter()
+                .filter_map(|(range, l)| {
+                    let new = l.replacement.as_ref()?;
                     let (range, text) = crate::splice::escaped(bytes, range.clone(), new);
                     let (encoded, _, _) = s.decoded.encoding.encode(&text);
-                    streamed_splices.push((range, encoded.into_owned()));
-                }
+                    Some((range, encoded.into_owned()))
+                })
+                .collect();
+            if loose.is_empty() {
+                crate::stream::write_spliced(bytes, &s.streamed.splices, out)?;
+            } else {
+                loose.extend(s.streamed.splices.iter().cloned());
+                loose.sort_by_key(|(r, _)| r.start);
+                crate::stream::write_spliced(bytes, &loose, out)?;
             }
-            streamed_splices.sort_by_key(|(r, _)| r.start);
-            return (
-                crate::stream::apply(bytes, &streamed_splices),
-                Engine::Stream,
-            );
+            return Ok(Engine::Stream);
         }
         Analysis::Dom(a) => a,
     };
@@ -119,17 +142,21 @@ pub(crate) fn write_out(bytes: &[u8], analysis: &Analysis, options: &Options) ->
         .output_encoding
         .is_some_and(|e| e != a.decoded.encoding)
     {
-        return (finish(a, options), Engine::Serialize(None));
+        out.write_all(&finish(a, options))?;
+        return Ok(Engine::Serialize(None));
     }
     let extra: Vec<_> = a
         .loose
         .iter()
         .filter_map(|(range, l)| Some((range.clone(), l.replacement.clone()?)))
         .collect();
-    match crate::splice::splice(bytes, &a.doc, &a.plan, a.decoded.encoding, &extra) {
-        Ok(out) => (out, Engine::Splice),
-        Err(why) => (finish(a, options), Engine::Serialize(Some(why))),
-    }
+    let (written, engine) =
+        match crate::splice::splice(bytes, &a.doc, &a.plan, a.decoded.encoding, &extra) {
+            Ok(out) => (out, Engine::Splice),
+            Err(why) => (finish(a, options), Engine::Serialize(Some(why))),
+        };
+    out.write_all(&written)?;
+    Ok(engine)
 }
 
 /// Rewrites every relative URL of an HTML document to absolute form.
@@ -159,21 +186,102 @@ pub(crate) fn write_out(bytes: &[u8], analysis: &Analysis, options: &Options) ->
 /// # Ok::<(), linkbase::Error>(())
 /// ```
 pub fn rewrite(input: &HtmlInput<'_>, options: &Options) -> Result<Rewritten, Error> {
-    let a = analyse(input, options)?;
+    let mut bytes = Vec::with_capacity(input.bytes.len() + input.bytes.len() / 8);
+    let mut links = Vec::new();
+    let (base, _, engine) = write_document(input, options, &mut bytes, Links::Keep, &mut |l| {
+        links.push(l)
+    })?;
+    Ok(Rewritten {
+        bytes,
+        report: Report { base, links },
+        engine,
+    })
+}
+
+/// What [`rewrite_to`] wrote.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The document's base.
+    pub base: BaseRecord,
+    /// Its links, counted.
+    pub links: LinkTally,
+    /// The engine that wrote it.
+    pub engine: Engine,
+}
+
+/// [`rewrite()`] written to `out`, its links counted rather than kept: the output goes
+/// straight from the input's bytes and the changed URL values, so memory holds the input and
+/// little else (what `linkbase rewrite` does with one document). Nothing is written when the
+/// document is refused.
+///
+/// # Errors
+/// As [`rewrite()`], and [`Error::Io`] when writing to `out` fails (the output is then
+/// incomplete: write to a temporary file and rename it on success).
+///
+/// ```
+/// use linkbase::pipeline::{rewrite_to, HtmlInput, Options};
+/// use linkbase::BaseLayers;
+///
+/// let input = HtmlInput {
+///     name: "page.html",
+///     bytes: b"<a href=x>x</a><a href='#top'>top</a>",
+///     layers: BaseLayers { retrieval_uri: Some("http://h/d/page.html".into()), ..Default::default() },
+///     ..Default::default()
+/// };
+/// let mut out = Vec::new();
+/// let written = rewrite_to(&input, &Options::default(), &mut out)?;
+/// assert_eq!(out, b"<a href=http://h/d/x>x</a><a href='#top'>top</a>");
+/// // The same-document reference is right as it is and not counted.
+/// assert_eq!((written.links.links, written.links.unresolved), (1, 0));
+/// # Ok::<(), linkbase::Error>(())
+/// ```
+pub fn rewrite_to(
+    input: &HtmlInput<'_>,
+    options: &Options,
+    out: &mut dyn std::io::Write,
+) -> Result<Written, Error> {
+    let mut tally = LinkTally::default();
+    let (base, counted, engine) =
+        write_document(input, options, out, Links::Tally, &mut |l| tally.add(&l))?;
+    tally += counted;
+    Ok(Written {
+        base,
+        links: tally,
+        engine,
+    })
+}
+
+/// The document rewritten to `out`; then its links, those the engine kept to `on_link`, those
+/// it counted (with [`Links::Tally`]) as the returned tally.
+fn write_document(
+    input: &HtmlInput<'_>,
+    options: &Options,
+    out: &mut dyn std::io::Write,
+    links: Links,
+    on_link: &mut dyn FnMut(LinkRecord),
+) -> Result<(BaseRecord, LinkTally, Engine), Error> {
+    let a = analyse(input, options, links)?;
     if let Analysis::Dom(dom) = &a {
         refuse_text_loss(input.name, dom)?;
         refuse_raw_text_loss(input.name, dom, options)?;
     }
-    let (bytes, engine) = write_out(input.bytes, &a, options);
-    let mut report = into_report(a, None);
-    if !matches!(engine, Engine::Splice | Engine::Stream) {
-        unclaim_loose(&mut report);
-    }
-    Ok(Rewritten {
-        bytes,
-        report,
-        engine,
-    })
+    let engine = write_into(input.bytes, &a, options, out).map_err(|source| Error::Io {
+        input: input.name.to_owned(),
+        source,
+    })?;
+    // The serializer writes comments as the tree holds them (see `unclaim_loose`).
+    let unclaim = !matches!(engine, Engine::Splice | Engine::Stream);
+    let counted = match &a {
+        Analysis::Stream(s) => s.streamed.tally,
+        Analysis::Dom(_) => LinkTally::default(),
+    };
+    let base = deliver(a, None, &mut |mut l| {
+        if unclaim && l.kind == rewrite::LinkKind::ConditionalComment {
+            l.rewritten = false;
+        }
+        on_link(l);
+    });
+    Ok((base, counted, engine))
 }
 
 /// Issue 14: bytes that are malformed in the chosen encoding decode to U+FFFD, and a document
@@ -451,7 +559,7 @@ fn stream_path(
 /// # Errors
 /// As [`rewrite()`].
 pub fn links(input: &HtmlInput<'_>, options: &Options) -> Result<Report, Error> {
-    let a = analyse(input, options)?;
+    let a = analyse(input, options, Links::Keep)?;
     Ok(into_report(a, None))
 }
 
@@ -516,7 +624,7 @@ pub(crate) struct Analysed {
 }
 
 /// Decode, parse, establish the base and plan: everything but changing the document.
-fn analyse(input: &HtmlInput<'_>, options: &Options) -> Result<Analysis, Error> {
+fn analyse(input: &HtmlInput<'_>, options: &Options, links: Links) -> Result<Analysis, Error> {
     let mut diagnostics = input.diagnostics.clone();
     let outer = outer_base(&input.layers, options.rewrite.resolve, &mut diagnostics)?;
     analyse_html(
@@ -526,6 +634,7 @@ fn analyse(input: &HtmlInput<'_>, options: &Options) -> Result<Analysis, Error> 
         diagnostics,
         &outer,
         options,
+        links,
     )
 }
 
@@ -539,6 +648,7 @@ pub(crate) fn analyse_html(
     mut diagnostics: Vec<Diagnostic>,
     outer: &Outer,
     options: &Options,
+    links: Links,
 ) -> Result<Analysis, Error> {
     let decoded = decode::sniff_only(bytes, charset).map_err(|source| Error::Decode {
         input: name.to_owned(),
@@ -549,7 +659,7 @@ pub(crate) fn analyse_html(
         .output_encoding
         .is_some_and(|e| e != decoded.encoding);
     if !transcode && options.engine == EngineChoice::Auto {
-        match crate::stream::run(bytes, &decoded, outer, &options.rewrite) {
+        match crate::stream::run(bytes, &decoded, outer, &options.rewrite, links) {
             Ok(streamed) => {
                 diagnostics.extend(
                     decoded.diagnostics.iter().map(|d| {
@@ -720,17 +830,30 @@ pub(crate) fn finish(a: &Analysed, options: &Options) -> Vec<u8> {
 
 /// As [`report`], taking the analysis: the links' strings move into the records.
 pub(crate) fn into_report(analysis: Analysis, part: Option<&str>) -> Report {
+    let mut links = Vec::new();
+    let base = deliver(analysis, part, &mut |l| links.push(l));
+    Report { base, links }
+}
+
+/// The base record, and each link as a record to `on_link` in source order, the analysis
+/// consumed as they go.
+fn deliver(
+    analysis: Analysis,
+    part: Option<&str>,
+    on_link: &mut dyn FnMut(LinkRecord),
+) -> BaseRecord {
     let base = report_base(&analysis, part);
     let (links, loose) = match analysis {
         Analysis::Stream(s) => (s.streamed.links, s.loose),
         Analysis::Dom(a) => (a.plan.links, a.loose),
     };
-    let links = links
+    for link in links
         .into_iter()
         .chain(loose.into_iter().map(|(_, l)| l.link))
-        .map(|l| LinkRecord::from_link(l, part))
-        .collect();
-    Report { base, links }
+    {
+        on_link(LinkRecord::from_link(link, part));
+    }
+    base
 }
 
 fn report_base(analysis: &Analysis, part: Option<&str>) -> BaseRecord {

@@ -154,10 +154,49 @@ impl Report {
     /// The links left relative or unresolvable, or `None` when every link (same-document
     /// references aside, which are right as they are) has an absolute resolution.
     pub fn unresolved_summary(&self) -> Option<UnresolvedSummary> {
-        let links = self.links.iter().filter(|l| !l.same_document);
-        let total = links.clone().count();
-        let unresolved = links.filter(|l| l.resolved.is_none()).count();
-        UnresolvedSummary::from_counts(&self.base, total, unresolved)
+        let mut tally = LinkTally::default();
+        self.links.iter().for_each(|l| tally.add(l));
+        tally.unresolved_summary(&self.base)
+    }
+}
+
+/// The counts of a document's links, for a caller that does not keep them
+/// ([`crate::pipeline::rewrite_to`]: `linkbase rewrite` prints only the summary).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkTally {
+    /// Links that are not same-document references (those are right as they are).
+    pub links: usize,
+    /// Of those, the ones with no absolute resolution.
+    pub unresolved: usize,
+}
+
+impl LinkTally {
+    /// Counts one link.
+    pub fn add(&mut self, link: &LinkRecord) {
+        self.count(link.same_document, link.resolved.is_some());
+    }
+
+    pub(crate) fn add_link(&mut self, link: &crate::rewrite::Link) {
+        self.count(link.same_document, link.resolved.is_some());
+    }
+
+    fn count(&mut self, same_document: bool, resolved: bool) {
+        if !same_document {
+            self.links += 1;
+            self.unresolved += usize::from(!resolved);
+        }
+    }
+
+    /// The links left relative or unresolvable, or `None` when there are none.
+    pub fn unresolved_summary(&self, base: &BaseRecord) -> Option<UnresolvedSummary> {
+        UnresolvedSummary::from_counts(base, self.links, self.unresolved)
+    }
+}
+
+impl std::ops::AddAssign for LinkTally {
+    fn add_assign(&mut self, other: LinkTally) {
+        self.links += other.links;
+        self.unresolved += other.unresolved;
     }
 }
 

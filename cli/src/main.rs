@@ -79,6 +79,17 @@ impl From<io::Error> for Failure {
     }
 }
 
+impl From<linkbase::Error> for Failure {
+    fn from(e: linkbase::Error) -> Self {
+        match e {
+            linkbase::Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe => {
+                Failure::BrokenPipe
+            }
+            e => Failure::Fatal(Fatal::from(e)),
+        }
+    }
+}
+
 impl From<Fatal> for Failure {
     fn from(f: Fatal) -> Self {
         Failure::Fatal(f)
@@ -449,49 +460,35 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         return Err(Fatal("--extract DIR needs a WARC file as INPUT".into()).into());
     }
     if let Some(large) = &loaded.large {
-        return rewrite_large(args, &loaded, large, &options, snapshot.as_ref());
+        let input = loaded.path_input(large);
+        return rewrite_streamed(args, &loaded.name, snapshot.as_ref(), &mut |out| {
+            let mut tally = linkbase::LinkTally::default();
+            pipeline::rewrite_path(&input, &options, out, &mut |l| tally.add(&l))
+                .map(|(base, _)| (base, tally))
+        });
     }
+    if !loaded.is_message() {
+        let input = loaded.html_input();
+        return rewrite_streamed(args, &loaded.name, snapshot.as_ref(), &mut |out| {
+            pipeline::rewrite_to(&input, &options, out).map(|w| (w.base, w.links))
+        });
+    }
+    // A MIME message: each HTML part is a document of its own, its links left relative said
+    // per part.
+    let rewritten =
+        message::rewrite_message(&loaded.message_input(), &options).map_err(Fatal::from)?;
     let mut unresolved = None;
-    let bytes = if loaded.is_message() {
-        let rewritten =
-            message::rewrite_message(&loaded.message_input(), &options).map_err(Fatal::from)?;
-        // Each HTML part is a document of its own: its links left relative are said per part.
-        for report in &rewritten.reports {
-            if let Some(summary) = report.unresolved_summary() {
-                eprintln!(
-                    "linkbase: {} part {}: {summary}",
-                    linkbase::report::escape_controls(&loaded.name),
-                    report.base.part.as_deref().unwrap_or("?")
-                );
-                unresolved = Some(summary);
-            }
+    for report in &rewritten.reports {
+        if let Some(summary) = report.unresolved_summary() {
+            eprintln!(
+                "linkbase: {} part {}: {summary}",
+                linkbase::report::escape_controls(&loaded.name),
+                report.base.part.as_deref().unwrap_or("?")
+            );
+            unresolved = Some(summary);
         }
-        rewritten.bytes
-    } else {
-        let rewritten = pipeline::rewrite(&loaded.html_input(), &options).map_err(Fatal::from)?;
-        unresolved = rewritten.report.unresolved_summary();
-        // A base layer that could not serve is said, not dropped in silence (issue 10).
-        for d in &rewritten.report.base.diagnostics {
-            if matches!(
-                d.code,
-                linkbase::DiagnosticCode::BaseIgnored | linkbase::DiagnosticCode::HeaderIgnored
-            ) {
-                eprintln!(
-                    "linkbase: {}: {}",
-                    linkbase::report::escape_controls(&loaded.name),
-                    linkbase::report::escape_controls(&d.to_string())
-                );
-            }
-        }
-        rewritten.bytes
-    };
-    // Never a silent no-op: links left relative are said, after the base diagnostics above.
-    if let (Some(summary), false) = (&unresolved, loaded.is_message()) {
-        eprintln!(
-            "linkbase: {}: {summary}",
-            linkbase::report::escape_controls(&loaded.name)
-        );
     }
+    let bytes = rewritten.bytes;
     let exit = match unresolved {
         Some(_) if args.fail_on_unresolved => Exit::Problems,
         _ => Exit::Ok,
@@ -538,18 +535,18 @@ fn refuse_output_is_input(
     Ok(())
 }
 
-/// `rewrite` of a document past `--stream-threshold`: streamed from its file to the output
-/// (a temporary file renamed on success, or stdout), in memory that does not grow with it.
-fn rewrite_large(
+/// The rewrite of one HTML document, produced by `produce` into a writer: to stdout, or to a
+/// temporary file renamed on success (`-o`, `--in-place`). Its links are only counted, so memory
+/// holds the input at most (a document past `--stream-threshold`: not even that).
+type Produce<'a> = dyn FnMut(&mut dyn Write) -> Result<(linkbase::BaseRecord, linkbase::LinkTally), linkbase::Error>
+    + 'a;
+
+fn rewrite_streamed(
     args: &RewriteArgs,
-    loaded: &Loaded,
-    large: &Large,
-    options: &Options,
+    name: &str,
     snapshot: Option<&fsout::Snapshot>,
+    produce: &mut Produce<'_>,
 ) -> Result<Exit, Failure> {
-    let input = loaded.path_input(large);
-    let mut counts = LinkCounts::default();
-    let mut on_link = |l: linkbase::LinkRecord| counts.add(&l);
     let input_path = Path::new(&args.input.input);
     let target = match (&args.output, args.in_place, snapshot) {
         (_, true, Some(before)) => Some((input_path, fsout::Target::InPlace(before))),
@@ -559,18 +556,17 @@ fn rewrite_large(
         (Some(path), false, _) => Some((path.as_path(), fsout::Target::Output)),
         (None, false, _) => None,
     };
-    let base = match target {
+    let (base, tally) = match target {
         None => {
             let mut stdout = BufWriter::new(io::stdout().lock());
-            let (base, _) = pipeline::rewrite_path(&input, options, &mut stdout, &mut on_link)
-                .map_err(Fatal::from)?;
+            let written = produce(&mut stdout)?;
             stdout.flush()?;
-            base
+            written
         }
         Some((path, target)) => {
             let mut outcome = None;
             let mut write = |w: &mut dyn Write| {
-                let result = pipeline::rewrite_path(&input, options, w, &mut on_link);
+                let result = produce(w);
                 let ok = result.is_ok();
                 outcome = Some(result);
                 if ok {
@@ -585,12 +581,12 @@ fn rewrite_large(
                 _ => written.map_err(|e| Fatal(format!("{}: {e}", path.display())))?,
             }
             match outcome {
-                Some(Ok((base, _))) => base,
+                Some(Ok(written)) => written,
                 _ => return Err(Fatal(format!("{}: not written", path.display())).into()),
             }
         }
     };
-    let name = linkbase::report::escape_controls(&loaded.name);
+    let name = linkbase::report::escape_controls(name);
     for d in &base.diagnostics {
         if matches!(
             d.code,
@@ -602,7 +598,7 @@ fn rewrite_large(
             );
         }
     }
-    let unresolved = counts.summary(&base);
+    let unresolved = tally.unresolved_summary(&base);
     if let Some(summary) = &unresolved {
         eprintln!("linkbase: {name}: {summary}");
     }
@@ -610,26 +606,6 @@ fn rewrite_large(
         Some(_) if args.fail_on_unresolved => Exit::Problems,
         _ => Exit::Ok,
     })
-}
-
-/// What the unresolved summary needs, counted as links stream past.
-#[derive(Default)]
-struct LinkCounts {
-    links: usize,
-    unresolved: usize,
-}
-
-impl LinkCounts {
-    fn add(&mut self, link: &linkbase::LinkRecord) {
-        if !link.same_document {
-            self.links += 1;
-            self.unresolved += usize::from(link.resolved.is_none());
-        }
-    }
-
-    fn summary(&self, base: &linkbase::BaseRecord) -> Option<linkbase::report::UnresolvedSummary> {
-        linkbase::report::UnresolvedSummary::from_counts(base, self.links, self.unresolved)
-    }
 }
 
 fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {

@@ -44,6 +44,7 @@ use crate::base::{with_base_element, Base, Outer};
 use crate::decode::{self, Decoded, EncodingSource};
 use crate::dom::{AttrNs, ElementNs, NodeId};
 use crate::error::Diagnostic;
+use crate::report::LinkTally;
 use crate::rewrite::{EditTarget, ElementView, Found, Link, Nested, Planner, RewriteOptions};
 use crate::splice::{decode_attribute, escaped_around, Fallback};
 
@@ -66,8 +67,10 @@ const MATHML_NS: &str = "http://www.w3.org/1998/Math/MathML";
 pub(crate) struct Streamed {
     /// The base every URL was resolved against.
     pub base: Base,
-    /// Every URL occurrence, in source order.
+    /// Every URL occurrence, in source order (none with [`Links::Tally`]).
     pub links: Vec<Link>,
+    /// With [`Links::Tally`], the links counted instead of kept.
+    pub tally: LinkTally,
     /// Document-level findings (ignored bases, …).
     pub diagnostics: Vec<Diagnostic>,
     /// The changes: a range of the input and the bytes that replace it, in source order,
@@ -82,18 +85,37 @@ impl Streamed {
     }
 }
 
+/// `bytes` with `splices` (sorted, non-overlapping ranges) written in, to `out`.
+pub(crate) fn write_spliced(
+    bytes: &[u8],
+    splices: &[(Range<usize>, Vec<u8>)],
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut at = 0;
+    for (range, text) in splices {
+        out.write_all(bytes.get(at..range.start).unwrap_or_default())?;
+        out.write_all(text)?;
+        at = range.end;
+    }
+    out.write_all(bytes.get(at..).unwrap_or_default())
+}
+
 /// `bytes` with `splices` (sorted, non-overlapping ranges) written in.
 pub(crate) fn apply(bytes: &[u8], splices: &[(Range<usize>, Vec<u8>)]) -> Vec<u8> {
     let extra: usize = splices.iter().map(|(_, b)| b.len()).sum();
     let mut out = Vec::with_capacity(bytes.len() + extra);
-    let mut at = 0;
-    for (range, text) in splices {
-        out.extend_from_slice(bytes.get(at..range.start).unwrap_or_default());
-        out.extend_from_slice(text);
-        at = range.end;
-    }
-    out.extend_from_slice(bytes.get(at..).unwrap_or_default());
+    // Writing into memory does not fail.
+    let _ = write_spliced(bytes, splices, &mut out);
     out
+}
+
+/// What the engine does with each link once it is settled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Links {
+    /// Every link kept, in source order ([`Streamed::links`]).
+    Keep,
+    /// Only counted ([`Streamed::tally`]): memory does not grow with the number of links.
+    Tally,
 }
 
 /// The streaming engine over a whole document whose encoding is sniffed (`decoded`) and whose
@@ -103,6 +125,7 @@ pub(crate) fn run(
     decoded: &Decoded,
     outer: &Outer,
     options: &RewriteOptions,
+    links: Links,
 ) -> Result<Streamed, Fallback> {
     if options.drop_base {
         // Which bases may go depends on every link of the document (rewrite::drop_bases).
@@ -133,11 +156,12 @@ pub(crate) fn run(
         tentative,
         report_bases: true,
     };
-    let mut out = pass.run(base.clone())?;
+    let mut out = pass.run_in_memory(base.clone(), links)?;
     diagnostics.append(&mut out.diagnostics);
     Ok(Streamed {
         base,
         links: out.found.links,
+        tally: out.tally.unwrap_or_default(),
         diagnostics,
         splices: out.splices,
     })
@@ -201,11 +225,12 @@ pub(crate) fn run_streaming(
             base.clone(),
             &mut dry,
             Some(StreamIo::new(&mut sink, &mut ignore)),
+            None,
         )?;
     }
     let io = StreamIo::new(out, on_link);
     let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
-    let mut out = pass.run_chunks(base.clone(), &mut chunks, Some(io))?;
+    let mut out = pass.run_chunks(base.clone(), &mut chunks, Some(io), None)?;
     diagnostics.append(&mut out.diagnostics);
     Ok((base, diagnostics, chunks.malformed))
 }
@@ -294,6 +319,7 @@ pub(crate) fn nested_document(
     let streamed = Streamed {
         base,
         links: out.found.links,
+        tally: LinkTally::default(),
         diagnostics,
         splices: out.splices,
     };
@@ -759,6 +785,8 @@ struct Pass<'a> {
 /// What one pass produces.
 struct PassOut {
     found: Found,
+    /// [`Links::Tally`]: the settled links are counted here and dropped.
+    tally: Option<LinkTally>,
     splices: Vec<(Range<usize>, Vec<u8>)>,
     diagnostics: Vec<Diagnostic>,
 }
@@ -906,26 +934,38 @@ impl<'a> StreamIo<'a> {
     }
 }
 
+/// How much of a document in memory the scanner reads before what it found is acted on (the
+/// unit tests use a small odd step so every test crosses step boundaries).
+const SCAN_STEP: usize = if cfg!(test) { 61 } else { 64 * 1024 };
+
 /// The most raw text (`<style>`, `<noscript>`) held to rewrite its URLs when streaming; a larger
 /// element is copied as it is, with a diagnostic.
 const MAX_HOLD: usize = 16 * 1024 * 1024;
 
 impl<'a> Pass<'a> {
-    /// Pass 2 over the bytes in memory.
+    /// Pass 2 over the bytes in memory, every link kept.
     fn run(&self, base: Base) -> Result<PassOut, Fallback> {
-        match self.run_chunks(base, &mut SliceChunks(Some(self.bytes)), None) {
+        self.run_in_memory(base, Links::Keep)
+    }
+
+    /// Pass 2 over the bytes in memory.
+    fn run_in_memory(&self, base: Base, links: Links) -> Result<PassOut, Fallback> {
+        let tally = (links == Links::Tally).then(LinkTally::default);
+        match self.run_chunks(base, &mut SliceChunks(Some(self.bytes)), None, tally) {
             Ok(out) => Ok(out),
             Err(StreamError::Fallback(why)) => Err(why),
             Err(StreamError::Io(_)) => Err(Fallback::Tokenizer),
         }
     }
 
-    /// Pass 2 over `chunks`; with `io`, written out as it is read.
+    /// Pass 2 over `chunks`; with `io`, written out as it is read (links to its `on_link`);
+    /// with `tally`, links counted there instead of kept.
     fn run_chunks<'w>(
         &self,
         base: Base,
         chunks: &mut dyn Chunks,
         io: Option<StreamIo<'w>>,
+        tally: Option<LinkTally>,
     ) -> Result<PassOut, StreamError> {
         let mut planner_diagnostics = Vec::new();
         let mut planner = Planner::new(
@@ -942,6 +982,7 @@ impl<'a> Pass<'a> {
             planner,
             out: PassOut {
                 found: Found::default(),
+                tally,
                 splices: Vec::new(),
                 diagnostics: planner_diagnostics,
             },
@@ -1429,26 +1470,46 @@ impl Walk<'_, '_> {
                 end_name: |name| name.eq_ignore_ascii_case(b"template"),
             }
         };
-        let (window, base) = match &self.io {
-            Some(io) => (io.window.as_slice(), io.start),
-            None => (self.pass.bytes, self.pass.offset),
+        // In memory the window is the whole document: it is read a slice at a time, so that
+        // the tags found (and, counting links, the links) do not pile up between two tags
+        // lol_html reports (the scanner resumes where it stopped).
+        let step = match self.io {
+            Some(_) => usize::MAX,
+            None => SCAN_STEP,
         };
         let mut found = std::mem::take(&mut self.found_tags);
-        self.scan.scan(
-            scan::Window {
-                bytes: window,
-                base,
-                eof: reach == Reach::End,
-            },
-            limit,
-            foreign,
-            interest,
-            &mut |f| found.push(f),
-        );
-        if reach == Reach::Checkpoint && !self.scan.is_at(limit) {
+        loop {
+            let upto = limit.min(self.scan.settled().saturating_add(step));
+            let (window, base) = match &self.io {
+                Some(io) => (io.window.as_slice(), io.start),
+                None => (self.pass.bytes, self.pass.offset),
+            };
+            self.scan.scan(
+                scan::Window {
+                    bytes: window,
+                    base,
+                    eof: reach == Reach::End,
+                },
+                upto,
+                foreign,
+                interest,
+                &mut |f| found.push(f),
+            );
+            self.act_on(&mut found, foreign);
+            self.deliver_links();
+            if upto >= limit || self.bail.is_some() || self.scan.is_opaque() {
+                break;
+            }
+        }
+        self.found_tags = found;
+        if reach == Reach::Checkpoint && self.bail.is_none() && !self.scan.is_at(limit) {
             // The scanner and lol_html read the markup before this tag differently.
             self.bail = Some(Fallback::ScanMismatch);
         }
+    }
+
+    /// Acts on what a scan found, in source order.
+    fn act_on(&mut self, found: &mut Vec<scan::Found>, foreign: bool) {
         for item in found.drain(..) {
             if self.bail.is_some() {
                 break;
@@ -1488,7 +1549,6 @@ impl Walk<'_, '_> {
                 }
             }
         }
-        self.found_tags = found;
     }
 
     /// A start tag lol_html reports: what comes before it, then the tag.
@@ -1703,6 +1763,10 @@ impl Walk<'_, '_> {
         if let Some(io) = &mut self.io {
             for link in self.out.found.links.drain(..) {
                 (io.on_link)(link);
+            }
+        } else if let Some(tally) = &mut self.out.tally {
+            for link in self.out.found.links.drain(..) {
+                tally.add_link(&link);
             }
         }
     }
@@ -1952,7 +2016,14 @@ mod tests {
             },
             document_uri: uri,
         };
-        let streamed = run(bytes, &decoded, &outer, &RewriteOptions::default()).unwrap();
+        let streamed = run(
+            bytes,
+            &decoded,
+            &outer,
+            &RewriteOptions::default(),
+            Links::Keep,
+        )
+        .unwrap();
         String::from_utf8(streamed.apply(bytes)).unwrap()
     }
 
@@ -2052,7 +2123,19 @@ mod tests {
             let Ok(decoded) = decode::sniff_only(doc, None) else {
                 continue;
             };
-            let in_memory = run(doc, &decoded, &outer, &options);
+            let in_memory = run(doc, &decoded, &outer, &options, Links::Keep);
+            // Counting instead of keeping changes nothing else.
+            let tallied = run(doc, &decoded, &outer, &options, Links::Tally);
+            if let (Ok(kept), Ok(counted)) = (&in_memory, &tallied) {
+                let mut tally = LinkTally::default();
+                kept.links.iter().for_each(|l| tally.add_link(l));
+                assert_eq!(counted.tally, tally, "{}", String::from_utf8_lossy(doc));
+                assert!(counted.links.is_empty());
+                assert_eq!(counted.splices, kept.splices);
+                assert_eq!(counted.base, kept.base);
+            } else {
+                assert_eq!(in_memory.is_ok(), tallied.is_ok());
+            }
             let mut seed = 0x9e37_79b9_7f4a_7c15 ^ n as u64;
             let mut open = || {
                 seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
@@ -2090,7 +2173,13 @@ mod tests {
             document_uri: None,
         };
         let decoded = decode::sniff_only(doc, None).unwrap();
-        run(doc, &decoded, &outer, &RewriteOptions::default())
+        run(
+            doc,
+            &decoded,
+            &outer,
+            &RewriteOptions::default(),
+            Links::Keep,
+        )
     }
 
     /// Found by `fuzz/engines.rs`: `<a><math></a>` leaves MathML in the tree (an HTML end tag
@@ -2164,13 +2253,27 @@ mod tests {
         };
         let doc = b"<iframe srcdoc=\"<a href=x\x81>\"></iframe>";
         let decoded = decode::sniff_only(doc, Some("utf-8")).unwrap();
-        let run = run(doc, &decoded, &outer, &RewriteOptions::default()).unwrap();
+        let run = run(
+            doc,
+            &decoded,
+            &outer,
+            &RewriteOptions::default(),
+            Links::Keep,
+        )
+        .unwrap();
         assert!(!run.links.is_empty());
         assert!(run.links.iter().all(|l| !l.rewritten), "{:?}", run.links);
         assert_eq!(run.apply(doc), doc.to_vec());
         // The same for a `<style>` kept as it was because its bytes are malformed.
         let style = b"<style>@import 'a.css'; p{x:\x81}</style>";
-        let run = super::run(style, &decoded, &outer, &RewriteOptions::default()).unwrap();
+        let run = super::run(
+            style,
+            &decoded,
+            &outer,
+            &RewriteOptions::default(),
+            Links::Keep,
+        )
+        .unwrap();
         assert_eq!(run.links.len(), 1);
         assert!(run.links.iter().all(|l| !l.rewritten), "{:?}", run.links);
         assert_eq!(run.apply(style), style.to_vec());

@@ -987,7 +987,14 @@ fn drop_base_keeps_the_bytes_of_a_kept_base_already_absolute() {
     // `h:<` changed bytes for no reason (and a second rewrite changed the first one's output).
     let doc = b"<base href=\"h:&lt;\"><a href=t>t</a>";
     for profile in ["rfc2396", "whatwg"] {
-        let args = ["rewrite", "--url", "http://h/p.html", "--drop-base", "--profile", profile];
+        let args = [
+            "rewrite",
+            "--url",
+            "http://h/p.html",
+            "--drop-base",
+            "--profile",
+            profile,
+        ];
         let run = linkbase(&args, doc);
         assert_eq!(run.stdout.as_bytes(), doc, "{profile}: {}", run.stderr);
     }
