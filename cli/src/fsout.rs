@@ -15,6 +15,12 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
+
+/// The buffer of a document written as it is produced: a page is written in spliced pieces
+/// (the bytes between URL values, then a value), so 64 KiB writes rather than std's 8 KiB keep
+/// the system calls few (a 2.5 MB page: 40 instead of 320).
+pub(crate) const WRITE_BUFFER: usize = 64 * 1024;
+
 /// Temporary files start with this and end with [`TMP_SUFFIX`]: recognisable, so the next run
 /// of the same tree removes the ones a killed run left, and no run copies or checks them.
 pub const TMP_PREFIX: &str = ".linkbase-";
@@ -114,7 +120,7 @@ pub fn write(path: &Path, contents: Contents<'_>, target: Target<'_>) -> Result<
             File::open(source).and_then(|mut f| io::copy(&mut f, &mut tmp).map(drop))
         }
         Contents::Written(write) => {
-            let mut out = io::BufWriter::new(tmp.as_file_mut());
+            let mut out = io::BufWriter::with_capacity(WRITE_BUFFER, tmp.as_file_mut());
             write(&mut out).and_then(|()| out.flush())
         }
     }

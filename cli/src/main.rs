@@ -558,7 +558,7 @@ fn rewrite_streamed(
     };
     let (base, tally) = match target {
         None => {
-            let mut stdout = BufWriter::new(io::stdout().lock());
+            let mut stdout = BufWriter::with_capacity(fsout::WRITE_BUFFER, io::stdout().lock());
             let written = produce(&mut stdout)?;
             stdout.flush()?;
             written
