@@ -73,15 +73,22 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-// The stages, in the order data flows through them.
+// The stages, in the order data flows through them. The API is the documented modules and the
+// re-exports below; the DOM engine's own stages (`decode`, `dom`, `splice`, `serialize`) are
+// public only for this repository's tests, benches and fuzz targets, which use the DOM engine
+// as the streaming engine's oracle: hidden from the documentation, no stability promise.
 pub mod input;
+#[doc(hidden)]
 pub mod decode;
+#[doc(hidden)]
 pub mod dom;
 pub mod base;
 pub mod uri;
 pub mod rewrite;
+#[doc(hidden)]
 pub mod splice;
 pub(crate) mod stream;
+#[doc(hidden)]
 pub mod serialize;
 pub mod report;
 pub mod error;
@@ -93,10 +100,12 @@ pub mod site;
 mod testutil;
 
 pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
+pub use decode::EncodingSource;
+pub use dom::{NodeId, ParseLimits};
 pub use error::{Diagnostic, DiagnosticCode, Error};
 pub use input::Headers;
 pub use report::{BaseRecord, LinkRecord, LinkTally, Report};
-pub use rewrite::{Relink, Relinker, RewriteOptions};
+pub use rewrite::{Link, LinkKind, Relink, Relinker, RewriteOptions};
 pub use uri::{
     resolve, DotSegments, Profile, ResolveError, ResolveOptions, Resolved, Resolver, SameScheme,
     Uri, UriRef,

@@ -12,6 +12,8 @@ use crate::report::{BaseRecord, LinkRecord, LinkTally, Report};
 use crate::rewrite::{self, Plan, RewriteOptions};
 use crate::serialize;
 use crate::stream::Links;
+
+pub use crate::splice::Fallback;
 use std::io::Write as _;
 
 /// An HTML document and what is known about it from outside.

@@ -15,7 +15,6 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
-
 /// The buffer of a document written as it is produced: a page is written in spliced pieces
 /// (the bytes between URL values, then a value), so 64 KiB writes rather than std's 8 KiB keep
 /// the system calls few (a 2.5 MB page: 40 instead of 320).

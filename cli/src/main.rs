@@ -387,7 +387,7 @@ fn load(args: &InputArgs) -> Result<Loaded, Fatal> {
     let charset = args.charset.clone().or_else(|| {
         headers
             .get("Content-Type")
-            .and_then(linkbase::decode::charset_from_content_type)
+            .and_then(linkbase::input::charset_from_content_type)
     });
     Ok(Loaded {
         name,

@@ -156,7 +156,7 @@ impl Prepared {
         let diagnostics = layers.add_headers(&headers, mode);
         let charset = headers
             .get("Content-Type")
-            .and_then(linkbase::decode::charset_from_content_type);
+            .and_then(linkbase::input::charset_from_content_type);
         Ok(Prepared {
             layers,
             charset,

@@ -5,9 +5,9 @@
 //!
 //! - [`decode`] runs the encoding sniffing algorithm of HTML LS §13.2.3.2 "Determining the
 //!   character encoding": byte order mark, transport-layer charset, `<meta>` prescan
-//!   ([`prescan`]), then the windows-1252 fallback; it records where the encoding came from
+//!   (`prescan`), then the windows-1252 fallback; it records where the encoding came from
 //!   ([`EncodingSource`]) and refuses binary data ([`DecodeError::Binary`]).
-//! - [`encode`] writes text back in the document's encoding, so the output keeps the input's bytes
+//! - `encode` writes text back in the document's encoding, so the output keeps the input's bytes
 //!   wherever the text is unchanged.
 //! - [`charset_from_content_type`] pulls the transport-layer label out of a `Content-Type` value.
 
@@ -41,7 +41,7 @@ pub enum EncodingSource {
     /// (step 4; confidence *certain*).
     Transport,
     /// A `<meta charset>`, a `<meta http-equiv=Content-Type content=…>` or an XML declaration
-    /// found by [`prescan`] (step 5; confidence *tentative*).
+    /// found by `prescan` (step 5; confidence *tentative*).
     Meta,
     /// Nothing declared an encoding: the windows-1252 default (step 8; confidence *tentative*).
     Fallback,

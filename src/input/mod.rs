@@ -4,6 +4,8 @@
 pub mod mime;
 pub mod warc;
 
+pub use crate::decode::charset_from_content_type;
+
 /// Header fields, in order, names as given. Lookups are case-insensitive (RFC 822 §3.4.7,
 /// RFC 9110 §5.1).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -146,6 +146,7 @@ pub struct Link {
     pub base_source: BaseSource,
 }
 
+#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
 /// Where an edit applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditTarget {
@@ -162,6 +163,7 @@ pub enum EditTarget {
     Remove,
 }
 
+#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
 /// One change to the document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edit {
@@ -177,6 +179,7 @@ pub struct Edit {
     pub reason: &'static str,
 }
 
+#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
 /// Everything the rewriter decided for one document.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -192,6 +195,7 @@ pub struct Plan {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
 /// Plans the rewriting of `doc`, whose outer layers are `outer` and whose character encoding
 /// is `encoding` (the whatwg profile encodes queries in it).
 pub fn plan(
@@ -203,6 +207,7 @@ pub fn plan(
     plan_at_depth(doc, outer, options, 0, encoding)
 }
 
+#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
 /// HTML-RULES §1 and RFC 2396 §5.1.1: the base of `doc` given its outer layers, and the `<base>`
 /// element that supplied or tried to supply it (the first HTML `base` with an `href`, in tree
 /// order, outside `<template>` contents). Later `<base href>` elements are reported.
@@ -408,6 +413,7 @@ pub(crate) fn plan_loose_urls(
         .collect()
 }
 
+#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
 /// Carries out `plan` on `doc`.
 pub fn apply(doc: &Document, plan: &Plan) {
     for edit in &plan.edits {
