@@ -130,11 +130,11 @@ pub(crate) fn write_into(
                 })
                 .collect();
             if loose.is_empty() {
-                crate::stream::write_spliced(bytes, &s.streamed.splices, out)?;
+                crate::splice::write_spliced(bytes, &s.streamed.splices, out)?;
             } else {
                 loose.extend(s.streamed.splices.iter().cloned());
                 loose.sort_by_key(|(r, _)| r.start);
-                crate::stream::write_spliced(bytes, &loose, out)?;
+                crate::splice::write_spliced(bytes, &loose, out)?;
             }
             return Ok(Engine::Stream);
         }
@@ -152,13 +152,16 @@ pub(crate) fn write_into(
         .iter()
         .filter_map(|(range, l)| Some((range.clone(), l.replacement.clone()?)))
         .collect();
-    let (written, engine) =
-        match crate::splice::splice(bytes, &a.doc, &a.plan, a.decoded.encoding, &extra) {
-            Ok(out) => (out, Engine::Splice),
-            Err(why) => (finish(a, options), Engine::Serialize(Some(why))),
-        };
-    out.write_all(&written)?;
-    Ok(engine)
+    match crate::splice::splice(bytes, &a.doc, &a.plan, a.decoded.encoding, &extra) {
+        Ok(splices) => {
+            crate::splice::write_spliced(bytes, &splices, out)?;
+            Ok(Engine::Splice)
+        }
+        Err(why) => {
+            out.write_all(&finish(a, options))?;
+            Ok(Engine::Serialize(Some(why)))
+        }
+    }
 }
 
 /// Rewrites every relative URL of an HTML document to absolute form.

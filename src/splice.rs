@@ -169,10 +169,39 @@ fn source_tags(
     Ok(tags.take())
 }
 
+/// The edit plan both engines produce: ranges of the input, sorted and non-overlapping, each
+/// with the bytes (in the document's encoding) that replace it. The streaming engine builds it
+/// as it reads; the DOM engine's plan becomes one in [`splice`]; [`write_spliced`] writes it.
+pub(crate) type Splices = Vec<(Range<usize>, Vec<u8>)>;
+
+/// `bytes` with `splices` written in, to `out`.
+pub(crate) fn write_spliced(
+    bytes: &[u8],
+    splices: &[(Range<usize>, Vec<u8>)],
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut at = 0;
+    for (range, text) in splices {
+        out.write_all(bytes.get(at..range.start).unwrap_or_default())?;
+        out.write_all(text)?;
+        at = range.end;
+    }
+    out.write_all(bytes.get(at..).unwrap_or_default())
+}
+
+/// `bytes` with `splices` written in.
+pub(crate) fn apply(bytes: &[u8], splices: &[(Range<usize>, Vec<u8>)]) -> Vec<u8> {
+    let extra: usize = splices.iter().map(|(_, b)| b.len()).sum();
+    let mut out = Vec::with_capacity(bytes.len() + extra);
+    // Writing into memory does not fail.
+    let _ = write_spliced(bytes, splices, &mut out);
+    out
+}
+
 /// The key an edit and a source occurrence share.
 type Key = (String, String, String);
 
-/// The input with the plan's attribute edits (and `extra` values at known ranges) spliced in,
+/// The DOM engine's plan (and `extra` values at known ranges) as changes to the input's bytes,
 /// or why that cannot be done exactly.
 pub(crate) fn splice(
     bytes: &[u8],
@@ -180,9 +209,9 @@ pub(crate) fn splice(
     plan: &Plan,
     encoding: &'static Encoding,
     extra: &[(Range<usize>, String)],
-) -> Result<Vec<u8>, Fallback> {
+) -> Result<Splices, Fallback> {
     if plan.edits.is_empty() && extra.is_empty() {
-        return Ok(bytes.to_vec());
+        return Ok(Splices::new());
     }
     let mut changes: HashMap<Key, (String, usize)> = HashMap::new();
     let mut removals: HashMap<String, usize> = HashMap::new();
@@ -266,19 +295,19 @@ pub(crate) fn splice(
         return Err(Fallback::Unmatched);
     }
     splices.sort_by_key(|(r, _)| r.start);
-    let mut out = Vec::with_capacity(bytes.len() + splices.len() * 32);
-    let mut at = 0;
-    for (range, text) in splices {
-        // A removed <base> contains its own href's range: skip what is already replaced.
-        if range.start < at {
-            continue;
+    // A removed <base> contains its own href's range: what it contains is already replaced.
+    let mut end = 0;
+    splices.retain(|(range, _)| {
+        let keep = range.start >= end;
+        if keep {
+            end = range.end;
         }
-        out.extend_from_slice(bytes.get(at..range.start).ok_or(Fallback::Unmatched)?);
-        out.extend_from_slice(&text);
-        at = range.end;
+        keep
+    });
+    if splices.last().is_some_and(|(r, _)| r.end > bytes.len()) {
+        return Err(Fallback::Unmatched);
     }
-    out.extend_from_slice(bytes.get(at..).unwrap_or_default());
-    Ok(out)
+    Ok(splices)
 }
 
 /// The replacement of the value at `range`: `&` and the quote in use escaped; an unquoted value

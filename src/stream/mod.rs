@@ -46,7 +46,7 @@ use crate::dom::{AttrNs, ElementNs, NodeId};
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
 use crate::rewrite::{EditTarget, ElementView, Found, Link, Nested, Planner, RewriteOptions};
-use crate::splice::{decode_attribute, escaped_around, Fallback};
+use crate::splice::{decode_attribute, escaped_around, Fallback, Splices};
 
 mod scan;
 mod tag;
@@ -73,40 +73,15 @@ pub(crate) struct Streamed {
     pub tally: LinkTally,
     /// Document-level findings (ignored bases, …).
     pub diagnostics: Vec<Diagnostic>,
-    /// The changes: a range of the input and the bytes that replace it, in source order,
-    /// non-overlapping.
-    pub splices: Vec<(Range<usize>, Vec<u8>)>,
+    /// The changes to the input's bytes.
+    pub splices: Splices,
 }
 
 impl Streamed {
     /// The input with the changes written in.
     pub(crate) fn apply(&self, bytes: &[u8]) -> Vec<u8> {
-        apply(bytes, &self.splices)
+        crate::splice::apply(bytes, &self.splices)
     }
-}
-
-/// `bytes` with `splices` (sorted, non-overlapping ranges) written in, to `out`.
-pub(crate) fn write_spliced(
-    bytes: &[u8],
-    splices: &[(Range<usize>, Vec<u8>)],
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    let mut at = 0;
-    for (range, text) in splices {
-        out.write_all(bytes.get(at..range.start).unwrap_or_default())?;
-        out.write_all(text)?;
-        at = range.end;
-    }
-    out.write_all(bytes.get(at..).unwrap_or_default())
-}
-
-/// `bytes` with `splices` (sorted, non-overlapping ranges) written in.
-pub(crate) fn apply(bytes: &[u8], splices: &[(Range<usize>, Vec<u8>)]) -> Vec<u8> {
-    let extra: usize = splices.iter().map(|(_, b)| b.len()).sum();
-    let mut out = Vec::with_capacity(bytes.len() + extra);
-    // Writing into memory does not fail.
-    let _ = write_spliced(bytes, splices, &mut out);
-    out
 }
 
 /// What the engine does with each link once it is settled.
