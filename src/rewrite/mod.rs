@@ -1153,9 +1153,11 @@ pub(crate) fn is_fictitious(uri: &str) -> bool {
         .is_some_and(|s| s.eq_ignore_ascii_case("thismessage:"))
 }
 
-/// WHATWG URL "special scheme" (other than file, which has its own state).
+/// WHATWG URL "special scheme": with a base of the same scheme, a reference without `//` is
+/// relative (`http:g` in the special relative state; `file:g` and `file:/g` take the base's host
+/// in the file and file slash states).
 fn is_special(scheme: &str) -> bool {
-    ["http", "https", "ws", "wss", "ftp"]
+    ["http", "https", "ws", "wss", "ftp", "file"]
         .iter()
         .any(|s| s.eq_ignore_ascii_case(scheme))
 }

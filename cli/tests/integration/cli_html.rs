@@ -1001,6 +1001,25 @@ fn drop_base_keeps_the_bytes_of_a_kept_base_already_absolute() {
 }
 
 #[test]
+fn whatwg_same_scheme_file_references_are_relative() {
+    // Found by fuzz/pipeline.rs: `file:c` against a file: base takes the base's host (URL
+    // Standard, file state); kept as written, it changed meaning once --drop-base removed the
+    // base (a browser then reads it against the document's URL: file:///c).
+    let doc = b"<base href=file://h/d/><a href=\"file:c\">c</a><a href=\"file:/e\">e</a>";
+    for extra in [&[][..], &["--drop-base"]] {
+        let mut args = vec!["rewrite", "--url", "http://x/p.html", "--profile", "whatwg"];
+        args.extend_from_slice(extra);
+        let run = linkbase(&args, doc);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            run.stdout.contains("<a href=\"file://h/d/c\">c</a><a href=\"file://h/e\">e</a>"),
+            "{extra:?}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
 fn srcset_and_ping_items_stay_whole_when_the_base_has_a_space() {
     // The RFC profiles keep the space of the base; the rewritten lists must still hold the same
     // URLs (e.g. written with %20), not "http://h/my" plus descriptors or extra items.
