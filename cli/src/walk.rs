@@ -366,8 +366,12 @@ fn rewrite_one(
             .sum()
     };
     let rewritten = match entry.kind {
-        FileKind::Html => pipeline::rewrite(&html_input(&entry.rel, &bytes, url), options)
-            .map(|r| (unresolved(std::slice::from_ref(&r.report)), r.bytes)),
+        FileKind::Html => {
+            // Only the count of links left relative is needed: they are counted, not kept.
+            let mut new = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+            pipeline::rewrite_to(&html_input(&entry.rel, &bytes, url), options, &mut new)
+                .map(|w| (w.links.unresolved, new))
+        }
         _ => linkbase::message::rewrite_message(
             &linkbase::message::MessageInput {
                 name: &entry.rel,

@@ -1012,7 +1012,8 @@ fn whatwg_same_scheme_file_references_are_relative() {
         let run = linkbase(&args, doc);
         assert_eq!(run.code, 0, "{}", run.stderr);
         assert!(
-            run.stdout.contains("<a href=\"file://h/d/c\">c</a><a href=\"file://h/e\">e</a>"),
+            run.stdout
+                .contains("<a href=\"file://h/d/c\">c</a><a href=\"file://h/e\">e</a>"),
             "{extra:?}: {}",
             run.stdout
         );
