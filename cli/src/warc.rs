@@ -282,10 +282,9 @@ pub fn rewrite(
         run(
             &mut archive,
             |h| {
-                archive::rewrite(h, name, options).map(|r| {
-                    (r.bytes != h.payload).then(|| {
-                        let record =
-                            archive::conversion_record(h, &r.bytes, r.report.base.encoding, &date);
+                rewrite_record(h, name, options).map(|(bytes, w)| {
+                    (bytes != h.payload).then(|| {
+                        let record = archive::conversion_record(h, &bytes, w.base.encoding, &date);
                         if gzip {
                             archive::gzip_member(&record)
                         } else {
@@ -400,7 +399,7 @@ fn extract(
     let mut error: Option<Fatal> = None;
     run(
         archive,
-        |h| archive::rewrite(h, name, options).map(|r| r.bytes),
+        |h| rewrite_record(h, name, options).map(|(bytes, _)| bytes),
         |event, result| {
             say_damage(name, &event);
             let (Event::Html(h), Some(result)) = (event, result) else {
@@ -458,4 +457,16 @@ fn extract(
         }
     );
     Ok(finish(name, archive, failed))
+}
+
+/// One archived page rewritten into memory, its links counted, not kept (only the bytes and
+/// the encoding are written out).
+fn rewrite_record(
+    h: &HtmlRecord,
+    name: &str,
+    options: &Options,
+) -> Result<(Vec<u8>, linkbase::pipeline::Written), linkbase::Error> {
+    let mut bytes = Vec::with_capacity(h.payload.len() + h.payload.len() / 8);
+    let written = linkbase::pipeline::rewrite_to(&h.input(name), options, &mut bytes)?;
+    Ok((bytes, written))
 }
