@@ -74,6 +74,9 @@ pub enum Fallback {
     /// elements in it: lol_html gives these elements the namespace of their content (HTML), the
     /// tree SVG's, and the two part on which end tags close them.
     IntegrationPoint,
+    /// Removing a `<base>` that opens the document would leave it starting with the bytes of a
+    /// byte order mark, which would change its encoding when it is read again.
+    LeadingBom,
 }
 
 impl Fallback {
@@ -107,6 +110,9 @@ impl Fallback {
             }
             Fallback::IntegrationPoint => {
                 "an SVG <title>, <desc> or <foreignObject> with URL attributes or elements in it (lol_html reads them as HTML)"
+            }
+            Fallback::LeadingBom => {
+                "removing the <base> that opens it would leave a byte order mark first"
             }
             Fallback::ScanMismatch => {
                 "the tag scanner and lol_html read the markup differently (foreign content, script)"
@@ -306,6 +312,14 @@ pub(crate) fn splice(
     });
     if splices.last().is_some_and(|(r, _)| r.end > bytes.len()) {
         return Err(Fallback::Unmatched);
+    }
+    // A document's first bytes decide its encoding when they are a byte order mark (HTML LS
+    // §13.2.3.1): removing what comes first must not make one out of what follows.
+    if let Some((first, new)) = splices.first() {
+        let after = bytes.get(first.end..).unwrap_or_default();
+        if first.start == 0 && new.is_empty() && Encoding::for_bom(after).is_some() {
+            return Err(Fallback::LeadingBom);
+        }
     }
     Ok(splices)
 }

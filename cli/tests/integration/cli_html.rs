@@ -1001,6 +1001,19 @@ fn drop_base_keeps_the_bytes_of_a_kept_base_already_absolute() {
 }
 
 #[test]
+fn drop_base_never_leaves_a_byte_order_mark_first() {
+    // Found by fuzz/pipeline.rs: removing the opening <base> left FF FE first, which a browser
+    // (and linkbase) then reads as a UTF-16LE byte order mark: the whole page would change.
+    let doc = b"<base href=x>\xff\xfe f";
+    let (code, out, err) =
+        linkbase_bytes(&["rewrite", "--url", "http://h/p.html", "--drop-base"], doc);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.starts_with(b"\xff\xfe"), "{out:?}");
+    let (code, _, err) = linkbase_bytes(&["rewrite", "--url", "http://h/p.html"], &out);
+    assert_eq!(code, 0, "the output reads as it was written: {err}");
+}
+
+#[test]
 fn whatwg_same_scheme_file_references_are_relative() {
     // Found by fuzz/pipeline.rs: `file:c` against a file: base takes the base's host (URL
     // Standard, file state); kept as written, it changed meaning once --drop-base removed the
