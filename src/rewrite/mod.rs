@@ -1116,6 +1116,12 @@ impl<'a> Planner<'a> {
         };
         let same = scheme.eq_ignore_ascii_case(base.scheme()) && reference.authority.is_none();
         let relative = match self.options.resolve.profile {
+            // `http:g` means `http://g/` against a base of another scheme, but is relative to an
+            // http: base: once --drop-base removes the base, the document's own URL may be one.
+            // Written in absolute form, it means the same under any base.
+            Profile::Whatwg if self.options.drop_base => {
+                is_special(scheme) && reference.authority.is_none()
+            }
             Profile::Whatwg => same && is_special(scheme),
             _ => {
                 same && self.options.resolve.same_scheme == SameScheme::Compat

@@ -1014,6 +1014,25 @@ fn drop_base_never_leaves_a_byte_order_mark_first() {
 }
 
 #[test]
+fn drop_base_writes_scheme_only_references_absolute_under_whatwg() {
+    // Found by fuzz/pipeline.rs: against <base href=p:> a browser reads `http:b` as
+    // http://b/; without the base, against the document's http: URL, as a relative path. Kept
+    // as written while the base was removed, it changed meaning.
+    let doc = b"<base href=p:><a href=http:b>b</a>";
+    let args = [
+        "rewrite",
+        "--url",
+        "http://h/a/c.html",
+        "--drop-base",
+        "--profile",
+        "whatwg",
+    ];
+    let run = linkbase(&args, doc);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "<a href=http://b/>b</a>");
+}
+
+#[test]
 fn whatwg_same_scheme_file_references_are_relative() {
     // Found by fuzz/pipeline.rs: `file:c` against a file: base takes the base's host (URL
     // Standard, file state); kept as written, it changed meaning once --drop-base removed the
