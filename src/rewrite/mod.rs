@@ -294,7 +294,17 @@ fn plan_with_base(
     }
     let Found { mut edits, links } = found;
     if options.drop_base {
-        drop_bases(doc, &base, chosen_id, &links, &mut edits, &mut diagnostics);
+        let needs_base = |l: &Link| changes_meaning_without_base(l, &base, outer, options);
+        let kept = links.iter().filter(|l| needs_base(l)).count();
+        drop_bases(
+            doc,
+            &base,
+            chosen_id,
+            &links,
+            kept,
+            &mut edits,
+            &mut diagnostics,
+        );
     }
     Plan {
         base,
@@ -308,11 +318,37 @@ fn plan_with_base(
 /// `--drop-base`: every `<base href>` goes, not just the one that counted — unless some
 /// relative reference could not be made absolute, which would then resolve against another base;
 /// the base element is kept (made absolute) and that is reported.
+/// `--same-scheme compat` (RFC profiles): `http:g` kept as written because the `<base>` has
+/// another scheme is relative to the base left once the `<base>` goes, when that one is http:.
+/// It has no absolute form to write (it is absolute already), so the `<base>` must stay.
+fn changes_meaning_without_base(
+    link: &Link,
+    base: &Base,
+    outer: &Outer,
+    options: &RewriteOptions,
+) -> bool {
+    let compat = options.resolve.profile != Profile::Whatwg
+        && options.resolve.same_scheme == SameScheme::Compat;
+    let (Some(after), Some(now)) = (outer.base.uri.as_ref(), base.uri.as_ref()) else {
+        return false;
+    };
+    let reference = UriRef::parse(link.original.trim_matches(is_ascii_whitespace));
+    compat
+        && !link.rewritten
+        && reference.authority.is_none()
+        && reference.scheme.is_some_and(|scheme| {
+            scheme.eq_ignore_ascii_case(after.scheme())
+                && !scheme.eq_ignore_ascii_case(now.scheme())
+                && crate::uri::is_known_hierarchical(scheme)
+        })
+}
+
 fn drop_bases(
     doc: &Document,
     base: &Base,
     chosen: Option<NodeId>,
     links: &[Link],
+    needs_base: usize,
     edits: &mut Vec<Edit>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
@@ -324,7 +360,7 @@ fn drop_bases(
             )
         })
     });
-    let count = still_relative.count();
+    let count = still_relative.count() + needs_base;
     if count > 0 {
         edits.retain(|e| e.target != EditTarget::Remove);
         if let (Some(id), Some(uri)) = (chosen, &base.uri) {

@@ -1030,6 +1030,22 @@ fn drop_base_writes_scheme_only_references_absolute_under_whatwg() {
     let run = linkbase(&args, doc);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "<a href=http://b/>b</a>");
+    // Under --same-scheme compat `http:b` is relative to an http: base and has no absolute form
+    // to write: the base stays. Under the strict default it is absolute anyway: the base goes.
+    let compat = [
+        "rewrite",
+        "--url",
+        "http://h/a/c.html",
+        "--drop-base",
+        "--same-scheme",
+        "compat",
+    ];
+    assert_eq!(
+        linkbase(&compat, doc).stdout,
+        "<base href=p:><a href=http:b>b</a>"
+    );
+    let strict = ["rewrite", "--url", "http://h/a/c.html", "--drop-base"];
+    assert_eq!(linkbase(&strict, doc).stdout, "<a href=http:b>b</a>");
 }
 
 #[test]
