@@ -1058,19 +1058,22 @@ impl<'a> Planner<'a> {
             // 10): the URL Standard parses absolute URLs too (`https:x` is `https://x/`, a bad
             // host fails), and the browser reads the unchanged bytes the same way.
             if self.options.resolve.profile == Profile::Whatwg {
-                if let Some(resolver) = ctx.resolver {
-                    return match resolver.resolve(value) {
-                        Ok(r) => keep(Some(r.uri), false, None),
-                        Err(e) => keep(
-                            None,
-                            false,
-                            Some(Diagnostic::new(
-                                crate::error::DiagnosticCode::Unresolvable,
-                                e.to_string(),
-                            )),
-                        ),
-                    };
-                }
+                // Without any base, as `new URL(ref)` reads it: the same serialization.
+                let parsed = match ctx.resolver {
+                    Some(resolver) => resolver.resolve(value).map(|r| r.uri),
+                    None => crate::uri::whatwg_absolute(value, self.encoding),
+                };
+                return match parsed {
+                    Ok(uri) => keep(Some(uri), false, None),
+                    Err(e) => keep(
+                        None,
+                        false,
+                        Some(Diagnostic::new(
+                            crate::error::DiagnosticCode::Unresolvable,
+                            e.to_string(),
+                        )),
+                    ),
+                };
             }
             return keep(Some(value.to_owned()), false, None);
         }

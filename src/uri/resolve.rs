@@ -424,24 +424,8 @@ impl Resolver {
         let Some(base) = &self.whatwg_base else {
             return Err(Failure::Whatwg("no WHATWG base".to_owned()));
         };
-        // url 2.5.8 trips a debug assertion on some `file:` inputs (servo/rust-url#1114; e.g.
-        // `file:'/C:` joined with `..`). Hostile input must not panic us, so a panic inside the
-        // crate becomes an error for this reference only.
-        let encoding = self.query_encoding.unwrap_or(encoding_rs::UTF_8);
-        let encode = query_encoder(move |query| encode_query(encoding, query).into());
-        let joined = std::panic::catch_unwind(|| {
-            url::Url::options()
-                .base_url(Some(base))
-                .encoding_override(
-                    self.query_encoding
-                        .map(|_| &encode as &dyn Fn(&str) -> std::borrow::Cow<'_, [u8]>),
-                )
-                .parse(reference)
-        })
-        .map_err(|_| {
-            Failure::Whatwg("the url crate panicked on this input (servo/rust-url#1114)".into())
-        })?
-        .map_err(|e| Failure::Whatwg(e.to_string()))?;
+        let joined =
+            whatwg_parse(reference, Some(base), self.query_encoding).map_err(Failure::Whatwg)?;
         match keep_file_host(base, self.base.as_str(), reference, &joined)
             .or_else(|| keep_empty_file_segments(reference, &joined))
         {
@@ -450,6 +434,48 @@ impl Resolver {
         }
         Ok(())
     }
+}
+
+/// The URL Standard's parser on `reference`, against `base` when there is one, queries encoded
+/// in `query_encoding` (UTF-8 when `None`).
+fn whatwg_parse(
+    reference: &str,
+    base: Option<&url::Url>,
+    query_encoding: Option<&'static encoding_rs::Encoding>,
+) -> Result<url::Url, String> {
+    // url 2.5.8 trips a debug assertion on some `file:` inputs (servo/rust-url#1114; e.g.
+    // `file:'/C:` joined with `..`). Hostile input must not panic us, so a panic inside the
+    // crate becomes an error for this reference only.
+    let encoding = query_encoding.unwrap_or(encoding_rs::UTF_8);
+    let encode = query_encoder(move |query| encode_query(encoding, query).into());
+    std::panic::catch_unwind(|| {
+        url::Url::options()
+            .base_url(base)
+            .encoding_override(
+                query_encoding.map(|_| &encode as &dyn Fn(&str) -> std::borrow::Cow<'_, [u8]>),
+            )
+            .parse(reference)
+    })
+    .map_err(|_| "the url crate panicked on this input (servo/rust-url#1114)".to_owned())?
+    .map_err(|e| e.to_string())
+}
+
+/// An absolute URL as a browser reads it without any base (`new URL(reference)`): the
+/// `whatwg` profile reports this for absolute references of a document that has no base.
+///
+/// # Errors
+/// [`ResolveError::Whatwg`], as against a base.
+pub(crate) fn whatwg_absolute(
+    reference: &str,
+    encoding: &'static encoding_rs::Encoding,
+) -> Result<String, ResolveError> {
+    let query_encoding = (encoding != encoding_rs::UTF_8).then_some(encoding);
+    whatwg_parse(reference, None, query_encoding)
+        .map(String::from)
+        .map_err(|reason| ResolveError::Whatwg {
+            input: reference.to_owned(),
+            reason,
+        })
 }
 
 /// A reference as the URL parser reads it against a `file:` base, without a leading `file:`:

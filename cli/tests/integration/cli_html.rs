@@ -1049,6 +1049,23 @@ fn drop_base_writes_scheme_only_references_absolute_under_whatwg() {
 }
 
 #[test]
+fn whatwg_reports_absolute_urls_as_a_browser_reads_them_without_a_base_too() {
+    // Found by fuzz/pipeline.rs: with a base, `i:/"` was reported as the URL Standard writes it
+    // (i:/%22); without one, as written.
+    for args in [
+        &["links", "--profile", "whatwg"][..],
+        &["links", "--profile", "whatwg", "--url", "e:"],
+    ] {
+        let run = linkbase(args, b"<a href='i:/\"'>x</a>");
+        assert!(
+            run.stdout.contains(r#""resolved":"i:/%22""#),
+            "{args:?}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
 fn whatwg_same_scheme_file_references_are_relative() {
     // Found by fuzz/pipeline.rs: `file:c` against a file: base takes the base's host (URL
     // Standard, file state); kept as written, it changed meaning once --drop-base removed the
