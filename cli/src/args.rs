@@ -11,6 +11,37 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// The command line of this process. clap builds every subcommand's arguments to parse any
+    /// of them, a third of the start-up of `linkbase rewrite` on a small page, and scripts run
+    /// it once per page: when the first argument names a subcommand with arguments, only that
+    /// one is built. Help, `--version` and every error go through the whole parser, so what a
+    /// user sees does not change; [`Cli::parse_one`] yields what the whole parser would.
+    pub fn from_env() -> Cli {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        Cli::parse_one(&args).unwrap_or_else(|| Cli::parse_from(args))
+    }
+
+    /// `args` parsed with the named subcommand's arguments alone; `None` for anything the whole
+    /// parser must answer (help, version, errors, other subcommands).
+    pub fn parse_one(args: &[std::ffi::OsString]) -> Option<Cli> {
+        use clap::{Command as C, FromArgMatches};
+        let sub = match args.get(1)?.to_str()? {
+            "rewrite" => RewriteArgs::augment_args(C::new("rewrite")),
+            "links" => LinksArgs::augment_args(C::new("links")),
+            "base" => BaseArgs::augment_args(C::new("base")),
+            "resolve" => ResolveArgs::augment_args(C::new("resolve")),
+            "check" => CheckArgs::augment_args(C::new("check")),
+            _ => return None,
+        };
+        let matches = C::new("linkbase")
+            .subcommand(sub)
+            .try_get_matches_from(args)
+            .ok()?;
+        Cli::from_arg_matches(&matches).ok()
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Resolve references against a base URI, one result per reference.
@@ -337,6 +368,111 @@ impl ResolutionArgs {
                 SameSchemeArg::Strict => SameScheme::Strict,
                 SameSchemeArg::Compat => SameScheme::Compat,
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)]
+    use super::*;
+    use clap::Parser;
+
+    fn os(args: &[&str]) -> Vec<std::ffi::OsString> {
+        args.iter().map(Into::into).collect()
+    }
+
+    #[test]
+    fn one_subcommand_parses_as_the_whole_parser_does() {
+        let lines: [&[&str]; 9] = [
+            &["linkbase", "rewrite", "--url", "http://h/", "page.html"],
+            &[
+                "linkbase",
+                "rewrite",
+                "-",
+                "--drop-base",
+                "--profile",
+                "whatwg",
+                "-o",
+                "out",
+            ],
+            &[
+                "linkbase",
+                "rewrite",
+                "site",
+                "--site-url",
+                "http://h/",
+                "--relative",
+                "-j",
+                "2",
+            ],
+            &[
+                "linkbase",
+                "links",
+                "--format",
+                "tsv",
+                "--charset",
+                "koi8-r",
+                "--header",
+                "A: b",
+            ],
+            &[
+                "linkbase",
+                "links",
+                "--same-scheme",
+                "compat",
+                "--dot-segments",
+                "keep",
+                "x",
+            ],
+            &[
+                "linkbase",
+                "base",
+                "--content-location",
+                "http://h/x",
+                "--engine",
+                "dom",
+            ],
+            &[
+                "linkbase",
+                "resolve",
+                "--base",
+                "http://a/b/c",
+                "../g",
+                "-x",
+                "?y",
+            ],
+            &[
+                "linkbase",
+                "check",
+                "site",
+                "--site-url",
+                "http://h/",
+                "--exclude",
+                "^x",
+            ],
+            &["linkbase", "check", "site", "--local", "--format", "json"],
+        ];
+        for args in lines {
+            let one = Cli::parse_one(&os(args)).unwrap_or_else(|| panic!("{args:?}"));
+            let whole = Cli::try_parse_from(os(args)).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert_eq!(format!("{one:?}"), format!("{whole:?}"), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn help_version_and_errors_go_to_the_whole_parser() {
+        let lines: [&[&str]; 7] = [
+            &["linkbase", "rewrite", "--help"],
+            &["linkbase", "links", "-h"],
+            &["linkbase", "--version"],
+            &["linkbase", "rewrite", "--no-such-flag"],
+            &["linkbase", "check"],
+            &["linkbase", "man"],
+            &["linkbase"],
+        ];
+        for args in lines {
+            assert!(Cli::parse_one(&os(args)).is_none(), "{args:?}");
         }
     }
 }

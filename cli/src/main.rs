@@ -12,7 +12,6 @@ use std::process::ExitCode;
 
 use std::path::Path;
 
-use clap::Parser;
 use linkbase::message::{self, MessageInput};
 use linkbase::pipeline::{self, HtmlInput, Options};
 use linkbase::report::{write_jsonl, write_tsv};
@@ -43,7 +42,7 @@ impl<E: std::fmt::Display> From<E> for Fatal {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_env();
     let result = match cli.command {
         Command::Resolve(args) => run_resolve(&args),
         Command::Rewrite(args) => run_rewrite(&args),
