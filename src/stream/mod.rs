@@ -1456,7 +1456,8 @@ impl Walk<'_, '_> {
         };
         let mut found = std::mem::take(&mut self.found_tags);
         loop {
-            let upto = limit.min(self.scan.settled().saturating_add(step));
+            let before = self.scan.settled();
+            let upto = limit.min(before.saturating_add(step));
             let (window, base) = match &self.io {
                 Some(io) => (io.window.as_slice(), io.start),
                 None => (self.pass.bytes, self.pass.offset),
@@ -1474,7 +1475,10 @@ impl Walk<'_, '_> {
             );
             self.act_on(&mut found, foreign);
             self.deliver_links();
-            if upto >= limit || self.bail.is_some() || self.scan.is_opaque() {
+            // Standing where it stood, the scanner waits for input that is not there yet (a
+            // construct cut by the end of what was read): a larger step would not move it.
+            let stuck = self.scan.settled() == before;
+            if upto >= limit || stuck || self.bail.is_some() || self.scan.is_opaque() {
                 break;
             }
         }
@@ -2157,6 +2161,21 @@ mod tests {
             &RewriteOptions::default(),
             Links::Keep,
         )
+    }
+
+    /// A tag cut by the end of the input and longer than a scan step: the scanner waits for
+    /// the rest (none comes) and the step loop must not wait with it.
+    #[test]
+    fn a_tag_cut_by_the_end_longer_than_a_step_ends() {
+        let mut doc = b"<p>x</p><a title=\"".to_vec();
+        doc.extend(std::iter::repeat_n(b'y', 10 * SCAN_STEP));
+        for tail in [&b""[..], b"\"", b"<", b"\" href=z"] {
+            let mut doc = doc.clone();
+            doc.extend_from_slice(tail);
+            let run = streamed(&doc).unwrap();
+            assert!(run.links.is_empty(), "{tail:?}");
+            assert!(run.splices.is_empty(), "{tail:?}");
+        }
     }
 
     /// Found by `fuzz/engines.rs`: `<a><math></a>` leaves MathML in the tree (an HTML end tag
