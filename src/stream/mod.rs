@@ -912,8 +912,12 @@ impl<'a> StreamIo<'a> {
 }
 
 /// How much of a document in memory the scanner reads before what it found is acted on (the
-/// unit tests use a small odd step so every test crosses step boundaries).
-const SCAN_STEP: usize = if cfg!(test) { 61 } else { 64 * 1024 };
+/// unit tests and the fuzz targets use a small odd step so every input crosses step boundaries).
+const SCAN_STEP: usize = if cfg!(any(test, fuzzing)) {
+    61
+} else {
+    64 * 1024
+};
 
 /// The most raw text (`<style>`, `<noscript>`) held to rewrite its URLs when streaming; a larger
 /// element is copied as it is, with a diagnostic.
