@@ -11,6 +11,7 @@
 //! | --- | --- | --- |
 //! | one reference and a base | [`Resolver::resolve`], [`resolve()`] | the absolute URI ([`Resolved`]) |
 //! | an HTML document (bytes) | [`pipeline::rewrite`], [`pipeline::links`] | the rewritten bytes, a [`Report`] of every link with its [`BaseSource`] |
+//! | the same, written to a file or a pipe | [`pipeline::rewrite_to`] | the bytes written as they are produced, the links counted ([`LinkTally`]) |
 //! | a document too large to hold | [`pipeline::rewrite_path`], [`pipeline::links_path`] | the same, streamed in flat memory |
 //! | a MIME message, `.eml`, `.mht` | [`message::rewrite_message`], [`message::links_message`] | per HTML and CSS part |
 //! | a WARC file | [`archive::Archive`], then [`archive::links`] / [`archive::rewrite`] | per archived page, damage reported |
