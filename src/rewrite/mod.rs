@@ -876,7 +876,18 @@ impl<'a> Planner<'a> {
         let writable = !root_has_attributes;
         out.links.extend(plan.links.iter().cloned().map(|mut l| {
             l.node = element.id();
-            l.rewritten &= writable;
+            if l.rewritten && !writable {
+                // Said, not dropped in silence (the streaming engine, splicing the raw text,
+                // does write these).
+                l.rewritten = false;
+                l.diagnostic.get_or_insert_with(|| {
+                    Diagnostic::new(
+                        crate::error::DiagnosticCode::NoscriptKept,
+                        "left as it was: an <html> tag in this <noscript> markup has attributes, \
+                         which the DOM engine cannot write back",
+                    )
+                });
+            }
             l
         }));
         if !plan.edits.is_empty() && writable {

@@ -1066,6 +1066,26 @@ fn whatwg_reports_absolute_urls_as_a_browser_reads_them_without_a_base_too() {
 }
 
 #[test]
+fn noscript_html_attributes_the_dom_engine_cannot_write_are_said() {
+    // Found by fuzz/pipeline.rs: an <html> tag inside <noscript> markup gives its attributes to
+    // the fragment's root, which the DOM engine's serialization does not write back; the link
+    // was reported resolved and silently left. The streaming engine splices it.
+    let doc = b"<noscript><html manifest=p>";
+    let dom = linkbase(
+        &["links", "--url", "http://h/c.html", "--engine", "dom"],
+        doc,
+    );
+    assert!(
+        dom.stdout
+            .contains(r#""rewritten":false,"diagnostic":"noscript-kept: "#),
+        "{}",
+        dom.stdout
+    );
+    let stream = linkbase(&["rewrite", "--url", "http://h/c.html"], doc);
+    assert_eq!(stream.stdout, "<noscript><html manifest=http://h/p>");
+}
+
+#[test]
 fn whatwg_same_scheme_file_references_are_relative() {
     // Found by fuzz/pipeline.rs: `file:c` against a file: base takes the base's host (URL
     // Standard, file state); kept as written, it changed meaning once --drop-base removed the
