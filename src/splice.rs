@@ -68,7 +68,8 @@ pub enum Fallback {
     /// An end tag other than its own that closes `<svg>`, `<math>` or an SVG integration point
     /// to lol_html: the tree builder may keep it open (`<form><svg></form>`: the form is removed
     /// from the stack, the SVG element stays), or close it where lol_html goes on reading HTML
-    /// (`<svg><mi><title></mi>`).
+    /// (`<svg><mi><title></mi>`); or `</br>` / `</p>` in foreign content, which the tree
+    /// builder leaves foreign content for and lol_html does not.
     ForeignEnd,
     /// An SVG `<title>`, `<desc>` or `<foreignObject>` with attributes the rules read or with
     /// elements in it: lol_html gives these elements the namespace of their content (HTML), the

@@ -1437,12 +1437,16 @@ impl Walk<'_, '_> {
             return;
         }
         let foreign = self.svg + self.math > 0;
-        // In foreign content every start tag found is a disagreement with lol_html.
+        // In foreign content every start tag found is a disagreement with lol_html, and so is
+        // `</br>` or `</p>`: the tree builder leaves foreign content for them (HTML LS "in
+        // foreign content": they break out as a breakout start tag does), lol_html does not.
         let interest = if foreign {
             &scan::Interest {
                 name: |_| true,
                 attr: |_| true,
-                end_name: |_| false,
+                end_name: |name| {
+                    name.eq_ignore_ascii_case(b"br") || name.eq_ignore_ascii_case(b"p")
+                },
             }
         } else {
             &scan::Interest {
@@ -1512,6 +1516,10 @@ impl Walk<'_, '_> {
                         break;
                     }
                     self.start(tag, ElementNs::Html, None, &Rc::default());
+                }
+                scan::Found::EndTag(_) if foreign => {
+                    self.bail = Some(Fallback::ForeignEnd);
+                    break;
                 }
                 scan::Found::EndTag(tag) => {
                     // A template is closed by its own end tag only (it is a scope boundary).
@@ -2165,6 +2173,27 @@ mod tests {
             &RewriteOptions::default(),
             Links::Keep,
         )
+    }
+
+    /// Found by `fuzz/engines.rs`: `</br>` and `</p>` leave foreign content in the tree (what
+    /// follows is HTML: `<e href>` has no URL), not to lol_html.
+    #[test]
+    fn br_and_p_end_tags_in_foreign_content_go_to_the_dom_engine() {
+        for doc in [
+            &b"<svg><svg></br><e href=x>"[..],
+            b"<svg></P><a href=x>",
+            b"<math><mi></mi></br><a href=x>",
+        ] {
+            let run = streamed(doc);
+            assert_eq!(
+                run.err(),
+                Some(Fallback::ForeignEnd),
+                "{}",
+                String::from_utf8_lossy(doc)
+            );
+        }
+        // Outside foreign content they are nothing special.
+        assert!(streamed(b"<svg></svg></br></p><a href=x>").is_ok());
     }
 
     /// A tag cut by the end of the input and longer than a scan step: the scanner waits for
