@@ -352,18 +352,23 @@ fn drop_bases(
     edits: &mut Vec<Edit>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    // A `<base href>` of its own is no reference resolved against the base (an unusable one is
+    // ignored by browsers, and goes with the rest).
     let still_relative = links.iter().filter(|l| {
-        l.diagnostic.as_ref().is_some_and(|d| {
-            matches!(
-                d.code,
-                crate::error::DiagnosticCode::Unresolvable | crate::error::DiagnosticCode::NoBase
-            )
-        })
+        !(l.element == "base" && l.attribute.as_deref() == Some("href"))
+            && l.diagnostic.as_ref().is_some_and(|d| {
+                matches!(
+                    d.code,
+                    crate::error::DiagnosticCode::Unresolvable
+                        | crate::error::DiagnosticCode::NoBase
+                )
+            })
     });
     let count = still_relative.count() + needs_base;
     if count > 0 {
         edits.retain(|e| e.target != EditTarget::Remove);
-        if let (Some(id), Some(uri)) = (chosen, &base.uri) {
+        let from_element = base.source == BaseSource::BaseElement;
+        if let (Some(id), Some(uri), true) = (chosen, &base.uri, from_element) {
             // Already absolute as written (`h:&lt;` reads as `h:<`): its bytes stay as they are.
             let href = doc.element(id).and_then(|e| e.attr("href"));
             if let Some(old) = href.filter(|old| *old != uri.to_string()) {

@@ -982,6 +982,23 @@ fn drop_base_keeps_a_base_that_left_urls_relative() {
 }
 
 #[test]
+fn drop_base_removes_an_unusable_base_too() {
+    // Found by fuzz/pipeline.rs: the unusable href of an ignored <base> counted as a reference
+    // still needing the base, so the base was kept and given the document's URL (which a second
+    // run then dropped). Browsers ignore it; it goes with the others.
+    let doc = b"<base href=\"http://exa mple/\"><a href=x>x</a>";
+    let args = [
+        "rewrite",
+        "--url",
+        "http://h/a/c.html",
+        "--drop-base",
+        "--profile",
+        "whatwg",
+    ];
+    assert_eq!(linkbase(&args, doc).stdout, "<a href=http://h/a/x>x</a>");
+}
+
+#[test]
 fn drop_base_keeps_the_bytes_of_a_kept_base_already_absolute() {
     // Found by fuzz/pipeline.rs: `h:&lt;` is the absolute `h:<` already; writing it anew as
     // `h:<` changed bytes for no reason (and a second rewrite changed the first one's output).
