@@ -225,11 +225,23 @@ fuzz_target!(|data: &[u8]| {
         // The tree changes shape on re-parsing (html5ever builds trees from broken markup that
         // no serialization reproduces, e.g. a form nested in a form, whose inner form a
         // re-parse drops), in the document or in `<noscript>` markup, which is parsed as a
-        // fragment of its own. Elements can vanish or be cloned, but no URL is made up.
+        // fragment of its own. Elements can vanish or be cloned, but no URL is made up —
+        // except the documented `inert` class (tests/library/differential.rs): the attributes
+        // of a nested `<form>`, which the DOM engine has no element for and the streaming
+        // engine reports (`<noscript><form><form action>`, serialized by the first pass, read
+        // by the streaming engine in the second).
         let first_set: BTreeSet<Option<String>> = resolved(&first.report).into_iter().collect();
-        for r in resolved(&second.report) {
+        let inert = |l: &linkbase::LinkRecord| l.element == "form";
+        let engines_differ = first.engine != second.engine;
+        // In the order `resolved` gives them (the `<base href>` links left out).
+        let second_links = second
+            .report
+            .links
+            .iter()
+            .filter(|l| !(l.element == "base" && l.attribute.as_deref() == Some("href")));
+        for (r, l) in resolved(&second.report).into_iter().zip(second_links) {
             assert!(
-                first_set.contains(&r),
+                first_set.contains(&r) || (engines_differ && inert(l)),
                 "second pass has {r:?}, which the first pass did not"
             );
         }

@@ -1137,12 +1137,14 @@ impl Walk<'_, '_> {
         let Some(raw) = self.input(tag.clone()).map(RawTag::new) else {
             return;
         };
-        if matches!(ns, ElementNs::Svg | ElementNs::MathMl)
-            && is_breakout(&tree_name(raw.name(), pass.encoding), &raw)
-        {
+        let in_foreign =
+            matches!(ns, ElementNs::Svg | ElementNs::MathMl) || self.svg + self.math > 0;
+        if in_foreign && is_breakout(&tree_name(raw.name(), pass.encoding), &raw) {
             // HTML LS §13.2.6.5: these start tags leave foreign content in the tree; lol_html
             // keeps some of them in SVG or MathML (`<svg><svg><i>`, `<svg><svg><s><e href>`),
-            // so what follows them may be read in the wrong namespace, link or not.
+            // so what follows them may be read in the wrong namespace, link or not. Where it
+            // does leave (`<svg><i>` is HTML to it), the open `<svg>` it popped never ends for
+            // our count, and a later `<svg/>` leaves it in SVG (`<svg><i><svg/><e href>`).
             self.bail = Some(Fallback::MathMlStray);
             return;
         }
@@ -2173,6 +2175,14 @@ mod tests {
             &RewriteOptions::default(),
             Links::Keep,
         )
+    }
+
+    /// Found by `fuzz/engines.rs`: after `<svg><i>` (HTML to lol_html too) a self-closing
+    /// `<svg/>` left lol_html in SVG: `<e href>` became an SVG link the tree does not have.
+    #[test]
+    fn a_breakout_tag_lol_html_reads_as_html_goes_to_the_dom_engine() {
+        let run = streamed(b"<svg><i><svg/><e href=x>");
+        assert_eq!(run.err(), Some(Fallback::MathMlStray));
     }
 
     /// Found by `fuzz/engines.rs`: `</br>` and `</p>` leave foreign content in the tree (what
