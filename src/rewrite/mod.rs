@@ -1045,6 +1045,11 @@ impl<'a> Planner<'a> {
             same_document,
             diagnostic,
         };
+        // Left as it was: the resolver (or the URL parser) refused it.
+        let unresolvable = |e: crate::uri::ResolveError| {
+            let d = Diagnostic::new(crate::error::DiagnosticCode::Unresolvable, e.to_string());
+            keep(None, false, Some(d))
+        };
         if value.is_empty() {
             return match ctx.role {
                 // `<a href="">` is the current document: same-document policy below.
@@ -1081,14 +1086,7 @@ impl<'a> Planner<'a> {
                 };
                 return match parsed {
                     Ok(uri) => keep(Some(uri), false, None),
-                    Err(e) => keep(
-                        None,
-                        false,
-                        Some(Diagnostic::new(
-                            crate::error::DiagnosticCode::Unresolvable,
-                            e.to_string(),
-                        )),
-                    ),
+                    Err(e) => unresolvable(e),
                 };
             }
             return keep(Some(value.to_owned()), false, None);
@@ -1127,14 +1125,7 @@ impl<'a> Planner<'a> {
                     diagnostic: None,
                 }
             }
-            Err(e) => keep(
-                None,
-                false,
-                Some(Diagnostic::new(
-                    crate::error::DiagnosticCode::Unresolvable,
-                    e.to_string(),
-                )),
-            ),
+            Err(e) => unresolvable(e),
         }
     }
 

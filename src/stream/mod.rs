@@ -2162,6 +2162,14 @@ mod tests {
     }
 
     /// Pass 2 over `doc` without a base, its encoding sniffed.
+    /// Each of `docs` goes to the DOM engine, for `why`.
+    fn assert_handed_over(why: Fallback, docs: &[&[u8]]) {
+        for doc in docs {
+            let run = streamed(doc);
+            assert_eq!(run.err(), Some(why), "{}", String::from_utf8_lossy(doc));
+        }
+    }
+
     fn streamed(doc: &[u8]) -> Result<Streamed, Fallback> {
         let outer = Outer {
             base: Base::none(),
@@ -2189,19 +2197,14 @@ mod tests {
     /// follows is HTML: `<e href>` has no URL), not to lol_html.
     #[test]
     fn br_and_p_end_tags_in_foreign_content_go_to_the_dom_engine() {
-        for doc in [
-            &b"<svg><svg></br><e href=x>"[..],
-            b"<svg></P><a href=x>",
-            b"<math><mi></mi></br><a href=x>",
-        ] {
-            let run = streamed(doc);
-            assert_eq!(
-                run.err(),
-                Some(Fallback::ForeignEnd),
-                "{}",
-                String::from_utf8_lossy(doc)
-            );
-        }
+        assert_handed_over(
+            Fallback::ForeignEnd,
+            &[
+                b"<svg><svg></br><e href=x>",
+                b"<svg></P><a href=x>",
+                b"<math><mi></mi></br><a href=x>",
+            ],
+        );
         // Outside foreign content they are nothing special.
         assert!(streamed(b"<svg></svg></br></p><a href=x>").is_ok());
     }
@@ -2226,20 +2229,15 @@ mod tests {
     /// MathML does not have, and a `<base>` it reads as foreign, go to the DOM engine.
     #[test]
     fn html_read_as_mathml_goes_to_the_dom_engine() {
-        for doc in [
-            &b"<svg><svg><i href=x>"[..],
-            b"<math><math><img src=x>",
-            // A breakout tag without attributes: what follows is HTML in the tree.
-            b"<svg><svg><s><e href>",
-        ] {
-            let run = streamed(doc);
-            assert_eq!(
-                run.err(),
-                Some(Fallback::MathMlStray),
-                "{}",
-                String::from_utf8_lossy(doc)
-            );
-        }
+        assert_handed_over(
+            Fallback::MathMlStray,
+            &[
+                b"<svg><svg><i href=x>",
+                b"<math><math><img src=x>",
+                // A breakout tag without attributes: what follows is HTML in the tree.
+                b"<svg><svg><s><e href>",
+            ],
+        );
         let frame = b"<frame src=x>";
         let framed = streamed(frame);
         assert_eq!(framed.err(), Some(Fallback::Frame));
@@ -2332,13 +2330,13 @@ mod tests {
         assert_eq!(run.err(), Some(Fallback::ForeignEnd));
         // An element in the title: `</title>` is ignored by the tree (an HTML element is
         // current), not by lol_html.
-        for doc in [
-            &b"<svg><title><t>x</title><a href>"[..],
-            b"<svg><foreignObject><a href=x></a></foreignObject></svg>",
-        ] {
-            let run = streamed(doc);
-            assert_eq!(run.err(), Some(Fallback::IntegrationPoint));
-        }
+        assert_handed_over(
+            Fallback::IntegrationPoint,
+            &[
+                b"<svg><title><t>x</title><a href>",
+                b"<svg><foreignObject><a href=x></a></foreignObject></svg>",
+            ],
+        );
         let icon = b"<svg><title>Icon</title><path d=x/></svg><a href=y>";
         let run = streamed(icon).unwrap();
         assert_eq!(run.links.len(), 1);
@@ -2471,20 +2469,15 @@ mod tests {
     /// children: all go to the DOM engine; a plain one is streamed.
     #[test]
     fn foreign_style_with_markup_goes_to_the_dom_engine() {
-        for doc in [
-            &b"<svg><style>r{fill:url(/s)}<g/></style></svg>"[..],
-            b"<svg><style>r{fill:url(a&amp;b)}</style></svg>",
-            b"<svg><style>r{fill:url(/s)",
-            b"<svg><style>a<style>r{fill:url(#g)}</style></svg>",
-        ] {
-            let run = streamed(doc);
-            assert_eq!(
-                run.err(),
-                Some(Fallback::ForeignStyle),
-                "{}",
-                String::from_utf8_lossy(doc)
-            );
-        }
+        assert_handed_over(
+            Fallback::ForeignStyle,
+            &[
+                b"<svg><style>r{fill:url(/s)}<g/></style></svg>",
+                b"<svg><style>r{fill:url(a&amp;b)}</style></svg>",
+                b"<svg><style>r{fill:url(/s)",
+                b"<svg><style>a<style>r{fill:url(#g)}</style></svg>",
+            ],
+        );
         let fine = b"<svg><style>r{fill:url(/s)}</style></svg><style>a<b{}</style>";
         assert!(streamed(fine).is_ok());
     }

@@ -981,21 +981,26 @@ fn drop_base_keeps_a_base_that_left_urls_relative() {
     assert_eq!(run.stdout, plain.stdout);
 }
 
+/// `rewrite` of a document at http://h/a/c.html, its bases dropped, browser resolution.
+const DROP_BASE_WHATWG: [&str; 6] = [
+    "rewrite",
+    "--url",
+    "http://h/a/c.html",
+    "--drop-base",
+    "--profile",
+    "whatwg",
+];
+
 #[test]
 fn drop_base_removes_an_unusable_base_too() {
     // Found by fuzz/pipeline.rs: the unusable href of an ignored <base> counted as a reference
     // still needing the base, so the base was kept and given the document's URL (which a second
     // run then dropped). Browsers ignore it; it goes with the others.
     let doc = b"<base href=\"http://exa mple/\"><a href=x>x</a>";
-    let args = [
-        "rewrite",
-        "--url",
-        "http://h/a/c.html",
-        "--drop-base",
-        "--profile",
-        "whatwg",
-    ];
-    assert_eq!(linkbase(&args, doc).stdout, "<a href=http://h/a/x>x</a>");
+    assert_eq!(
+        linkbase(&DROP_BASE_WHATWG, doc).stdout,
+        "<a href=http://h/a/x>x</a>"
+    );
 }
 
 #[test]
@@ -1036,15 +1041,7 @@ fn drop_base_writes_scheme_only_references_absolute_under_whatwg() {
     // http://b/; without the base, against the document's http: URL, as a relative path. Kept
     // as written while the base was removed, it changed meaning.
     let doc = b"<base href=p:><a href=http:b>b</a>";
-    let args = [
-        "rewrite",
-        "--url",
-        "http://h/a/c.html",
-        "--drop-base",
-        "--profile",
-        "whatwg",
-    ];
-    let run = linkbase(&args, doc);
+    let run = linkbase(&DROP_BASE_WHATWG, doc);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "<a href=http://b/>b</a>");
     // Under --same-scheme compat `http:b` is relative to an http: base and has no absolute form
