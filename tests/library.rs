@@ -11,5 +11,6 @@
 mod library {
     mod differential;
     mod goldens;
+    mod nesting;
     mod tree_safety;
 }

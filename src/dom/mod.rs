@@ -173,10 +173,10 @@ impl Document {
             // The fragment's nodes are the children of the one `html` element.
             let root = self.dom.document.children.borrow().first().cloned();
             return root
-                .map(|r| serialize::serialize(&r, self.source_len))
+                .map(|r| serialize::serialize(&r, self.source_len, false))
                 .unwrap_or_default();
         }
-        serialize::serialize(&self.dom.document, self.source_len)
+        serialize::serialize(&self.dom.document, self.source_len, true)
     }
 }
 

@@ -17,21 +17,24 @@ enum Op {
     Close(QualName),
 }
 
-/// The children of `root`, serialized.
-pub(super) fn serialize(root: &Handle, size_hint: usize) -> String {
+/// The children of `root`, serialized. `scripting_enabled`: as the tree was parsed — HTML LS
+/// §13.3 writes the text of a `<noscript>` raw only when scripting is enabled; in a tree parsed
+/// with scripting disabled (`<noscript>` markup) its text was read with its character
+/// references, so it must be escaped again or `&lt;script&gt;` becomes a live element.
+pub(super) fn serialize(root: &Handle, size_hint: usize, scripting_enabled: bool) -> String {
     // Rewritten URLs make the output a little longer than the input.
     let mut out = Vec::with_capacity(size_hint + size_hint / 8 + 64);
     // Writing to a Vec cannot fail; html5ever only returns the writer's errors.
-    if write(root, &mut out).is_err() {
+    if write(root, &mut out, scripting_enabled).is_err() {
         out.clear();
     }
     // The serializer writes only what it was given as &str, so the bytes are UTF-8.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-fn write(root: &Handle, out: &mut Vec<u8>) -> io::Result<()> {
+fn write(root: &Handle, out: &mut Vec<u8>, scripting_enabled: bool) -> io::Result<()> {
     let opts = SerializeOpts {
-        scripting_enabled: true,
+        scripting_enabled,
         traversal_scope: TraversalScope::ChildrenOnly(None),
         // A tree from the parser is always well formed, but an edited one must never panic.
         create_missing_parent: true,
