@@ -97,6 +97,9 @@ pub enum DiagnosticCode {
     PartSkipped,
     /// About an archived HTTP payload (codings that do not decode, a chunked body that is not).
     WarcPayload,
+    /// Markup nested in markup (`iframe srcdoc`, `<noscript>` in `<noscript>`) past the nesting
+    /// limit: left as it was, its links neither reported nor rewritten.
+    NestingLimit,
 }
 
 impl DiagnosticCode {
@@ -119,6 +122,7 @@ impl DiagnosticCode {
             DiagnosticCode::Mime => "mime",
             DiagnosticCode::PartSkipped => "part-skipped",
             DiagnosticCode::WarcPayload => "warc-payload",
+            DiagnosticCode::NestingLimit => "nesting-limit",
         }
     }
 }

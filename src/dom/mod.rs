@@ -68,6 +68,8 @@ pub struct ElementRef {
     handle: Handle,
     id: NodeId,
     in_template: bool,
+    /// How many HTML `<noscript>` elements it sits in.
+    noscripts: usize,
 }
 
 impl Document {
@@ -183,28 +185,35 @@ impl Document {
 /// Pre-order walk with an explicit stack; template contents follow their `<template>`.
 fn collect_elements(root: &Handle) -> Vec<ElementRef> {
     let mut out = Vec::new();
-    // (node, inside template contents)
-    let mut stack: Vec<(Handle, bool)> = vec![(root.clone(), false)];
-    while let Some((node, in_template)) = stack.pop() {
+    // (node, inside template contents, `<noscript>` ancestors)
+    let mut stack: Vec<(Handle, bool, usize)> = vec![(root.clone(), false, 0)];
+    while let Some((node, in_template, noscripts)) = stack.pop() {
         let mut inner = in_template;
+        let mut below = noscripts;
         if let NodeData::Element {
-            template_contents, ..
+            name,
+            template_contents,
+            ..
         } = &node.data
         {
             out.push(ElementRef {
                 handle: node.clone(),
                 id: NodeId(out.len()),
                 in_template,
+                noscripts,
             });
+            if name.ns == ns!(html) && &*name.local == "noscript" {
+                below += 1;
+            }
             if let Some(contents) = template_contents.borrow().as_ref() {
                 // Children are pushed after, so they pop first: the template's own children
                 // (none, for a parsed template) come before its contents.
-                stack.push((contents.clone(), true));
+                stack.push((contents.clone(), true, below));
                 inner = in_template;
             }
         }
         for child in node.children.borrow().iter().rev() {
-            stack.push((child.clone(), inner));
+            stack.push((child.clone(), inner, below));
         }
     }
     out
@@ -219,6 +228,22 @@ impl ElementRef {
     /// Whether this element is inside `<template>` contents (inert: its `<base>` does not count).
     pub fn in_template(&self) -> bool {
         self.in_template
+    }
+
+    /// How many HTML `<noscript>` elements it sits in (in a tree parsed with scripting
+    /// disabled, each is a level of `<noscript>` markup).
+    pub fn noscript_ancestors(&self) -> usize {
+        self.noscripts
+    }
+
+    /// Whether it holds anything but whitespace text.
+    pub fn has_content(&self) -> bool {
+        self.handle.children.borrow().iter().any(|c| match &c.data {
+            NodeData::Text { contents } => {
+                !contents.borrow().chars().all(|c| c.is_ascii_whitespace())
+            }
+            _ => true,
+        })
     }
 
     /// The local name, lower-case for HTML elements (`a`, `img`, `linearGradient` in SVG).

@@ -22,9 +22,12 @@ use crate::error::Diagnostic;
 use crate::uri::{Profile, ResolveOptions, Resolver, SameScheme, Uri, UriRef};
 use targets::{Kind, Role};
 
-/// How deep `iframe srcdoc` documents are followed (each level escapes the one inside it, so
-/// depth multiplies size; real pages nest one or two).
-const MAX_SRCDOC_DEPTH: usize = 8;
+/// How deep markup nested in markup is followed, by both engines: `iframe srcdoc` documents
+/// inside `iframe srcdoc` documents, and `<noscript>` markup inside `<noscript>` markup (each
+/// counted on its own). Each level is parsed again (and a srcdoc level escapes the one inside
+/// it), so depth multiplies work; real pages nest one or two. Past it, a `nesting-limit` record
+/// stands for the links not followed.
+pub(crate) const MAX_NESTING: usize = 8;
 
 /// An element as the rules see it: what the DOM's [`ElementRef`] and the streaming engine's
 /// start tag ([`crate::stream`]) both provide, so both apply one set of rules.
@@ -581,10 +584,62 @@ impl<'a> Planner<'a> {
         if element.name() == "style" && matches!(element.ns(), ElementNs::Html | ElementNs::Svg) {
             self.style_element(out, element);
         }
-        if element.is_html("noscript") && !scripting_disabled {
+        if scripting_disabled {
+            // `<noscript>` markup (level 1), where `<noscript>` elements hold markup one level
+            // deeper: the streaming engine's nested passes stop at the same level.
+            let level = 1 + element.noscript_ancestors();
+            if level > MAX_NESTING {
+                return;
+            }
+            if level == MAX_NESTING && element.is_html("noscript") && element.has_content() {
+                self.nesting_limit(out, element.id(), "noscript", None);
+            }
+        } else if element.is_html("noscript") {
             self.noscript(out, element);
         }
         self.attributes(out, element, chosen_base);
+    }
+
+    /// A record standing for the links of markup past [`MAX_NESTING`], not followed.
+    pub(crate) fn nesting_limit(
+        &self,
+        out: &mut Found,
+        node: NodeId,
+        element: &str,
+        attribute: Option<&str>,
+    ) {
+        let message = format!(
+            "left as it was: markup nested more than {MAX_NESTING} levels deep (the nesting \
+             limit, MAX_NESTING = {MAX_NESTING}) is not followed; its links are neither \
+             reported nor rewritten"
+        );
+        let diagnostic = Diagnostic::new(crate::error::DiagnosticCode::NestingLimit, message);
+        self.not_followed(out, node, element, attribute, diagnostic);
+    }
+
+    /// A record for nested markup left as it was: no URL, the reason in its diagnostic.
+    fn not_followed(
+        &self,
+        out: &mut Found,
+        node: NodeId,
+        element: &str,
+        attribute: Option<&str>,
+        diagnostic: Diagnostic,
+    ) {
+        out.links.push(Link {
+            node,
+            element: element.to_owned(),
+            attribute: attribute.map(str::to_owned),
+            kind: LinkKind::Url,
+            original: String::new(),
+            resolved: None,
+            same_document: false,
+            rewritten: false,
+            diagnostic: Some(diagnostic),
+            srcdoc_depth: self.depth,
+            base: self.base_text.clone(),
+            base_source: self.base.source,
+        });
     }
 
     /// HTML-RULES §2–§3 for the attributes of one element.
@@ -852,8 +907,9 @@ impl<'a> Planner<'a> {
     /// as markup. That markup is parsed as a fragment, rewritten against our base, and written
     /// back as the element's text, which the serializer emits as it is.
     fn noscript(&self, out: &mut Found, element: &ElementRef) {
+        // Not bounded by the srcdoc depth: `<noscript>` levels are counted on their own.
         let text = element.text();
-        if text.trim().is_empty() || self.depth >= MAX_SRCDOC_DEPTH {
+        if text.trim().is_empty() {
             return;
         }
         let Ok(fragment) = Document::parse_fragment(&text, crate::dom::ParseLimits::default())
@@ -909,7 +965,10 @@ impl<'a> Planner<'a> {
 
     /// `iframe srcdoc`: a document of its own whose fallback base is ours (HTML LS §4.8.5).
     fn srcdoc(&self, out: &mut Found, element: &impl ElementView, value: &str) {
-        if self.depth >= MAX_SRCDOC_DEPTH {
+        if self.depth >= MAX_NESTING {
+            if !value.trim().is_empty() {
+                self.nesting_limit(out, element.id(), element.name(), Some("srcdoc"));
+            }
             return;
         }
         if self.nested == Nested::Stream {
@@ -942,23 +1001,17 @@ impl<'a> Planner<'a> {
         let inner = match Document::parse(value) {
             Ok(inner) => inner,
             Err(hit) => {
-                out.links.push(Link {
-                    node: element.id(),
-                    element: element.name().to_owned(),
-                    attribute: Some("srcdoc".to_owned()),
-                    kind: LinkKind::Url,
-                    original: String::new(),
-                    resolved: None,
-                    same_document: false,
-                    rewritten: false,
-                    diagnostic: Some(Diagnostic::new(
-                        crate::error::DiagnosticCode::Unparsed,
-                        format!("srcdoc left as it was: {hit}"),
-                    )),
-                    srcdoc_depth: self.depth,
-                    base: self.base_text.clone(),
-                    base_source: self.base.source,
-                });
+                let diagnostic = Diagnostic::new(
+                    crate::error::DiagnosticCode::Unparsed,
+                    format!("srcdoc left as it was: {hit}"),
+                );
+                self.not_followed(
+                    out,
+                    element.id(),
+                    element.name(),
+                    Some("srcdoc"),
+                    diagnostic,
+                );
                 return;
             }
         };

@@ -45,7 +45,9 @@ use crate::decode::{self, Decoded, EncodingSource};
 use crate::dom::{AttrNs, ElementNs, NodeId};
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
-use crate::rewrite::{EditTarget, ElementView, Found, Link, Nested, Planner, RewriteOptions};
+use crate::rewrite::{
+    EditTarget, ElementView, Found, Link, Nested, Planner, RewriteOptions, MAX_NESTING,
+};
 use crate::splice::{decode_attribute, escaped_around, Fallback, Splices};
 
 mod scan;
@@ -54,9 +56,6 @@ use tag::{tree_name, RawTag};
 
 /// lol_html's buffers are bounded by this; a longer tag or comment is handed to the DOM engine.
 const MEMORY_LIMIT: usize = 64 * 1024 * 1024;
-
-/// How deep `<noscript>` markup is followed inside `<noscript>` markup.
-const MAX_NESTING: usize = 8;
 
 const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
@@ -1689,7 +1688,13 @@ impl Walk<'_, '_> {
             }
             EndEvent::Noscript { node, content } => {
                 let raw = self.input(content.clone()).unwrap_or_default().to_vec();
-                if raw.iter().all(u8::is_ascii_whitespace) || pass.nesting >= MAX_NESTING {
+                if raw.iter().all(u8::is_ascii_whitespace) {
+                    return;
+                }
+                if pass.nesting >= MAX_NESTING {
+                    // Said as the DOM engine says it (`Planner::element`).
+                    let planner = &self.planner;
+                    planner.nesting_limit(&mut self.out.found, node, "noscript", None);
                     return;
                 }
                 // HTML LS §4.12.2: consumers without scripting read the content as markup; a

@@ -87,3 +87,69 @@ fn text_in_nested_noscript_markup_stays_escaped() {
     // Written again, nothing changes (the text is still text).
     assert_eq!(rewritten(dom, &options(EngineChoice::Dom)), dom);
 }
+
+const LIMIT: &str = "nesting-limit: left as it was: markup nested more than 8 levels deep \
+                     (the nesting limit, MAX_NESTING = 8) is not followed; its links are neither \
+                     reported nor rewritten";
+
+/// D15, found by `fuzz/engines.rs`: nine `<noscript>` deep, the streaming engine dropped the
+/// link in silence and the DOM engine reported it. Both stop at the same level and say so.
+#[test]
+fn noscript_nested_past_the_bound_is_said_by_both_engines() {
+    let seed = include_bytes!("../../fuzz/seeds/engines/noscript-nested-nine-deep");
+    let html = seed.get(1..).unwrap();
+    let expected = vec![(
+        "noscript".to_owned(),
+        String::new(),
+        String::new(),
+        String::new(),
+        LIMIT.to_owned(),
+    )];
+    assert_eq!(links(html, EngineChoice::Auto), expected);
+    assert_eq!(links(html, EngineChoice::Dom), expected);
+
+    // Eight deep is followed by both; nine is not.
+    let nested = |n: usize| format!("{}<a href=x>", "<noscript>".repeat(n));
+    let link = |l: &str| {
+        vec![(
+            "a".to_owned(),
+            "href".to_owned(),
+            l.to_owned(),
+            "http://h/a/b/x".to_owned(),
+            String::new(),
+        )]
+    };
+    for engine in [EngineChoice::Auto, EngineChoice::Dom] {
+        assert_eq!(links(nested(8).as_bytes(), engine), link("x"), "{engine:?}");
+        assert_eq!(
+            links(nested(9).as_bytes(), engine),
+            vec![(
+                "noscript".to_owned(),
+                String::new(),
+                String::new(),
+                String::new(),
+                LIMIT.to_owned(),
+            )],
+            "{engine:?}"
+        );
+    }
+}
+
+/// `iframe srcdoc` nested nine deep: the ninth document is not followed, and that is said.
+#[test]
+fn srcdoc_nested_past_the_bound_is_said_by_both_engines() {
+    let mut html = "<a href=x>".to_owned();
+    for _ in 0..9 {
+        let escaped = html.replace('&', "&amp;").replace('"', "&quot;");
+        html = format!("<iframe srcdoc=\"{escaped}\"></iframe>");
+    }
+    let expected = vec![(
+        "iframe".to_owned(),
+        "srcdoc".to_owned(),
+        String::new(),
+        String::new(),
+        LIMIT.to_owned(),
+    )];
+    assert_eq!(links(html.as_bytes(), EngineChoice::Auto), expected);
+    assert_eq!(links(html.as_bytes(), EngineChoice::Dom), expected);
+}
