@@ -241,9 +241,85 @@ pub fn write_jsonl<T: Serialize>(out: &mut impl Write, records: &[T]) -> io::Res
 }
 
 fn serde_json_line<T: Serialize>(out: &mut impl Write, record: &T) -> io::Result<()> {
-    // `From` keeps an I/O error's kind (a broken pipe stays a broken pipe).
-    serde_json::to_writer(&mut *out, record).map_err(io::Error::from)?;
+    write_json(&mut *out, record, false)?;
     out.write_all(b"\n")
+}
+
+/// Writes `value` as JSON (indented when `pretty`), with every character [`escape_controls`]
+/// shows escaped as `\uXXXX`: serde_json escapes only C0 controls, so DEL, C1 controls and
+/// bidirectional controls would otherwise reach a terminal or viewer raw (RFC 8259 §7 allows
+/// any character to be escaped).
+///
+/// # Errors
+/// The writer's.
+pub fn write_json<T: Serialize + ?Sized>(
+    out: &mut impl Write,
+    value: &T,
+    pretty: bool,
+) -> io::Result<()> {
+    // `From` keeps an I/O error's kind (a broken pipe stays a broken pipe).
+    if pretty {
+        let formatter = Escaping(serde_json::ser::PrettyFormatter::new());
+        value
+            .serialize(&mut serde_json::Serializer::with_formatter(out, formatter))
+            .map_err(io::Error::from)
+    } else {
+        let formatter = Escaping(serde_json::ser::CompactFormatter);
+        value
+            .serialize(&mut serde_json::Serializer::with_formatter(out, formatter))
+            .map_err(io::Error::from)
+    }
+}
+
+/// A serde_json formatter that writes [`needs_escape`] characters as `\uXXXX`; the rest is
+/// the wrapped formatter's.
+struct Escaping<F>(F);
+
+impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for Escaping<F> {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut rest = fragment;
+        while let Some((at, c)) = rest.char_indices().find(|&(_, c)| needs_escape(c)) {
+            writer.write_all(rest.get(..at).unwrap_or_default().as_bytes())?;
+            // Every character of the set is in the Basic Multilingual Plane: one escape.
+            write!(writer, "\\u{:04x}", u32::from(c))?;
+            rest = rest.get(at + c.len_utf8()..).unwrap_or_default();
+        }
+        writer.write_all(rest.as_bytes())
+    }
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn end_object_key<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_key(w)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
+    }
 }
 
 /// The columns of `links --format tsv`, in order; the first line of the output names them.
@@ -305,10 +381,11 @@ pub fn tsv_escape(s: &str) -> String {
     o
 }
 
-/// Text for a terminal or a line-oriented report: control characters (C0, DEL, C1) and the
-/// bidirectional overrides are shown as escapes (`\n`, `\t`, `\x1b`, `\u{202e}`), and a
-/// backslash as `\\`, so a hostile file name or href can neither forge a line nor drive the
-/// terminal nor reorder what is shown.
+/// Text for a terminal or a line-oriented report: control characters (C0, DEL, C1), the
+/// bidirectional controls and the Unicode line separators are shown as escapes (`\n`, `\t`,
+/// `\x1b`, `\u{202e}`), and a backslash as `\\`, so a hostile file name or href can neither
+/// forge a line nor drive the terminal nor reorder what is shown. The one rule for every text
+/// output; [`write_json`] escapes the same set in JSON's syntax.
 pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(|c| c == '\\' || needs_escape(c)) {
         return std::borrow::Cow::Borrowed(s);
@@ -316,9 +393,20 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(tsv_escape(s))
 }
 
-fn needs_escape(c: char) -> bool {
+/// The characters every output escapes: C0, DEL and C1 controls (Unicode `Cc`); the
+/// bidirectional formatting characters of UAX #9 §2 (ALM U+061C, LRM/RLM U+200E–F, the
+/// embeddings and overrides U+202A–E, the isolates U+2066–9); and the line and paragraph
+/// separators U+2028–9, which some viewers break lines at.
+pub fn needs_escape(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
 }
 
 fn push_escaped(o: &mut String, c: char) {

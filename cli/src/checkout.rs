@@ -178,12 +178,13 @@ impl Grouped {
                 (_, Some(t)) => t.clone(),
                 (_, None) => r.link.resolved.clone().unwrap_or_default(),
             };
+            // One line per link, whatever the link holds.
             broken.push(format!(
                 "{}: {} \"{}\" -> {}",
                 r.verdict.name(),
                 place(r),
-                r.link.original,
-                r.link.resolved.as_deref().unwrap_or("(unresolved)")
+                esc(&r.link.original),
+                esc(r.link.resolved.as_deref().unwrap_or("(unresolved)"))
             ));
             let key = (
                 rank(r.verdict),
@@ -316,7 +317,7 @@ pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> i
         },
         broken: &targets,
     };
-    serde_json::to_writer_pretty(&mut *out, &report).map_err(io::Error::other)?;
+    linkbase::report::write_json(&mut *out, &report, true)?;
     writeln!(out)
 }
 
@@ -369,7 +370,9 @@ pub fn write_markdown(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) 
     writeln!(out, "{}", summary(t, targets.len()))
 }
 
-/// XML 1.0 text: the five escapes, and characters XML cannot hold replaced.
+/// XML 1.0 text: the five escapes; the characters every output escapes
+/// ([`linkbase::report::needs_escape`]) as character references where XML 1.0 §2.2 allows them
+/// (`&#x202E;`), and C0 controls it cannot carry at all shown as `\x1b`, as in text output.
 fn xml(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -383,7 +386,12 @@ fn xml(s: &str) -> String {
             '\t' => out.push_str("&#9;"),
             '\n' => out.push_str("&#10;"),
             '\r' => out.push_str("&#13;"),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c if (c as u32) < 0x20 => out.push_str(&esc(&c.to_string())),
+            c if linkbase::report::needs_escape(c) => {
+                out.push_str(&format!("&#x{:X};", u32::from(c)));
+            }
+            // Not characters in XML 1.0 §2.2.
+            '\u{FFFE}' | '\u{FFFF}' => out.push('\u{FFFD}'),
             c => out.push(c),
         }
     }
@@ -505,7 +513,11 @@ mod tests {
     fn xml_text_is_escaped_and_valid() {
         assert_eq!(
             xml("<a href=\"x\">&'\u{1}"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&apos;\u{FFFD}"
+            "&lt;a href=&quot;x&quot;&gt;&amp;&apos;\\x01"
+        );
+        assert_eq!(
+            xml("a\u{1b}[31m\u{202e}b\n\u{85}\u{7f}\u{fffe}"),
+            "a\\x1b[31m&#x202E;b&#10;&#x85;&#x7F;\u{FFFD}"
         );
     }
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use linkbase::message::{self, MessageInput};
 use linkbase::pipeline::{self, HtmlInput, Options};
-use linkbase::report::{write_jsonl, write_tsv};
+use linkbase::report::{escape_controls, write_jsonl, write_tsv};
 use linkbase::Report;
 use linkbase::{BaseLayers, HeaderBase, Headers, Resolver, RewriteOptions};
 
@@ -56,7 +56,8 @@ fn main() -> ExitCode {
         Ok(exit) => ExitCode::from(exit as u8),
         Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
         Err(Failure::Fatal(Fatal(message))) => {
-            eprintln!("linkbase: {message}");
+            // Messages quote names and values from the input.
+            eprintln!("linkbase: {}", linkbase::report::escape_controls(&message));
             ExitCode::from(Exit::Unusable as u8)
         }
     }
@@ -150,7 +151,10 @@ fn resolve_to(
         if let Err(e) = &result {
             failed += 1;
             if !json {
-                eprintln!("linkbase: {e}");
+                eprintln!(
+                    "linkbase: {}",
+                    linkbase::report::escape_controls(&e.to_string())
+                );
             }
         }
         if json {
@@ -164,11 +168,10 @@ fn resolve_to(
                 same_document,
                 error,
             };
-            serde_json::to_writer(&mut *out, &record)?;
-            writeln!(out)
+            write_jsonl(out, std::slice::from_ref(&record))
         } else {
             // An unresolvable reference still gets its line, empty, so lines stay aligned.
-            writeln!(out, "{buffer}")
+            writeln!(out, "{}", escape_controls(&buffer))
         }
     };
     if args.refs.is_empty() {
@@ -689,12 +692,12 @@ fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
             for b in &bases {
                 // A MIME part's path comes first, so each line says which part it is about.
                 if let Some(part) = &b.part {
-                    write!(out, "{part}\t")?;
+                    write!(out, "{}\t", escape_controls(part))?;
                 }
                 writeln!(
                     out,
                     "{}\t{}",
-                    b.base.as_deref().unwrap_or(""),
+                    escape_controls(b.base.as_deref().unwrap_or("")),
                     b.base_source
                 )?;
             }

@@ -196,8 +196,8 @@ pub fn base(
                     BaseFormat::Text => writeln!(
                         out,
                         "{}\t{}\t{}",
-                        h.reference.warc_target_uri.as_deref().unwrap_or(""),
-                        b.base.as_deref().unwrap_or(""),
+                        escape_controls(h.reference.warc_target_uri.as_deref().unwrap_or("")),
+                        escape_controls(b.base.as_deref().unwrap_or("")),
                         b.base_source
                     )?,
                 },

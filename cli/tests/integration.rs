@@ -16,4 +16,5 @@ mod integration {
     pub mod mhtml;
     pub mod util;
     mod warc;
+    mod injection;
 }

@@ -276,7 +276,8 @@ fn hostile_names_stay_inside_their_junit_and_markdown_cells() {
         .descendants()
         .find(|n| n.has_tag_name("testcase"))
         .unwrap();
-    assert_eq!(case.attribute("name"), Some("evil\n| x | <b>\u{FFFD}.html"));
+    // U+0001 cannot be in XML 1.0 at all: shown as text output shows it (issue 21).
+    assert_eq!(case.attribute("name"), Some("evil\n| x | <b>\\x01.html"));
     let md = check(dir.path(), &["--format", "markdown"]);
     assert!(
         !md.stdout.contains('\u{1b}') && !md.stdout.contains("<b>"),
