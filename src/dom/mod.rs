@@ -236,16 +236,6 @@ impl ElementRef {
         self.noscripts
     }
 
-    /// Whether it holds anything but whitespace text.
-    pub fn has_content(&self) -> bool {
-        self.handle.children.borrow().iter().any(|c| match &c.data {
-            NodeData::Text { contents } => {
-                !contents.borrow().chars().all(|c| c.is_ascii_whitespace())
-            }
-            _ => true,
-        })
-    }
-
     /// The local name, lower-case for HTML elements (`a`, `img`, `linearGradient` in SVG).
     pub fn name(&self) -> &str {
         match &self.handle.data {

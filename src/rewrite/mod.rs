@@ -591,7 +591,7 @@ impl<'a> Planner<'a> {
             if level > MAX_NESTING {
                 return;
             }
-            if level == MAX_NESTING && element.is_html("noscript") && element.has_content() {
+            if level == MAX_NESTING && element.is_html("noscript") {
                 self.nesting_limit(out, element.id(), "noscript", None);
             }
         } else if element.is_html("noscript") {

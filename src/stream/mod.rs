@@ -1688,13 +1688,14 @@ impl Walk<'_, '_> {
             }
             EndEvent::Noscript { node, content } => {
                 let raw = self.input(content.clone()).unwrap_or_default().to_vec();
-                if raw.iter().all(u8::is_ascii_whitespace) {
-                    return;
-                }
                 if pass.nesting >= MAX_NESTING {
-                    // Said as the DOM engine says it (`Planner::element`).
+                    // Said as the DOM engine says it (`Planner::element`), for every such
+                    // `<noscript>`: what it holds is not read, so not judged either.
                     let planner = &self.planner;
                     planner.nesting_limit(&mut self.out.found, node, "noscript", None);
+                    return;
+                }
+                if raw.iter().all(u8::is_ascii_whitespace) {
                     return;
                 }
                 // HTML LS §4.12.2: consumers without scripting read the content as markup; a

@@ -108,7 +108,8 @@ fn noscript_nested_past_the_bound_is_said_by_both_engines() {
     assert_eq!(links(html, EngineChoice::Auto), expected);
     assert_eq!(links(html, EngineChoice::Dom), expected);
 
-    // Eight deep is followed by both; nine is not.
+    // Eight deep is followed by both; nine is not, and said even when it holds nothing (what
+    // it holds is not read).
     let nested = |n: usize| format!("{}<a href=x>", "<noscript>".repeat(n));
     let link = |l: &str| {
         vec![(
@@ -121,6 +122,8 @@ fn noscript_nested_past_the_bound_is_said_by_both_engines() {
     };
     for engine in [EngineChoice::Auto, EngineChoice::Dom] {
         assert_eq!(links(nested(8).as_bytes(), engine), link("x"), "{engine:?}");
+        let empty = "<noscript>".repeat(9);
+        assert_eq!(links(empty.as_bytes(), engine).len(), 1, "{engine:?}");
         assert_eq!(
             links(nested(9).as_bytes(), engine),
             vec![(
