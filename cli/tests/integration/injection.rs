@@ -168,3 +168,17 @@ fn warc_base_text_escapes_target_and_base() {
         "http://h/\\u{202e}/p\thttp://h/\\x1b[2J/\tbase-element\n"
     );
 }
+
+/// `rewrite`'s summaries name the file as text outputs show it (already so; kept so).
+#[test]
+fn rewrite_summaries_escape_file_names() {
+    let dir = tmp();
+    let page = dir.path().join("e\u{1b}[2J\u{202e}\nx.html");
+    std::fs::write(&page, "<a href=\"a\">x</a>").unwrap();
+    let run = linkbase(&["rewrite", s(&page)], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.ends_with(
+        "e\\x1b[2J\\u{202e}\\nx.html: 1 of 1 links left relative or unresolvable (no base)\n"
+    ));
+    assert!(!raw(&run.stderr), "{}", run.stderr);
+}
