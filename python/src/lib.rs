@@ -306,6 +306,11 @@ impl WarcReader {
                     }
                     linkbase::archive::Event::Skipped { .. } => {}
                 }
+                // Ctrl-C between records (after one is accounted for, so none is lost): this
+                // loop can walk a whole archive without returning to Python, which runs signal
+                // handlers only where the GIL is held (PyErr_CheckSignals raises
+                // KeyboardInterrupt).
+                Python::attach(|py| py.check_signals())?;
             }
             Ok(None)
         })?;

@@ -99,3 +99,37 @@ def test_threads(tmp_path):
     count = lambda p: sum(len(r["links"]) for r in linkbase.read_warc(p))  # noqa: E731
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(count, paths)) == [200] * 4
+
+
+def test_ctrl_c_stops_a_long_walk_between_records(tmp_path):
+    """Issue 21: one `next()` that walks many records without an HTML one checks for signals
+    between records, so Ctrl-C raises KeyboardInterrupt there instead of after the walk."""
+    import _thread
+    import gzip
+    import signal
+    import threading
+    import time
+
+    png = warcs.response("img", "http://ex.org/i.png", "HTTP/1.1 200 OK\nContent-Type: image/png\n", b"\x89PNG")
+    total = 200_000
+    page = warcs.response("p", "http://ex.org/p.html", "HTTP/1.1 200 OK\nContent-Type: text/html\n", b"<a href=x>x</a>")
+    path = tmp_path / "many.warc.gz"
+    path.write_bytes(gzip.compress(png) * total + gzip.compress(page))
+    reader = linkbase.read_warc(path)
+    # Python's own Ctrl-C handler (pyspark, run by other tests in this process, installs one).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.05, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            next(reader)
+            # Without the check the walk ends first and the interrupt comes here.
+            time.sleep(10)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    # Interrupted inside the walk: records remain, and reading goes on from there.
+    assert reader.counts["records"] < total
+    rest = list(reader)
+    assert [r["warc_target_uri"] for r in rest] == ["http://ex.org/p.html"]
+    assert reader.counts["records"] == total + 1
