@@ -304,6 +304,19 @@ impl WarcReader {
                     linkbase::archive::Event::Damaged(d) => {
                         damaged.push((d.offset, d.record_id, d.message));
                     }
+                    // A record past a bound is one that could not be read.
+                    linkbase::archive::Event::Skipped {
+                        reference,
+                        offset,
+                        message: Some(m),
+                        ..
+                    } => failed.push((
+                        reference
+                            .warc_record_id
+                            .unwrap_or_else(|| "(no WARC-Record-ID)".to_owned()),
+                        offset,
+                        m,
+                    )),
                     linkbase::archive::Event::Skipped { .. } => {}
                 }
             }

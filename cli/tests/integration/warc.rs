@@ -611,3 +611,56 @@ fn extract_relative_links_the_extracted_pages_to_each_other() {
         no_extract.stderr
     );
 }
+
+/// Issue 21 D5/D6: a record whose `Content-Encoding` inflates past 100 times its stored body
+/// (4 MiB at least) is skipped, said with its record, offset and the bound, counted, and the
+/// run exits 1; the record after it is read. A record whose payload holds thousands of `HTTP/`
+/// heads is one response with a chain too long to follow: its base stays its target URI.
+#[test]
+fn decode_bombs_and_endless_redirect_heads_are_bounded_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = b"<a href=a>".repeat(600_000);
+    let bomb = response(
+        1,
+        "http://h/bomb",
+        "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: gzip, gzip\n",
+        &gz(&gz(&page)),
+    )
+    .bytes();
+    let mut heads = "HTTP/1.1 301 M\r\nLocation: a/\r\n".repeat(5000);
+    heads.push_str("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>");
+    let chain = Rec {
+        kind: "response",
+        id: id(2),
+        uri: "http://h/chain/",
+        extra: Vec::new(),
+        content_type: HTTP,
+        block: heads.into_bytes(),
+    }
+    .bytes();
+    let path = dir.path().join("hostile.warc");
+    std::fs::write(&path, [bomb.clone(), chain].concat()).unwrap();
+    let run = linkbase(&["base", path.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let stored = bomb.len() - memchr_find(&bomb, b"\r\n\r\n\x1f\x8b").unwrap() - 4 - 4;
+    let name = path.display();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {name}: record {} at offset 0 skipped: Content-Encoding: gzip, gzip inflates its {stored} stored bytes past 4194304 bytes (MAX_DECODE_RATIO: 100 times the stored body, at least 4 MiB)\n\
+linkbase: {name}: 2 records read: 1 HTML (0 of them revisits), 1 skipped (1 past a limit), 0 damaged\n",
+            id(1)
+        )
+    );
+    let records = jsonl(&run.stdout);
+    assert_eq!(records.len(), 1, "{}", run.stdout);
+    assert_eq!(records[0]["base"], "http://h/chain/");
+    assert_eq!(
+        records[0]["diagnostics"][0]["message"],
+        "the header block's redirect chain has 5000 redirects, more than the 20 a browser follows (Fetch §4.4); the retrieval URI stays http://h/chain/ (first Location: a/, last Location: a/)"
+    );
+}
+
+fn memchr_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
