@@ -376,6 +376,8 @@ struct Source<R: BufRead + Seek> {
     eof_at: Option<u64>,
     /// At the start of a line of the decompressed stream.
     line_start: bool,
+    /// A stream error met while looking ahead, for the next read to report.
+    stashed: Option<io::Error>,
 }
 
 enum Inner<R: BufRead + Seek> {
@@ -399,6 +401,7 @@ impl<R: BufRead + Seek> Source<R> {
             member_start: start,
             eof_at: None,
             line_start: true,
+            stashed: None,
         }
     }
 
@@ -428,7 +431,13 @@ impl<R: BufRead + Seek> Source<R> {
                 match self.fill() {
                     Ok(0) => self.eof_at,
                     Ok(_) if self.member_start != before => Some(self.member_start),
-                    _ => None,
+                    Ok(_) => None,
+                    Err(e) => {
+                        // The next member is damaged: this record still ended its own. The error
+                        // is the next read's, which reports it and resynchronises.
+                        self.stashed = Some(e);
+                        (self.member_start != before).then_some(self.member_start)
+                    }
                 }
             }
         }
@@ -436,6 +445,9 @@ impl<R: BufRead + Seek> Source<R> {
 
     /// Refills the buffer when it is empty; the number of bytes available.
     fn fill(&mut self) -> io::Result<usize> {
+        if let Some(e) = self.stashed.take() {
+            return Err(e);
+        }
         if self.pending_pos < self.pending.len() {
             return Ok(self.pending.len() - self.pending_pos);
         }
@@ -733,6 +745,7 @@ impl<R: BufRead + Seek> Source<R> {
     /// After a stream error: for gzip, go on at the next gzip member after the damaged one's
     /// start; false when there is none. A plain file has no stream errors to resume from.
     fn resync(&mut self) -> io::Result<bool> {
+        self.stashed = None;
         self.buf.clear();
         self.pos = 0;
         self.pending.clear();
@@ -1115,5 +1128,27 @@ mod tests {
                 "byte {at}"
             );
         }
+    }
+
+    /// Garbage after a member: the record before it still ends at its member's end, and the
+    /// member after the garbage is read.
+    #[test]
+    fn garbage_after_a_member_keeps_both_neighbours() {
+        let a = gz(&record("response", "http://a/", b"AAA"));
+        let c = gz(&record("response", "http://c/", b"C"));
+        let file = [a.clone(), b"GARBAGE".to_vec(), c.clone()].concat();
+        let end = file.len();
+        assert_eq!(
+            summary(&read_all(file)),
+            [
+                format!("http://a/@0..Some({}) AAA", a.len()),
+                format!(
+                    "damaged@{} gzip member at offset {} is corrupt (invalid gzip header)",
+                    a.len(),
+                    a.len()
+                ),
+                format!("http://c/@{}..Some({end}) C", a.len() + 7),
+            ]
+        );
     }
 }
