@@ -220,8 +220,10 @@ pub struct Outer {
 /// Layers 2–4 of §5.1, outermost first, each relative value resolved against what lies outside.
 ///
 /// # Errors
-/// [`crate::Error::BadBase`] when `--url` or `--default-base` is not an absolute URI: those are
-/// the caller's own statements, not the document's, so a bad one stops the run.
+/// [`crate::Error::BadBase`] when the retrieval URI or the default base is not an absolute URI:
+/// those are the caller's own statements (`--url`, a WARC-Target-URI, `--default-base`), not the
+/// document's, so a bad one stops the run. The error names the layer, not an option: a library
+/// does not know which flag, parameter or record field gave it.
 pub fn outer_base(
     layers: &BaseLayers,
     options: ResolveOptions,
@@ -237,13 +239,13 @@ pub fn outer_base(
     let mut base = Base::none();
     if let Some(value) = &layers.default_base {
         base = Base {
-            uri: Some(absolute("--default-base", value)?),
+            uri: Some(absolute("the default base", value)?),
             source: BaseSource::Default,
         };
     }
     if let Some(value) = &layers.retrieval_uri {
         base = Base {
-            uri: Some(absolute("--url", value)?),
+            uri: Some(absolute("the retrieval URI", value)?),
             source: BaseSource::RetrievalUri,
         };
     }
@@ -544,10 +546,16 @@ mod tests {
         assert!(matches!(
             e,
             Err(crate::Error::BadBase {
-                option: "--url",
+                option: "the retrieval URI",
                 ..
             })
         ));
+        // The layer is named, not a command-line option the caller may not have used (issue 21).
+        assert!(e
+            .err()
+            .unwrap()
+            .to_string()
+            .starts_with("the retrieval URI \"not/absolute\": "));
     }
 
     #[test]
