@@ -361,7 +361,8 @@ impl WarcReader {
         self.damaged.clone()
     }
 
-    /// HTML records the pipeline could not read: (record id, offset, message) tuples.
+    /// Records that could not be read: HTML the pipeline refused, or past a bound (a payload
+    /// that inflates too far): (record id, offset, message) tuples.
     #[getter]
     fn failed(&self) -> Vec<(String, u64, String)> {
         self.failed.clone()
