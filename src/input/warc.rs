@@ -374,8 +374,6 @@ struct Source<R: BufRead + Seek> {
     member_start: u64,
     /// The file's length, once a `.warc.gz` has been read to its end.
     eof_at: Option<u64>,
-    /// At the start of a line of the decompressed stream.
-    line_start: bool,
     /// A stream error met while looking ahead, for the next read to report.
     stashed: Option<io::Error>,
 }
@@ -400,7 +398,6 @@ impl<R: BufRead + Seek> Source<R> {
             consumed: start,
             member_start: start,
             eof_at: None,
-            line_start: true,
             stashed: None,
         }
     }
@@ -523,9 +520,6 @@ impl<R: BufRead + Seek> Source<R> {
     }
 
     fn consume(&mut self, n: usize) {
-        if let Some(last) = self.chunk().get(..n).and_then(|c| c.last()) {
-            self.line_start = *last == b'\n';
-        }
         if self.pending_pos < self.pending.len() {
             self.pending_pos += n;
             if self.pending_pos >= self.pending.len() {
@@ -546,7 +540,6 @@ impl<R: BufRead + Seek> Source<R> {
         bytes.extend_from_slice(self.pending.get(self.pending_pos..).unwrap_or_default());
         self.pending = bytes;
         self.pending_pos = 0;
-        self.line_start = true;
     }
 
     /// Skips CR and LF bytes; false at the end of the input.
@@ -622,7 +615,11 @@ impl<R: BufRead + Seek> Source<R> {
             match self.fill() {
                 Ok(0) => return format!("; skipped {read} bytes to the end of the archive"),
                 Ok(_) => {}
-                Err(e) => return format!("; skipped {read} bytes, then: {e}"),
+                Err(e) => {
+                    // The next read reports it, and resynchronises.
+                    self.stashed = Some(e);
+                    return format!("; skipped {read} bytes, up to the damage said next");
+                }
             }
             let c = self.chunk();
             let mut n = 0;
@@ -710,7 +707,6 @@ impl<R: BufRead + Seek> Source<R> {
                 self.pending.clear();
                 self.pending_pos = 0;
                 self.consumed = position;
-                self.line_start = true;
                 Ok(())
             }
             Inner::Gzip(_) if self.member_start == member => {
@@ -750,7 +746,6 @@ impl<R: BufRead + Seek> Source<R> {
         self.pos = 0;
         self.pending.clear();
         self.pending_pos = 0;
-        self.line_start = true;
         let Inner::Gzip(slot) = &mut self.inner else {
             return Ok(false);
         };
