@@ -2,10 +2,13 @@
 //! `.warc.gz` (one gzip member per record, as the standard's Annex D has it), in memory that does
 //! not grow with the archive.
 //!
-//! A damaged archive is read as far as it can be: a truncated or corrupt gzip member, a
-//! `Content-Length` that does not end where the record ends, garbage between records. Each is an
-//! [`Item::Damaged`] naming the offset, and reading goes on at the next record (the next gzip
-//! member, or the next line that starts `WARC/`). Nothing is dropped without a word.
+//! A damaged archive is read as far as it can be, as warcio does: a truncated or corrupt gzip
+//! member (the first one included), a `Content-Length` that does not end where the record ends or
+//! runs past the end of the file, garbage between records. Each is an [`Item::Damaged`] naming
+//! the offset and how many bytes were skipped to which offset, and reading goes on at the next
+//! record: the next gzip member after the damaged record's, or the next `WARC/1.` version line
+//! from the start of the damaged block (at a line start or not: damage need not end with a
+//! newline). Nothing is dropped without a word.
 //!
 //! Why not a WARC crate: `fastwarc` 2.0 and `warc` 0.4 were measured on the corpus archive
 //! (BENCHMARKS.md): both read it fast, but both stop at the first damaged record, and `fastwarc`
