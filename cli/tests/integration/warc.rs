@@ -664,3 +664,97 @@ linkbase: {name}: 2 records read: 1 HTML (0 of them revisits), 1 skipped (1 past
 fn memchr_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
+
+/// Issue 21 D11-D13 through the command line: a Content-Length past the end of the file, damage
+/// without a newline, a bad byte in the first gzip member's header. Each is one damage line with
+/// its offsets, the intact records are all read, and the run exits 1.
+#[test]
+fn recovery_reads_every_intact_record_after_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = |n: u32, uri: &'static str| {
+        response(
+            n,
+            uri,
+            "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+            b"<a href=x>x</a>",
+        )
+    };
+    let (a, b, c) = (
+        page(1, "http://h/a").bytes(),
+        page(2, "http://h/b").bytes(),
+        page(3, "http://h/c").bytes(),
+    );
+    let claimed = a.len() * 10;
+    let text = String::from_utf8(a.clone()).unwrap();
+    let cl = text
+        .lines()
+        .find(|l| l.starts_with("Content-Length: "))
+        .unwrap()
+        .trim_end()
+        .to_owned();
+    let block_len: usize = cl["Content-Length: ".len()..].parse().unwrap();
+    let long = text.replace(&cl, &format!("Content-Length: {claimed}"));
+    let uris = |run: &super::util::Run| -> Vec<String> {
+        let mut u: Vec<String> = jsonl(&run.stdout)
+            .iter()
+            .map(|l| l["warc_target_uri"].as_str().unwrap_or("").to_owned())
+            .collect();
+        u.dedup();
+        u
+    };
+    // D11: past the end of the file.
+    let path = dir.path().join("long.warc");
+    std::fs::write(&path, [long.as_bytes(), &b, &c].concat()).unwrap();
+    let run = linkbase(&["links", path.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let skipped = block_len + 4;
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {0}: damaged record at offset 0 (record {1}): Content-Length {claimed} runs past the end of the archive; skipped {skipped} bytes to the next record, at offset {2}\n\
+linkbase: {0}: 2 records read: 2 HTML (0 of them revisits), 0 skipped, 1 damaged\n",
+            path.display(),
+            id(1),
+            long.len()
+        )
+    );
+    assert_eq!(uris(&run), ["http://h/b", "http://h/c"]);
+    // D12: garbage without a newline before an intact record.
+    let path = dir.path().join("junk.warc");
+    std::fs::write(&path, [&a[..], b"junk", &b].concat()).unwrap();
+    let run = linkbase(&["links", path.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {0}: damaged record at offset {1}: not a WARC record (no WARC/ version line); skipped 4 bytes to the next record, at offset {2}\n\
+linkbase: {0}: 2 records read: 2 HTML (0 of them revisits), 0 skipped, 1 damaged\n",
+            path.display(),
+            a.len(),
+            a.len() + 4
+        )
+    );
+    assert_eq!(uris(&run), ["http://h/a", "http://h/b"]);
+    // D13: a bad byte in the first gzip member's magic.
+    let mut first = gz(&a);
+    first[1] = 0;
+    let path = dir.path().join("bad.warc.gz");
+    std::fs::write(&path, [first.clone(), gz(&b), gz(&c)].concat()).unwrap();
+    let run = linkbase(&["links", path.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "linkbase: {}: damaged record at offset 0: gzip member at offset 0 is corrupt",
+            path.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .ends_with("2 records read: 2 HTML (0 of them revisits), 0 skipped, 1 damaged\n"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(uris(&run), ["http://h/b", "http://h/c"]);
+}
