@@ -27,9 +27,18 @@ use crate::input::Headers;
 use crate::pipeline::{self, HtmlInput, Options, Rewritten};
 use crate::report::Report;
 
-/// An HTML payload is held in memory up to this size (decoded); larger ones are skipped and
-/// counted (a 256 MiB web page is not a page; a decompression bomb is not one either).
+/// An HTML payload is held in memory up to this size (decoded); larger ones are skipped, said
+/// and counted (a 256 MiB web page is not a page; a decompression bomb is not one either).
 pub const MAX_PAYLOAD: u64 = 256 * 1024 * 1024;
+
+/// A `Content-Encoding` may inflate the stored body at most this many times
+/// ([`MIN_DECODE_BUDGET`] whatever the body's size): HTML compresses 5–20 times; deflate can
+/// reach 1,032 times per layer, and layers multiply (`gzip, gzip`), so a 559-byte record could
+/// become gigabytes. The bound applies to the whole chain of codings, against the stored body.
+pub const MAX_DECODE_RATIO: u64 = 100;
+
+/// What any body may inflate to, however small it is stored.
+pub const MIN_DECODE_BUDGET: u64 = 4 * 1024 * 1024;
 
 /// Which archived record a link or a base came from: the fields `links` and `base` add to each
 /// JSON record for WARC input.
@@ -108,10 +117,15 @@ pub enum Event {
     Skipped {
         /// The record.
         reference: RecordRef,
+        /// Its offset in the file.
+        offset: u64,
         /// Where it ends, when that is a boundary.
         raw_end: Option<u64>,
         /// Why, for counting and for messages.
         reason: SkipReason,
+        /// What was found, when there is more to say than the reason: the bound a record
+        /// passed ([`SkipReason::PastLimit`]), which a run reports.
+        message: Option<String>,
     },
     /// Damage in the file; reading went on after it.
     Damaged(Damage),
@@ -129,8 +143,11 @@ pub enum SkipReason {
     RevisitWithoutOriginal,
     /// A `response` without `WARC-Target-URI`: there is no retrieval URI to resolve against.
     NoTargetUri,
-    /// The payload is past [`MAX_PAYLOAD`], or its content coding could not be decoded.
+    /// The payload's content coding could not be decoded.
     Undecodable,
+    /// The record passes a bound: a block past [`MAX_PAYLOAD`], or a content coding that
+    /// inflates past [`MAX_DECODE_RATIO`]. Said in the event's message.
+    PastLimit,
 }
 
 impl SkipReason {
@@ -142,6 +159,7 @@ impl SkipReason {
             SkipReason::RevisitWithoutOriginal => "revisit-without-original",
             SkipReason::NoTargetUri => "no-target-uri",
             SkipReason::Undecodable => "undecodable-payload",
+            SkipReason::PastLimit => "past-limit",
         }
     }
 }
@@ -155,6 +173,9 @@ pub struct Counts {
     pub html: u64,
     /// Records skipped.
     pub skipped: u64,
+    /// Of the skipped records, those that pass a bound ([`SkipReason::PastLimit`]): the run
+    /// did not read all it should have.
+    pub past_limit: u64,
     /// Stretches of damage.
     pub damaged: u64,
     /// Revisits resolved to an original payload in the file.
@@ -165,9 +186,13 @@ impl std::fmt::Display for Counts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} records read: {} HTML ({} of them revisits), {} skipped, {} damaged",
-            self.records, self.html, self.revisits, self.skipped, self.damaged
-        )
+            "{} records read: {} HTML ({} of them revisits), {} skipped",
+            self.records, self.html, self.revisits, self.skipped
+        )?;
+        if self.past_limit > 0 {
+            write!(f, " ({} past a limit)", self.past_limit)?;
+        }
+        write!(f, ", {} damaged", self.damaged)
     }
 }
 
@@ -252,10 +277,12 @@ impl Archive {
             Item::Record(r) => r,
         };
         self.counts.records += 1;
-        let skip = |reason| Event::Skipped {
+        let skip = |(reason, message)| Event::Skipped {
             reference: RecordRef::of(&record),
+            offset: record.offset,
             raw_end: record.raw_end,
             reason,
+            message,
         };
         let event = match record.record_type().as_str() {
             "response" | "resource" => match html_of(&record, None, &self.options) {
@@ -271,13 +298,19 @@ impl Archive {
                     self.counts.revisits += 1;
                     Event::Html(Box::new(html))
                 }
-                None => skip(SkipReason::RevisitWithoutOriginal),
+                None => skip((SkipReason::RevisitWithoutOriginal, None)),
             },
-            _ => skip(SkipReason::NotAResponse),
+            _ => skip((SkipReason::NotAResponse, None)),
         };
         match &event {
             Event::Html(_) => self.counts.html += 1,
-            _ => self.counts.skipped += 1,
+            Event::Skipped { reason, .. } => {
+                self.counts.skipped += 1;
+                if *reason == SkipReason::PastLimit {
+                    self.counts.past_limit += 1;
+                }
+            }
+            Event::Damaged(_) => {}
         }
         event
     }
@@ -368,10 +401,19 @@ fn html_of(
     record: &Record,
     revisit: Option<&Record>,
     options: &ArchiveOptions,
-) -> Result<HtmlRecord, SkipReason> {
-    let block = record.block.as_deref().ok_or(SkipReason::Undecodable)?;
+) -> Result<HtmlRecord, (SkipReason, Option<String>)> {
     let outer = revisit.unwrap_or(record);
-    let target = outer.target_uri().ok_or(SkipReason::NoTargetUri)?;
+    let target = outer.target_uri().ok_or((SkipReason::NoTargetUri, None))?;
+    let block = record.block.as_deref().ok_or_else(|| {
+        (
+            SkipReason::PastLimit,
+            Some(format!(
+                "its block of {} bytes is past the {} MiB a payload may have (MAX_PAYLOAD)",
+                record.content_length,
+                MAX_PAYLOAD >> 20
+            )),
+        )
+    })?;
     let warc_type = outer
         .headers
         .get("Content-Type")
@@ -402,7 +444,7 @@ fn html_of(
         None => body.to_vec(),
     };
     if !is_html(content_type.as_deref(), &payload) {
-        return Err(SkipReason::NotHtml);
+        return Err((SkipReason::NotHtml, None));
     }
     let mut layers = BaseLayers {
         retrieval_uri: Some(target.to_owned()),
@@ -500,7 +542,11 @@ fn decode_payload(
     http: &Headers,
     body: &[u8],
     diagnostics: &mut Vec<Diagnostic>,
-) -> Result<Vec<u8>, SkipReason> {
+) -> Result<Vec<u8>, (SkipReason, Option<String>)> {
+    // One budget for the whole chain of codings, from what is stored.
+    let budget = (body.len() as u64)
+        .saturating_mul(MAX_DECODE_RATIO)
+        .clamp(MIN_DECODE_BUDGET, MAX_PAYLOAD);
     let mut payload = body.to_vec();
     let chunked = http
         .get("Transfer-Encoding")
@@ -522,15 +568,34 @@ fn decode_payload(
     for coding in codings.split(',').map(str::trim).rev() {
         let decoded = match coding {
             "" | "identity" => continue,
-            "gzip" | "x-gzip" => bounded(flate2::read::MultiGzDecoder::new(&payload[..])),
-            "deflate" => bounded(flate2::read::ZlibDecoder::new(&payload[..]))
-                .or_else(|_| bounded(flate2::read::DeflateDecoder::new(&payload[..]))),
-            "br" => bounded(brotli_decompressor::Decompressor::new(&payload[..], 4096)),
-            _ => Err(io::Error::other("unknown content coding")),
+            "gzip" | "x-gzip" => bounded(flate2::read::MultiGzDecoder::new(&payload[..]), budget),
+            "deflate" => {
+                bounded(flate2::read::ZlibDecoder::new(&payload[..]), budget).or_else(|e| match e {
+                    Decoded::PastBudget => Err(e),
+                    Decoded::Io(_) => {
+                        bounded(flate2::read::DeflateDecoder::new(&payload[..]), budget)
+                    }
+                })
+            }
+            "br" => bounded(
+                brotli_decompressor::Decompressor::new(&payload[..], 4096),
+                budget,
+            ),
+            _ => Err(Decoded::Io(io::Error::other("unknown content coding"))),
         };
         match decoded {
             Ok(p) => payload = p,
-            Err(e) => {
+            Err(Decoded::PastBudget) => {
+                return Err((
+                    SkipReason::PastLimit,
+                    Some(format!(
+                        "Content-Encoding: {codings} inflates its {} stored bytes past {budget} bytes (MAX_DECODE_RATIO: {MAX_DECODE_RATIO} times the stored body, at least {} MiB)",
+                        body.len(),
+                        MIN_DECODE_BUDGET >> 20
+                    )),
+                ))
+            }
+            Err(Decoded::Io(e)) => {
                 // Stored decoded by the crawler despite the header? Then it reads as text.
                 if is_html(None, &payload) {
                     diagnostics.push(Diagnostic::new(
@@ -539,18 +604,29 @@ fn decode_payload(
                     ));
                     break;
                 }
-                return Err(SkipReason::Undecodable);
+                return Err((SkipReason::Undecodable, None));
             }
         }
     }
     Ok(payload)
 }
 
-fn bounded(r: impl Read) -> io::Result<Vec<u8>> {
+/// Why a content coding gave no payload.
+enum Decoded {
+    /// It does not decode.
+    Io(io::Error),
+    /// It inflates past the budget.
+    PastBudget,
+}
+
+/// Decodes up to `budget` bytes; one more is an error, found without holding more.
+fn bounded(r: impl Read, budget: u64) -> Result<Vec<u8>, Decoded> {
     let mut out = Vec::new();
-    r.take(MAX_PAYLOAD + 1).read_to_end(&mut out)?;
-    if out.len() as u64 > MAX_PAYLOAD {
-        return Err(io::Error::other("decoded payload past 256 MiB"));
+    r.take(budget.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(Decoded::Io)?;
+    if out.len() as u64 > budget {
+        return Err(Decoded::PastBudget);
     }
     Ok(out)
 }

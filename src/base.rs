@@ -10,7 +10,7 @@
 //! A relative value in any layer is resolved against the layers outside it.
 
 use crate::error::Diagnostic;
-use crate::input::Headers;
+use crate::input::{Headers, MAX_REDIRECTS};
 use crate::uri::{ResolveError, ResolveOptions, Resolver, Uri, UriRef};
 
 /// Which layer of RFC 2396 §5.1 supplied the base.
@@ -138,10 +138,25 @@ impl BaseLayers {
         let hops: Vec<&str> = headers
             .earlier_responses()
             .iter()
-            .filter(|r| r.status.is_some_and(|s| (300..400).contains(&s)))
+            .filter(|r| r.is_redirect())
             .filter_map(|r| r.location.as_deref())
             .collect();
-        if hops.is_empty() {
+        let Some(first) = hops.first() else {
+            return;
+        };
+        let count = headers.redirect_count();
+        if count > MAX_REDIRECTS {
+            // A browser gives a network error instead of this document (Fetch §4.4), so no hop
+            // of the chain is the URI it was retrieved from: the retrieval URI stays as given.
+            diagnostics.push(Diagnostic::new(
+                crate::error::DiagnosticCode::RedirectChain,
+                format!(
+                    "the header block's redirect chain has {count} redirects, more than the {MAX_REDIRECTS} a browser follows (Fetch §4.4); the retrieval URI stays {} (first Location: {}, last Location: {})",
+                    self.retrieval_uri.as_deref().unwrap_or("unknown"),
+                    first.trim(),
+                    headers.last_redirect_location().unwrap_or("").trim(),
+                ),
+            ));
             return;
         }
         // HTTP resolves Location by RFC 3986 (RFC 9110 §10.2.2), whatever profile the document
@@ -169,7 +184,9 @@ impl BaseLayers {
                             "Location: {location} cannot be resolved{}; the retrieval URI stays {}",
                             match &current {
                                 Some(b) => format!(" against {b}"),
-                                None => " (no --url to resolve it against)".to_owned(),
+                                None =>
+                                    " (the document has no retrieval URI to resolve it against)"
+                                        .to_owned(),
                             },
                             current.as_deref().unwrap_or("unknown")
                         ),
@@ -203,8 +220,10 @@ pub struct Outer {
 /// Layers 2–4 of §5.1, outermost first, each relative value resolved against what lies outside.
 ///
 /// # Errors
-/// [`crate::Error::BadBase`] when `--url` or `--default-base` is not an absolute URI: those are
-/// the caller's own statements, not the document's, so a bad one stops the run.
+/// [`crate::Error::BadBase`] when the retrieval URI or the default base is not an absolute URI:
+/// those are the caller's own statements (`--url`, a WARC-Target-URI, `--default-base`), not the
+/// document's, so a bad one stops the run. The error names the layer, not an option: a library
+/// does not know which flag, parameter or record field gave it.
 pub fn outer_base(
     layers: &BaseLayers,
     options: ResolveOptions,
@@ -220,13 +239,13 @@ pub fn outer_base(
     let mut base = Base::none();
     if let Some(value) = &layers.default_base {
         base = Base {
-            uri: Some(absolute("--default-base", value)?),
+            uri: Some(absolute("the default base", value)?),
             source: BaseSource::Default,
         };
     }
     if let Some(value) = &layers.retrieval_uri {
         base = Base {
-            uri: Some(absolute("--url", value)?),
+            uri: Some(absolute("the retrieval URI", value)?),
             source: BaseSource::RetrievalUri,
         };
     }
@@ -527,10 +546,16 @@ mod tests {
         assert!(matches!(
             e,
             Err(crate::Error::BadBase {
-                option: "--url",
+                option: "the retrieval URI",
                 ..
             })
         ));
+        // The layer is named, not a command-line option the caller may not have used (issue 21).
+        assert!(e
+            .err()
+            .unwrap()
+            .to_string()
+            .starts_with("the retrieval URI \"not/absolute\": "));
     }
 
     #[test]
@@ -573,5 +598,61 @@ mod tests {
         };
         l.add_headers(&h, HeaderBase::Entity);
         assert_eq!(l.content_location.as_deref(), Some("http://explicit/"));
+    }
+
+    /// `n` relative redirects (`a0/`, `a1/`, …), then the document's response.
+    fn chain(n: usize) -> Headers {
+        let mut text: String = (0..n)
+            .map(|i| format!("HTTP/1.1 302 Found\r\nLocation: a{i}/\r\n\r\n"))
+            .collect();
+        text.push_str("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n");
+        Headers::parse(&text)
+    }
+
+    fn follow(headers: &Headers) -> (Option<String>, Vec<String>) {
+        let mut l = layers(None, None, Some("http://h/"), None);
+        let d = l.add_headers(headers, HeaderBase::Entity);
+        (l.retrieval_uri, d.into_iter().map(|d| d.message).collect())
+    }
+
+    /// Issue 21 D5: 20 redirects are followed (Fetch §4.4); a longer chain is refused with one
+    /// short diagnostic and the retrieval URI as given, and the block keeps only what that needs.
+    #[test]
+    fn redirect_chains_stop_at_twenty_hops() {
+        let (uri, d) = follow(&chain(20));
+        let end: String = (0..20).map(|i| format!("a{i}/")).collect();
+        assert_eq!(uri.as_deref(), Some(&*format!("http://h/{end}")));
+        assert_eq!(d.len(), 1);
+        for n in [21, 4000] {
+            let headers = chain(n);
+            assert!(headers.earlier_responses().len() <= 21, "{n}");
+            assert_eq!(
+                follow(&headers),
+                (
+                    Some("http://h/".to_owned()),
+                    vec![format!(
+                        "the header block's redirect chain has {n} redirects, more than the 20 a browser follows (Fetch §4.4); the retrieval URI stays http://h/ (first Location: a0/, last Location: a{}/)",
+                        n - 1
+                    )]
+                )
+            );
+        }
+    }
+
+    /// Issue 21: a library message names the layer, not a command-line option.
+    #[test]
+    fn an_unresolvable_hop_names_the_missing_layer() {
+        let h =
+            Headers::parse("HTTP/1.1 301 Moved\r\nLocation: /a/\r\n\r\nHTTP/1.1 200 OK\r\n\r\n");
+        let mut l = BaseLayers::default();
+        let d: Vec<String> = l
+            .add_headers(&h, HeaderBase::Entity)
+            .into_iter()
+            .map(|d| d.message)
+            .collect();
+        assert_eq!(
+            d,
+            ["Location: /a/ cannot be resolved (the document has no retrieval URI to resolve it against); the retrieval URI stays unknown"]
+        );
     }
 }

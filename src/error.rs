@@ -28,10 +28,10 @@ pub enum Error {
         #[source]
         source: LimitHit,
     },
-    /// A base-layer option (`--url`, `--default-base`) is not a usable URI.
+    /// A base layer the caller gave (the retrieval URI, the default base) is not a usable URI.
     #[error("{option} {value:?}: {source}")]
     BadBase {
-        /// The option, as the user typed it.
+        /// The layer: `the retrieval URI` (`--url`, a WARC-Target-URI) or `the default base`.
         option: &'static str,
         /// Its value.
         value: String,

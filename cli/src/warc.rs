@@ -104,20 +104,38 @@ fn finish(name: &str, archive: &Archive, failed: u64) -> Exit {
         String::new()
     };
     eprintln!("linkbase: {}: {counts}{failed_note}", escape_controls(name));
-    if counts.damaged > 0 || failed > 0 {
+    if counts.damaged > 0 || counts.past_limit > 0 || failed > 0 {
         Exit::Problems
     } else {
         Exit::Ok
     }
 }
 
+/// Damage, and records skipped past a bound, each on a line of its own.
 fn say_damage(name: &str, event: &Event) {
-    if let Event::Damaged(d) = event {
-        eprintln!(
+    match event {
+        Event::Damaged(d) => eprintln!(
             "linkbase: {}: damaged record at {}",
             escape_controls(name),
             escape_controls(&d.to_string())
-        );
+        ),
+        Event::Skipped {
+            reference,
+            offset,
+            message: Some(message),
+            ..
+        } => eprintln!(
+            "linkbase: {}: record {} at offset {offset} skipped: {}",
+            escape_controls(name),
+            escape_controls(
+                reference
+                    .warc_record_id
+                    .as_deref()
+                    .unwrap_or("(no WARC-Record-ID)")
+            ),
+            escape_controls(message)
+        ),
+        _ => {}
     }
 }
 

@@ -32,13 +32,13 @@ class WarcReader(Iterator[dict[str, Any]]):
     def __next__(self) -> dict[str, Any]: ...
     @property
     def counts(self) -> dict[str, int]:
-        """Records read so far: records, html, skipped, damaged, revisits."""
+        """Records read so far: records, html, skipped (past_limit of them past a bound), damaged, revisits."""
     @property
     def damaged(self) -> List[Tuple[int, Optional[str], str]]:
         """Damage met so far: (offset, record id, message)."""
     @property
     def failed(self) -> List[Tuple[str, int, str]]:
-        """HTML records that could not be processed: (record id, offset, message)."""
+        """Records that could not be processed, HTML or past a bound: (record id, offset, message)."""
 
 def read_warc(
     source: Union[str, "os.PathLike[str]", BinaryIO],

@@ -304,6 +304,19 @@ impl WarcReader {
                     linkbase::archive::Event::Damaged(d) => {
                         damaged.push((d.offset, d.record_id, d.message));
                     }
+                    // A record past a bound is one that could not be read.
+                    linkbase::archive::Event::Skipped {
+                        reference,
+                        offset,
+                        message: Some(m),
+                        ..
+                    } => failed.push((
+                        reference
+                            .warc_record_id
+                            .unwrap_or_else(|| "(no WARC-Record-ID)".to_owned()),
+                        offset,
+                        m,
+                    )),
                     linkbase::archive::Event::Skipped { .. } => {}
                 }
                 // Ctrl-C between records (after one is accounted for, so none is lost): this
@@ -353,7 +366,8 @@ impl WarcReader {
         self.damaged.clone()
     }
 
-    /// HTML records the pipeline could not read: (record id, offset, message) tuples.
+    /// Records that could not be read: HTML the pipeline refused, or past a bound (a payload
+    /// that inflates too far): (record id, offset, message) tuples.
     #[getter]
     fn failed(&self) -> Vec<(String, u64, String)> {
         self.failed.clone()

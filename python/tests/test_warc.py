@@ -1,5 +1,6 @@
 """linkbase.read_warc against archives built in the test (tests/warcs.py)."""
 
+import gzip
 import io
 import json
 import os
@@ -42,7 +43,14 @@ def test_records_links_and_provenance(tmp_path):
         "http://ex.org/l.html",
         "http://ex.org/again/",
     ]
-    assert reader.counts == {"records": 8, "html": 6, "skipped": 2, "damaged": 0, "revisits": 1}
+    assert reader.counts == {
+        "records": 8,
+        "html": 6,
+        "skipped": 2,
+        "past_limit": 0,
+        "damaged": 0,
+        "revisits": 1,
+    }
     by_uri = {r["warc_target_uri"]: r for r in records}
     resolved = lambda uri: [(l["resolved"], l["base_source"]) for l in by_uri[uri]["links"]]  # noqa: E731
     assert resolved("http://ex.org/old") == [("http://ex.org/new/", "retrieval-uri")]
@@ -133,3 +141,24 @@ def test_ctrl_c_stops_a_long_walk_between_records(tmp_path):
     rest = list(reader)
     assert [r["warc_target_uri"] for r in rest] == ["http://ex.org/p.html"]
     assert reader.counts["records"] == total + 1
+
+
+def test_a_decode_bomb_is_refused_and_listed_as_failed(tmp_path):
+    """Issue 21 D6: a Content-Encoding that inflates past 100 times the stored body (4 MiB at
+    least) is not decoded; the record is listed with failed, counted, and the next one read."""
+    page = gzip.compress(gzip.compress(b"<a href=a>" * 600_000))
+    bomb = warcs.response(
+        "bomb", "http://ex.org/bomb", "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: gzip, gzip\n", page
+    )
+    path = warcs.write(tmp_path / "bomb.warc", [bomb] + warcs.site(1), compress=False)
+    reader = linkbase.read_warc(path)
+    assert [r["warc_target_uri"] for r in reader] == ["http://ex.org/d/p0.html"]
+    assert reader.counts["past_limit"] == 1
+    assert reader.failed == [
+        (
+            "<urn:uuid:bomb>",
+            0,
+            f"Content-Encoding: gzip, gzip inflates its {len(page)} stored bytes past 4194304 bytes "
+            "(MAX_DECODE_RATIO: 100 times the stored body, at least 4 MiB)",
+        )
+    ]

@@ -26,6 +26,12 @@ pub struct ParseLimits {
     /// Elements the parser may create beyond one per input byte (every element in the source
     /// takes at least three bytes, so this allows for implied and reconstructed ones).
     pub extra_elements: usize,
+    /// The most nodes (elements, comments, processing instructions) the parser builds, whatever
+    /// the input's size: the DOM engine's memory budget. A node costs about 1 KB by the time
+    /// the pipeline is done with it (the rcdom node, its attributes, the façade's element list,
+    /// a link record), and one costs as little as 4 input bytes (`<a>` … or `<!---->`), so
+    /// without this a 16 MB page took 1.6 GB (issue 21 D6). Real pages stay far below it.
+    pub max_nodes: usize,
     /// The most attributes one tag may carry. html5ever checks each new attribute against all
     /// earlier ones of its tag (duplicates are dropped, HTML LS §13.2.5.33), which is quadratic:
     /// 200,000 attributes took 13.7 s (issue 15). Real pages stay below a hundred.
@@ -37,6 +43,7 @@ impl Default for ParseLimits {
         ParseLimits {
             max_depth: 2048,
             extra_elements: 10_000,
+            max_nodes: 200_000,
             max_attributes: 10_000,
         }
     }
@@ -51,6 +58,8 @@ pub enum LimitHit {
     Elements(usize),
     /// A tag with more attributes than `max_attributes`.
     Attributes(usize),
+    /// More nodes than `max_nodes`.
+    Nodes(usize),
 }
 
 impl std::fmt::Display for LimitHit {
@@ -68,6 +77,10 @@ impl std::fmt::Display for LimitHit {
                 f,
                 "a tag has more than {n} attributes (the parser's duplicate check grows with the square of their number)"
             ),
+            LimitHit::Nodes(n) => write!(
+                f,
+                "the DOM engine would build more than {n} nodes, its memory budget (max_nodes: about 1 KB each)"
+            ),
         }
     }
 }
@@ -80,6 +93,7 @@ pub(super) struct GuardedSink {
     limits: ParseLimits,
     max_elements: usize,
     elements: Cell<usize>,
+    nodes: Cell<usize>,
     tripped: Rc<Cell<Option<LimitHit>>>,
 }
 
@@ -94,7 +108,17 @@ impl GuardedSink {
             limits,
             max_elements: input_len.saturating_add(limits.extra_elements),
             elements: Cell::new(0),
+            nodes: Cell::new(0),
             tripped,
+        }
+    }
+
+    /// Counts one more node against [`ParseLimits::max_nodes`].
+    fn count_node(&self) {
+        let n = self.nodes.get() + 1;
+        self.nodes.set(n);
+        if n > self.limits.max_nodes {
+            self.trip(LimitHit::Nodes(self.limits.max_nodes));
         }
     }
 
@@ -164,12 +188,15 @@ impl TreeSink for GuardedSink {
         if n > self.max_elements {
             self.trip(LimitHit::Elements(self.max_elements));
         }
+        self.count_node();
         self.dom.create_element(name, attrs, flags)
     }
     fn create_comment(&self, text: StrTendril) -> Handle {
+        self.count_node();
         self.dom.create_comment(text)
     }
     fn create_pi(&self, target: StrTendril, data: StrTendril) -> Handle {
+        self.count_node();
         self.dom.create_pi(target, data)
     }
     fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {

@@ -449,4 +449,20 @@ mod tests {
         let text: String = (0..10_000).map(|i| format!("<p><b id={i}>")).collect();
         assert!(matches!(Document::parse(&text), Err(LimitHit::Elements(_))));
     }
+
+    /// Issue 21 D6: the DOM engine's memory is bounded by a node budget, whatever the input's
+    /// size: elements that the input-size bound allows (a flat run of `<a href=a>`) and
+    /// comments alike.
+    #[test]
+    fn the_node_budget_bounds_flat_documents() {
+        for unit in ["<a href=a>", "<!---->"] {
+            let text = unit.repeat(200_001);
+            assert_eq!(
+                Document::parse(&text).err(),
+                Some(LimitHit::Nodes(200_000)),
+                "{unit}"
+            );
+        }
+        assert!(Document::parse(&"<a href=a>".repeat(190_000)).is_ok());
+    }
 }

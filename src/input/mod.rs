@@ -16,9 +16,22 @@ pub struct Headers {
     /// The status code of that line.
     status: Option<u16>,
     /// The responses before the last one (a redirect chain), oldest first: status and
-    /// `Location`.
+    /// `Location`. Bounded: see [`MAX_REDIRECTS`].
     earlier: Vec<Response>,
+    /// Redirects among the earlier responses (3xx with a `Location`), kept or not.
+    redirects: usize,
+    /// The `Location` of the last of them.
+    last_location: Option<String>,
 }
+
+/// Browsers follow at most this many redirects: Fetch §4.4 "HTTP-redirect fetch", step 5: "If
+/// request's redirect count is 20, return a network error." A saved chain is kept up to one
+/// redirect past it (enough to tell it is too long); the others are only counted, so a header
+/// block of thousands of `HTTP/` heads costs no more memory than its longest line.
+pub const MAX_REDIRECTS: usize = 20;
+
+/// Earlier responses that are not redirects (`100 Continue`, …) kept at most.
+const MAX_OTHER_RESPONSES: usize = 2 * MAX_REDIRECTS;
 
 /// One earlier response of a saved chain: its status code and its `Location`, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +40,13 @@ pub struct Response {
     pub status: Option<u16>,
     /// The `Location` field's value.
     pub location: Option<String>,
+}
+
+impl Response {
+    /// A redirect: a 3xx status with a `Location` (RFC 9110 §15.4).
+    pub fn is_redirect(&self) -> bool {
+        self.status.is_some_and(|s| (300..400).contains(&s)) && self.location.is_some()
+    }
 }
 
 impl Headers {
@@ -46,22 +66,15 @@ impl Headers {
             if line.starts_with("HTTP/") {
                 // A new response starts: it replaces what came before, which is kept only as a
                 // step of the redirect chain.
-                let mut earlier = std::mem::take(&mut headers.earlier);
                 if headers.http {
-                    earlier.push(Response {
-                        status: headers.status,
-                        location: headers.get("Location").map(str::to_owned),
-                    });
+                    headers.push_earlier();
                 }
-                headers = Headers {
-                    fields: Vec::new(),
-                    http: true,
-                    status: line
-                        .split_ascii_whitespace()
-                        .nth(1)
-                        .and_then(|code| code.parse().ok()),
-                    earlier,
-                };
+                headers.fields.clear();
+                headers.http = true;
+                headers.status = line
+                    .split_ascii_whitespace()
+                    .nth(1)
+                    .and_then(|code| code.parse().ok());
                 continue;
             }
             if line.is_empty() {
@@ -77,6 +90,29 @@ impl Headers {
             headers.push_line(line);
         }
         headers
+    }
+
+    /// The response read so far becomes an earlier one: kept while the chain is within
+    /// [`MAX_REDIRECTS`] (one more is kept, to tell a chain that is too long), counted always.
+    fn push_earlier(&mut self) {
+        let response = Response {
+            status: self.status,
+            location: self.get("Location").map(str::to_owned),
+        };
+        if response.is_redirect() {
+            self.redirects += 1;
+            self.last_location.clone_from(&response.location);
+            if self.redirects <= MAX_REDIRECTS + 1 {
+                self.earlier.push(response);
+            }
+        } else if self
+            .earlier
+            .len()
+            .saturating_sub(self.redirects.min(MAX_REDIRECTS + 1))
+            < MAX_OTHER_RESPONSES
+        {
+            self.earlier.push(response);
+        }
     }
 
     /// Adds one `Name: value` field; says whether the line had that shape.
@@ -107,9 +143,21 @@ impl Headers {
     }
 
     /// The responses before the last one, oldest first (a chain saved by `curl -L -D` or
-    /// `wget -S`); empty for a single response or a plain header block.
+    /// `wget -S`); empty for a single response or a plain header block. Of a chain longer than
+    /// [`MAX_REDIRECTS`], only the first `MAX_REDIRECTS + 1` redirects are kept (see
+    /// [`Headers::redirect_count`]).
     pub fn earlier_responses(&self) -> &[Response] {
         &self.earlier
+    }
+
+    /// How many earlier responses are redirects (3xx with a `Location`), kept or not.
+    pub fn redirect_count(&self) -> usize {
+        self.redirects
+    }
+
+    /// The `Location` of the last earlier redirect, kept or not.
+    pub fn last_redirect_location(&self) -> Option<&str> {
+        self.last_location.as_deref()
     }
 
     /// The last value of field `name` (a later field overrides an earlier one).

@@ -2,10 +2,13 @@
 //! `.warc.gz` (one gzip member per record, as the standard's Annex D has it), in memory that does
 //! not grow with the archive.
 //!
-//! A damaged archive is read as far as it can be: a truncated or corrupt gzip member, a
-//! `Content-Length` that does not end where the record ends, garbage between records. Each is an
-//! [`Item::Damaged`] naming the offset, and reading goes on at the next record (the next gzip
-//! member, or the next line that starts `WARC/`). Nothing is dropped without a word.
+//! A damaged archive is read as far as it can be, as warcio does: a truncated or corrupt gzip
+//! member (the first one included), a `Content-Length` that does not end where the record ends or
+//! runs past the end of the file, garbage between records. Each is an [`Item::Damaged`] naming
+//! the offset and how many bytes were skipped to which offset, and reading goes on at the next
+//! record: the next gzip member after the damaged record's, or the next `WARC/1.` version line
+//! from the start of the damaged block (at a line start or not: damage need not end with a
+//! newline). Nothing is dropped without a word.
 //!
 //! Why not a WARC crate: `fastwarc` 2.0 and `warc` 0.4 were measured on the corpus archive
 //! (BENCHMARKS.md): both read it fast, but both stop at the first damaged record, and `fastwarc`
@@ -20,7 +23,7 @@ use crate::input::Headers;
 const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 /// A record's header block is never longer than this (fastwarc and warcio use 32–64 KiB).
 const MAX_HEADER: usize = 64 * 1024;
-/// Buffer of decompressed bytes.
+/// Buffer of decompressed bytes; also how far the start of a file is searched for gzip.
 const CHUNK: usize = 64 * 1024;
 
 /// Whether `head` (the first bytes of a file) is a WARC file: `WARC/` or a gzip member. A gzip
@@ -151,11 +154,17 @@ impl<R: BufRead + Seek> WarcReader<R> {
     /// record's [`Record::offset`]). gzip is recognised by its magic bytes.
     pub fn new(mut inner: R) -> io::Result<WarcReader<R>> {
         let start = inner.stream_position()?;
-        // The magic bytes, read and then sought back over (a buffer may hold fewer).
-        let mut magic = Vec::with_capacity(3);
-        (&mut inner).take(3).read_to_end(&mut magic)?;
+        // The first bytes, read and then sought back over (a buffer may hold fewer).
+        let mut head = Vec::with_capacity(CHUNK);
+        (&mut inner).take(CHUNK as u64).read_to_end(&mut head)?;
         inner.seek(SeekFrom::Start(start))?;
-        let gzip = magic == GZIP_MAGIC;
+        // gzip when it starts with a member, and also when a damaged first member is followed
+        // by one (one bad byte in the first header must not make the file unreadable): the
+        // damaged member is then reported and skipped like any other.
+        let gzip = head.starts_with(&GZIP_MAGIC)
+            || (!head.starts_with(b"WARC/")
+                && (head.starts_with(&GZIP_MAGIC[..1])
+                    || memchr::memmem::find(&head, &GZIP_MAGIC).is_some()));
         Ok(WarcReader {
             src: Source::new(inner, gzip, start),
             keep: Box::new(|_, _| true),
@@ -188,14 +197,13 @@ impl<R: BufRead + Seek> WarcReader<R> {
             Err(e) => return Some(self.damaged_stream(e, Some(offset))),
         };
         let Some(header) = header else {
-            let skipped = self.src.skip_to_record_line();
             return Some(Item::Damaged(Damage {
                 offset,
                 record_id: None,
-                message: match skipped {
-                    Ok(n) => format!("not a WARC record (no WARC/ version line); skipped {n} bytes to the next record"),
-                    Err(e) => format!("not a WARC record, and then: {e}"),
-                },
+                message: format!(
+                    "not a WARC record (no WARC/ version line){}",
+                    self.src.skip_to_record()
+                ),
             }));
         };
         let (version, headers) = parse_header(&header);
@@ -204,57 +212,61 @@ impl<R: BufRead + Seek> WarcReader<R> {
             .get("Content-Length")
             .and_then(|v| v.trim().parse::<u64>().ok())
         else {
-            let _ = self.src.skip_to_record_line();
             return Some(Item::Damaged(Damage {
                 offset,
                 record_id: id,
-                message: "no valid Content-Length; skipped to the next record".into(),
+                message: format!("no valid Content-Length{}", self.src.skip_to_record()),
             }));
         };
+        // Where the block starts, to read it again when its length proves wrong.
+        let block_start = self.src.position();
+        let block_member = self.src.member_start;
         let keep = (self.keep)(&headers, length);
-        let block = if keep {
-            match self.src.read_exact_vec(length) {
-                Ok(b) => Some(b),
-                Err(e) => return Some(self.damaged_stream(e, Some(offset)).with_id(id, length)),
-            }
+        let read = if keep {
+            self.src.read_vec(length).map(|b| (b.len() as u64, Some(b)))
         } else {
-            if let Err(e) = self.src.discard(length) {
+            self.src.discard(length).map(|n| (n, None))
+        };
+        let (got, block) = match read {
+            Ok(r) => r,
+            Err(e) => {
+                // The damaged member may be a later one: the records in between are read again.
+                self.src.member_start = block_member;
                 return Some(self.damaged_stream(e, Some(offset)).with_id(id, length));
             }
-            None
         };
         // The block is followed by CRLF CRLF (ISO 28500 §4).
         let mut tail = [0u8; 4];
-        let got = match self.src.read_up_to(&mut tail) {
+        let tail_got = match self.src.read_up_to(&mut tail) {
             Ok(n) => n,
             Err(e) => return Some(self.damaged_stream(e, Some(offset)).with_id(id, length)),
         };
-        let tail = tail.get(..got).unwrap_or_default();
-        if tail != b"\r\n\r\n"
-            && tail != b"\n\n"
-            && !(got < 4 && tail.iter().all(|b| *b == b'\r' || *b == b'\n') && self.src.at_eof())
-        {
-            // A Content-Length that does not end the record: too short, or too long (then the
-            // next record's start may sit inside the block, and is read again from there).
+        let tail = tail.get(..tail_got).unwrap_or_default();
+        let whole = got == length
+            && (tail == b"\r\n\r\n"
+                || tail == b"\n\n"
+                || (tail_got < 4
+                    && tail.iter().all(|b| *b == b'\r' || *b == b'\n')
+                    && self.src.at_eof()));
+        if !whole {
+            // A Content-Length that does not end the record: too short, too long, or past the
+            // end of the file. The next record may start inside the claimed block: read the
+            // block again from its start, up to the next version line (as warcio resynchronises).
+            let what = if got < length {
+                format!("Content-Length {length} runs past the end of the archive")
+            } else {
+                format!("Content-Length {length} does not end at the record's end")
+            };
             let mut seen = block.unwrap_or_default();
             seen.extend_from_slice(tail);
-            let rest = match memchr::memmem::find(&seen, b"\r\n\r\nWARC/") {
-                Some(at) => seen.get(at + 4..).unwrap_or_default().to_vec(),
-                None => tail.to_vec(),
+            let skipped = match self.src.reread_from(block_start, block_member, seen) {
+                Ok(()) => self.src.skip_to_record(),
+                Err(e) => format!("; then: {e}"),
             };
-            self.src.push_back(rest);
-            let skipped = self.src.skip_to_record_line();
             return Some(Item::Damaged(Damage {
                 offset,
                 record_id: id,
-                message: format!(
-                    "Content-Length {length} does not end at the record's end{}",
-                    match skipped {
-                        Ok(0) => String::new(),
-                        Ok(n) => format!("; skipped {n} bytes to the next record"),
-                        Err(e) => format!("; then: {e}"),
-                    }
-                ),
+                message: format!("{what}{skipped}"),
             }));
         }
         let raw_end = self.src.boundary();
@@ -365,8 +377,8 @@ struct Source<R: BufRead + Seek> {
     member_start: u64,
     /// The file's length, once a `.warc.gz` has been read to its end.
     eof_at: Option<u64>,
-    /// At the start of a line of the decompressed stream.
-    line_start: bool,
+    /// A stream error met while looking ahead, for the next read to report.
+    stashed: Option<io::Error>,
 }
 
 enum Inner<R: BufRead + Seek> {
@@ -389,7 +401,7 @@ impl<R: BufRead + Seek> Source<R> {
             consumed: start,
             member_start: start,
             eof_at: None,
-            line_start: true,
+            stashed: None,
         }
     }
 
@@ -400,7 +412,7 @@ impl<R: BufRead + Seek> Source<R> {
     /// The offset a record starting at the next byte is named by.
     fn record_offset(&self) -> u64 {
         match self.inner {
-            Inner::Plain(_) => self.consumed,
+            Inner::Plain(_) => self.position(),
             Inner::Gzip(_) => self.member_start,
         }
     }
@@ -419,7 +431,13 @@ impl<R: BufRead + Seek> Source<R> {
                 match self.fill() {
                     Ok(0) => self.eof_at,
                     Ok(_) if self.member_start != before => Some(self.member_start),
-                    _ => None,
+                    Ok(_) => None,
+                    Err(e) => {
+                        // The next member is damaged: this record still ended its own. The error
+                        // is the next read's, which reports it and resynchronises.
+                        self.stashed = Some(e);
+                        (self.member_start != before).then_some(self.member_start)
+                    }
                 }
             }
         }
@@ -427,6 +445,9 @@ impl<R: BufRead + Seek> Source<R> {
 
     /// Refills the buffer when it is empty; the number of bytes available.
     fn fill(&mut self) -> io::Result<usize> {
+        if let Some(e) = self.stashed.take() {
+            return Err(e);
+        }
         if self.pending_pos < self.pending.len() {
             return Ok(self.pending.len() - self.pending_pos);
         }
@@ -475,15 +496,19 @@ impl<R: BufRead + Seek> Source<R> {
         let Inner::Gzip(slot) = &mut self.inner else {
             return Ok(false);
         };
+        let Some(dec) = slot.as_mut() else {
+            return Ok(false);
+        };
+        let r = dec.get_mut();
+        if r.fill_buf()?.is_empty() {
+            // Stays at EOF: the finished decoder gives 0 again, and a resync can still seek.
+            self.eof_at = Some(r.stream_position()?);
+            return Ok(false);
+        }
         let Some(dec) = slot.take() else {
             return Ok(false);
         };
         let mut r = dec.into_inner();
-        if r.fill_buf()?.is_empty() {
-            // Stays at EOF: the next read gives 0 again.
-            self.eof_at = Some(r.stream_position()?);
-            return Ok(false);
-        }
         self.member_start = r.stream_position()?;
         **slot = Some(flate2::bufread::GzDecoder::new(r));
         Ok(true)
@@ -498,9 +523,6 @@ impl<R: BufRead + Seek> Source<R> {
     }
 
     fn consume(&mut self, n: usize) {
-        if let Some(last) = self.chunk().get(..n).and_then(|c| c.last()) {
-            self.line_start = *last == b'\n';
-        }
         if self.pending_pos < self.pending.len() {
             self.pending_pos += n;
             if self.pending_pos >= self.pending.len() {
@@ -521,7 +543,6 @@ impl<R: BufRead + Seek> Source<R> {
         bytes.extend_from_slice(self.pending.get(self.pending_pos..).unwrap_or_default());
         self.pending = bytes;
         self.pending_pos = 0;
-        self.line_start = true;
     }
 
     /// Skips CR and LF bytes; false at the end of the input.
@@ -585,32 +606,63 @@ impl<R: BufRead + Seek> Source<R> {
         }
     }
 
-    /// Skips to the next line that starts `WARC/1.`; the number of bytes skipped.
-    fn skip_to_record_line(&mut self) -> io::Result<u64> {
-        let mut skipped = 0u64;
+    /// Skips to the next version line (`WARC/1.`), at a line start or not (damage need not end
+    /// with a newline), and says how far: `; skipped N bytes to the next record, at offset M`.
+    fn skip_to_record(&mut self) -> String {
+        const VERSION: &[u8] = b"WARC/1.";
+        let mut read = 0u64;
+        // Bytes of VERSION matched so far. VERSION has no border (no proper prefix that is also
+        // a suffix), so on a mismatch the match restarts at the mismatching byte: linear.
+        let mut matched = 0;
         loop {
-            if self.fill()? == 0 {
-                return Ok(skipped);
+            match self.fill() {
+                Ok(0) => return format!("; skipped {read} bytes to the end of the archive"),
+                Ok(_) => {}
+                Err(e) => {
+                    // The next read reports it, and resynchronises.
+                    self.stashed = Some(e);
+                    return format!("; skipped {read} bytes, up to the damage said next");
+                }
             }
             let c = self.chunk();
-            if self.line_start
-                && (c.starts_with(b"WARC/1.") || (c.len() < 7 && b"WARC/1.".starts_with(c)))
-            {
-                return Ok(skipped);
+            let mut n = 0;
+            if matched == 0 {
+                n = memchr::memchr(b'W', c).unwrap_or(c.len());
             }
-            // To the end of this line (or of the chunk).
-            let n = memchr::memchr(b'\n', c).map_or(c.len(), |i| i + 1);
+            while matched < VERSION.len() {
+                let Some(&b) = c.get(n) else {
+                    break;
+                };
+                n += 1;
+                if VERSION.get(matched) == Some(&b) {
+                    matched += 1;
+                } else {
+                    matched = usize::from(b == b'W');
+                    if matched == 0 {
+                        break;
+                    }
+                }
+            }
             self.consume(n);
-            skipped += n as u64;
+            read += n as u64;
+            if matched == VERSION.len() {
+                self.push_back(VERSION.to_vec());
+                return format!(
+                    "; skipped {} bytes to the next record, at offset {}",
+                    read - VERSION.len() as u64,
+                    self.record_offset()
+                );
+            }
         }
     }
 
-    fn read_exact_vec(&mut self, length: u64) -> io::Result<Vec<u8>> {
+    /// Up to `length` bytes: fewer at the end of the input.
+    fn read_vec(&mut self, length: u64) -> io::Result<Vec<u8>> {
         let mut out = Vec::with_capacity(usize::try_from(length.min(1 << 20)).unwrap_or(0));
         let mut left = length;
         while left > 0 {
             if self.fill()? == 0 {
-                return Err(io::ErrorKind::UnexpectedEof.into());
+                break;
             }
             let c = self.chunk();
             let n = c.len().min(usize::try_from(left).unwrap_or(usize::MAX));
@@ -621,11 +673,12 @@ impl<R: BufRead + Seek> Source<R> {
         Ok(out)
     }
 
-    fn discard(&mut self, length: u64) -> io::Result<()> {
+    /// Skips up to `length` bytes; how many there were.
+    fn discard(&mut self, length: u64) -> io::Result<u64> {
         let mut left = length;
         while left > 0 {
             if self.fill()? == 0 {
-                return Err(io::ErrorKind::UnexpectedEof.into());
+                break;
             }
             let n = self
                 .chunk()
@@ -634,7 +687,41 @@ impl<R: BufRead + Seek> Source<R> {
             self.consume(n);
             left -= n as u64;
         }
-        Ok(())
+        Ok(length - left)
+    }
+
+    /// Where the next byte is: the file offset for a `.warc` (pushed-back bytes counted back).
+    fn position(&self) -> u64 {
+        let pending = self.pending.len().saturating_sub(self.pending_pos) as u64;
+        self.consumed.saturating_sub(pending)
+    }
+
+    /// Goes back to a block's start (`position` and `member` as they were there) to read it
+    /// again; `seen` is what was read of it since, when it was kept. A `.warc` is sought back;
+    /// in a `.warc.gz`, the bytes seen are pushed back while the read stayed in the record's
+    /// member, else reading goes on at the member after the record's (ISO 28500 Annex D: one
+    /// record per member).
+    fn reread_from(&mut self, position: u64, member: u64, seen: Vec<u8>) -> io::Result<()> {
+        match &mut self.inner {
+            Inner::Plain(r) => {
+                r.seek(SeekFrom::Start(position))?;
+                self.buf.clear();
+                self.pos = 0;
+                self.pending.clear();
+                self.pending_pos = 0;
+                self.consumed = position;
+                Ok(())
+            }
+            Inner::Gzip(_) if self.member_start == member => {
+                self.push_back(seen);
+                Ok(())
+            }
+            Inner::Gzip(_) => {
+                self.member_start = member;
+                self.eof_at = None;
+                self.resync().map(|_| ())
+            }
+        }
     }
 
     fn read_up_to(&mut self, out: &mut [u8]) -> io::Result<usize> {
@@ -657,11 +744,11 @@ impl<R: BufRead + Seek> Source<R> {
     /// After a stream error: for gzip, go on at the next gzip member after the damaged one's
     /// start; false when there is none. A plain file has no stream errors to resume from.
     fn resync(&mut self) -> io::Result<bool> {
+        self.stashed = None;
         self.buf.clear();
         self.pos = 0;
         self.pending.clear();
         self.pending_pos = 0;
-        self.line_start = true;
         let Inner::Gzip(slot) = &mut self.inner else {
             return Ok(false);
         };
@@ -681,6 +768,7 @@ impl<R: BufRead + Seek> Source<R> {
                     at += i as u64;
                     r.seek(SeekFrom::Start(at))?;
                     self.member_start = at;
+                    self.eof_at = None;
                     **slot = Some(flate2::bufread::GzDecoder::new(r));
                     return Ok(true);
                 }
@@ -932,5 +1020,133 @@ mod tests {
             let _ = read_all(base.get(..cut).unwrap_or_default().to_vec());
             let _ = read_all(gz(base.get(..cut).unwrap_or_default()));
         }
+    }
+
+    /// Issue 21 D11: a `Content-Length` past the end of the file does not take the records
+    /// after it along: the next `WARC/` line inside the claimed block ends the record.
+    #[test]
+    fn content_length_past_eof_keeps_the_records_after() {
+        let (b, c) = (
+            record("response", "http://b/", b"BB"),
+            record("response", "http://c/", b"C"),
+        );
+        for claimed in [100u64, MAX_HEADER as u64 * 3, 1 << 40] {
+            let mut a = record("response", "http://a/", b"AAA");
+            let at = memchr::memmem::find(&a, b"Content-Length: 3").unwrap();
+            a.splice(at..at + 17, format!("Content-Length: {claimed}").bytes());
+            let what = if claimed == 100 {
+                "does not end at the record's end"
+            } else {
+                "runs past the end of the archive"
+            };
+            let mut file = a.clone();
+            file.extend_from_slice(&b);
+            file.extend_from_slice(&c);
+            let (ab, end) = (a.len() + b.len(), file.len());
+            assert_eq!(
+                summary(&read_all(file)),
+                [
+                    format!("damaged@0 Content-Length {claimed} {what}; skipped 7 bytes to the next record, at offset {}", a.len()),
+                    format!("http://b/@{}..Some({ab}) BB", a.len()),
+                    format!("http://c/@{ab}..Some({end}) C"),
+                ],
+                "{claimed}"
+            );
+            // One member per record: the next member is the next record.
+            let (a, b, c) = (gz(&a), gz(&b), gz(&c));
+            let file = [a.clone(), b.clone(), c].concat();
+            let (ab, end) = (a.len() + b.len(), file.len());
+            assert_eq!(
+                summary(&read_all(file)),
+                [
+                    format!("damaged@0 Content-Length {claimed} {what}; skipped 0 bytes to the next record, at offset {}", a.len()),
+                    format!("http://b/@{}..Some({ab}) BB", a.len()),
+                    format!("http://c/@{ab}..Some({end}) C"),
+                ],
+                "gzip {claimed}"
+            );
+        }
+    }
+
+    /// Issue 21 D12: damage that does not end with a newline does not swallow the intact record
+    /// that follows it.
+    #[test]
+    fn damage_without_a_newline_does_not_swallow_the_next_record() {
+        let a = record("response", "http://a/", b"A");
+        let b = record("response", "http://b/", b"B");
+        let mut file = a.clone();
+        file.extend_from_slice(b"junk");
+        file.extend_from_slice(&b);
+        let at = a.len() + 4;
+        let end = at + b.len();
+        assert_eq!(
+            summary(&read_all(file)),
+            [
+                format!("http://a/@0..Some({}) A", a.len()),
+                format!(
+                    "damaged@{} not a WARC record (no WARC/ version line); skipped 4 bytes to the next record, at offset {at}",
+                    a.len()
+                ),
+                format!("http://b/@{at}..Some({end}) B"),
+            ]
+        );
+        // A Content-Length two bytes short: the rest of the block and its CRLF CRLF are skipped
+        // up to the next record, which is read whole.
+        let mut a = record("response", "http://a/", b"0123456789");
+        let at = memchr::memmem::find(&a, b"Content-Length: 10").unwrap();
+        a.splice(at..at + 18, b"Content-Length: 8".iter().copied());
+        let mut file = a.clone();
+        file.extend_from_slice(&b);
+        let end = a.len() + b.len();
+        assert_eq!(
+            summary(&read_all(file)),
+            [
+                format!("damaged@0 Content-Length 8 does not end at the record's end; skipped 14 bytes to the next record, at offset {}", a.len()),
+                format!("http://b/@{}..Some({end}) B", a.len()),
+            ]
+        );
+    }
+
+    /// Issue 21 D13: one bad byte in the first gzip member's header costs that member only.
+    #[test]
+    fn a_bad_first_member_header_costs_that_member_only() {
+        let a = gz(&record("response", "http://a/", b"AAA"));
+        let b = gz(&record("response", "http://b/", b"BB"));
+        for (at, byte) in [(0usize, 0x00u8), (1, 0x00), (2, 0x09), (3, 0xff)] {
+            let mut bad = a.clone();
+            bad[at] = byte;
+            let mut file = bad.clone();
+            file.extend_from_slice(&b);
+            let s = summary(&read_all(file.clone()));
+            assert_eq!(s.len(), 2, "byte {at}: {s:?}");
+            assert!(s[0].starts_with("damaged@0 "), "byte {at}: {s:?}");
+            assert_eq!(
+                s[1],
+                format!("http://b/@{}..Some({}) BB", a.len(), file.len()),
+                "byte {at}"
+            );
+        }
+    }
+
+    /// Garbage after a member: the record before it still ends at its member's end, and the
+    /// member after the garbage is read.
+    #[test]
+    fn garbage_after_a_member_keeps_both_neighbours() {
+        let a = gz(&record("response", "http://a/", b"AAA"));
+        let c = gz(&record("response", "http://c/", b"C"));
+        let file = [a.clone(), b"GARBAGE".to_vec(), c.clone()].concat();
+        let end = file.len();
+        assert_eq!(
+            summary(&read_all(file)),
+            [
+                format!("http://a/@0..Some({}) AAA", a.len()),
+                format!(
+                    "damaged@{} gzip member at offset {} is corrupt (invalid gzip header)",
+                    a.len(),
+                    a.len()
+                ),
+                format!("http://c/@{}..Some({end}) C", a.len() + 7),
+            ]
+        );
     }
 }

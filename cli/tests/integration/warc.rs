@@ -611,3 +611,150 @@ fn extract_relative_links_the_extracted_pages_to_each_other() {
         no_extract.stderr
     );
 }
+
+/// Issue 21 D5/D6: a record whose `Content-Encoding` inflates past 100 times its stored body
+/// (4 MiB at least) is skipped, said with its record, offset and the bound, counted, and the
+/// run exits 1; the record after it is read. A record whose payload holds thousands of `HTTP/`
+/// heads is one response with a chain too long to follow: its base stays its target URI.
+#[test]
+fn decode_bombs_and_endless_redirect_heads_are_bounded_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = b"<a href=a>".repeat(600_000);
+    let bomb = response(
+        1,
+        "http://h/bomb",
+        "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: gzip, gzip\n",
+        &gz(&gz(&page)),
+    )
+    .bytes();
+    let mut heads = "HTTP/1.1 301 M\r\nLocation: a/\r\n".repeat(5000);
+    heads.push_str("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>");
+    let chain = Rec {
+        kind: "response",
+        id: id(2),
+        uri: "http://h/chain/",
+        extra: Vec::new(),
+        content_type: HTTP,
+        block: heads.into_bytes(),
+    }
+    .bytes();
+    let path = dir.path().join("hostile.warc");
+    std::fs::write(&path, [bomb.clone(), chain].concat()).unwrap();
+    let run = linkbase(&["base", path.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let stored = bomb.len() - memchr_find(&bomb, b"\r\n\r\n\x1f\x8b").unwrap() - 4 - 4;
+    let name = path.display();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {name}: record {} at offset 0 skipped: Content-Encoding: gzip, gzip inflates its {stored} stored bytes past 4194304 bytes (MAX_DECODE_RATIO: 100 times the stored body, at least 4 MiB)\n\
+linkbase: {name}: 2 records read: 1 HTML (0 of them revisits), 1 skipped (1 past a limit), 0 damaged\n",
+            id(1)
+        )
+    );
+    let records = jsonl(&run.stdout);
+    assert_eq!(records.len(), 1, "{}", run.stdout);
+    assert_eq!(records[0]["base"], "http://h/chain/");
+    assert_eq!(
+        records[0]["diagnostics"][0]["message"],
+        "the header block's redirect chain has 5000 redirects, more than the 20 a browser follows (Fetch §4.4); the retrieval URI stays http://h/chain/ (first Location: a/, last Location: a/)"
+    );
+}
+
+fn memchr_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Issue 21 D11-D13 through the command line: a Content-Length past the end of the file, damage
+/// without a newline, a bad byte in the first gzip member's header. Each is one damage line with
+/// its offsets, the intact records are all read, and the run exits 1.
+#[test]
+fn recovery_reads_every_intact_record_after_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = |n: u32, uri: &'static str| {
+        response(
+            n,
+            uri,
+            "HTTP/1.1 200 OK\nContent-Type: text/html\n",
+            b"<a href=x>x</a>",
+        )
+    };
+    let (a, b, c) = (
+        page(1, "http://h/a").bytes(),
+        page(2, "http://h/b").bytes(),
+        page(3, "http://h/c").bytes(),
+    );
+    let claimed = a.len() * 10;
+    let text = String::from_utf8(a.clone()).unwrap();
+    let cl = text
+        .lines()
+        .find(|l| l.starts_with("Content-Length: "))
+        .unwrap()
+        .trim_end()
+        .to_owned();
+    let block_len: usize = cl["Content-Length: ".len()..].parse().unwrap();
+    let long = text.replace(&cl, &format!("Content-Length: {claimed}"));
+    let uris = |run: &super::util::Run| -> Vec<String> {
+        let mut u: Vec<String> = jsonl(&run.stdout)
+            .iter()
+            .map(|l| l["warc_target_uri"].as_str().unwrap_or("").to_owned())
+            .collect();
+        u.dedup();
+        u
+    };
+    // D11: past the end of the file.
+    let path = dir.path().join("long.warc");
+    std::fs::write(&path, [long.as_bytes(), &b, &c].concat()).unwrap();
+    let run = linkbase(&["links", path.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let skipped = block_len + 4;
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {0}: damaged record at offset 0 (record {1}): Content-Length {claimed} runs past the end of the archive; skipped {skipped} bytes to the next record, at offset {2}\n\
+linkbase: {0}: 2 records read: 2 HTML (0 of them revisits), 0 skipped, 1 damaged\n",
+            path.display(),
+            id(1),
+            long.len()
+        )
+    );
+    assert_eq!(uris(&run), ["http://h/b", "http://h/c"]);
+    // D12: garbage without a newline before an intact record.
+    let path = dir.path().join("junk.warc");
+    std::fs::write(&path, [&a[..], b"junk", &b].concat()).unwrap();
+    let run = linkbase(&["links", path.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {0}: damaged record at offset {1}: not a WARC record (no WARC/ version line); skipped 4 bytes to the next record, at offset {2}\n\
+linkbase: {0}: 2 records read: 2 HTML (0 of them revisits), 0 skipped, 1 damaged\n",
+            path.display(),
+            a.len(),
+            a.len() + 4
+        )
+    );
+    assert_eq!(uris(&run), ["http://h/a", "http://h/b"]);
+    // D13: a bad byte in the first gzip member's magic.
+    let mut first = gz(&a);
+    first[1] = 0;
+    let path = dir.path().join("bad.warc.gz");
+    std::fs::write(&path, [first.clone(), gz(&b), gz(&c)].concat()).unwrap();
+    let run = linkbase(&["links", path.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "linkbase: {}: damaged record at offset 0: gzip member at offset 0 is corrupt",
+            path.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .ends_with("2 records read: 2 HTML (0 of them revisits), 0 skipped, 1 damaged\n"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(uris(&run), ["http://h/b", "http://h/c"]);
+}
