@@ -1228,7 +1228,7 @@ fn fixture_facts(
             let diagnostics: Vec<String> = tree
                 .diagnostics
                 .iter()
-                .cloned()
+                .map(ToString::to_string)
                 .chain(all_diagnostics(reports))
                 .collect();
             check(
@@ -1548,4 +1548,78 @@ Content-Location: http://h/main.html\r\n\
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "2\thttp://h/main.html\tcontent-location\n");
+}
+
+/// Issue 21 (D7): a message of 100,000 parts (the limit: the top-level multipart, the root page
+/// and 99,998 images), each image named by a link of the root page, is read in time linear in
+/// its size (each part was matched against every link: it never finished); every link names its
+/// own part. The timing itself is in BENCHMARKS.md, not here.
+#[test]
+fn a_hundred_thousand_parts_are_each_matched() {
+    let n = linkbase::input::mime::MAX_PARTS - 2;
+    let mut message = String::from(
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b\"\r\n\r\n\
+         --b\r\nContent-Type: text/html\r\nContent-Location: http://h/index.html\r\n\r\n",
+    );
+    for i in 0..n {
+        // Every other link by Content-ID, as RFC 2392 allows.
+        if i % 2 == 0 {
+            message += &format!("<img src=\"i/{i}.png\">\r\n");
+        } else {
+            message += &format!("<img src=\"cid:p{i}@h\">\r\n");
+        }
+    }
+    for i in 0..n {
+        message += &format!(
+            "--b\r\nContent-Type: image/png\r\nContent-Location: http://h/i/{i}.png\r\n\
+             Content-ID: <p{i}@h>\r\n\r\nPNG\r\n"
+        );
+    }
+    message += "--b--\r\n";
+    let reports = links("many.mht", message.as_bytes(), &BaseLayers::default()).unwrap();
+    assert_eq!(reports.len(), 1);
+    let targets: Vec<Option<&str>> = reports[0]
+        .links
+        .iter()
+        .map(|l| l.target_part.as_deref())
+        .collect();
+    let want: Vec<String> = (0..n).map(|i| (i + 2).to_string()).collect();
+    let want: Vec<Option<&str>> = want.iter().map(|s| Some(s.as_str())).collect();
+    assert_eq!(targets, want);
+}
+
+/// Within an aggregate, the first part that matches wins, whichever form matched it: the raw
+/// `cid:` form names part 3 before the %-decoded form names part 4, and the Content-Location
+/// without the fragment names part 2 before the one with it names part 5 (D7 keeps the order a
+/// walk over the parts gave).
+#[test]
+fn the_first_matching_part_wins() {
+    let message = b"MIME-Version: 1.0\r\n\
+Content-Type: multipart/related; boundary=\"b\"\r\n\
+\r\n\
+--b\r\n\
+Content-Type: text/html\r\n\
+Content-Location: http://h/index.html\r\n\
+\r\n\
+<img src=\"cid:a%25b\"><img src=\"x.png#f\">\r\n\
+--b\r\n\
+Content-Location: http://h/x.png\r\n\
+\r\n\
+--b\r\n\
+Content-ID: <a%25b>\r\n\
+\r\n\
+--b\r\n\
+Content-ID: <a%b>\r\n\
+\r\n\
+--b\r\n\
+Content-Location: http://h/x.png#f\r\n\
+\r\n\
+--b--\r\n";
+    let reports = links("first.mht", message, &BaseLayers::default()).unwrap();
+    expect_targets(
+        &reports,
+        "1",
+        &[("cid:a%25b", Some("3")), ("x.png#f", Some("2"))],
+    )
+    .unwrap();
 }
