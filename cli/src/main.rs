@@ -487,8 +487,10 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
             unresolved = Some(summary);
         }
     }
+    let skipped = say_skipped_parts(&loaded.name, &rewritten.reports);
     let bytes = rewritten.bytes;
     let exit = match unresolved {
+        _ if skipped > 0 => Exit::Problems,
         Some(_) if args.fail_on_unresolved => Exit::Problems,
         _ => Exit::Ok,
     };
@@ -650,6 +652,7 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
         return Ok(Exit::Ok);
     }
     let reports = reports(&loaded, &options)?;
+    let skipped = say_skipped_parts(&loaded.name, &reports);
     let links: Vec<_> = reports.into_iter().flat_map(|r| r.links).collect();
     let mut out = BufWriter::new(&mut *out);
     match args.format {
@@ -657,7 +660,42 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
         LinksFormat::Tsv => write_tsv(&mut out, &links, true)?,
     }
     out.flush()?;
-    Ok(Exit::Ok)
+    Ok(if skipped > 0 {
+        Exit::Problems
+    } else {
+        Exit::Ok
+    })
+}
+
+/// Says on stderr each MIME part of a message that was not read or not rewritten (its
+/// `part-skipped` diagnostics, issue 21), then how many: such a run exits 1. Returns the count.
+fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
+    let name = linkbase::report::escape_controls(name);
+    let mut skipped = 0;
+    for report in reports {
+        for d in &report.base.diagnostics {
+            if d.code != linkbase::DiagnosticCode::PartSkipped {
+                continue;
+            }
+            skipped += 1;
+            let message = linkbase::report::escape_controls(&d.message);
+            // The message's own diagnostics name their part; a part's own name none.
+            match report.base.part.as_deref() {
+                Some(part) if !d.message.starts_with("part ") => {
+                    eprintln!("linkbase: {name} part {part}: {}: {message}", d.code);
+                }
+                _ => eprintln!("linkbase: {name}: {}: {message}", d.code),
+            }
+        }
+    }
+    if skipped > 0 {
+        eprintln!(
+            "linkbase: {name}: {skipped} MIME part{} left as {} (said above)",
+            if skipped == 1 { "" } else { "s" },
+            if skipped == 1 { "it was" } else { "they were" }
+        );
+    }
+    skipped
 }
 
 fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
@@ -677,7 +715,9 @@ fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
             out,
         );
     }
-    let bases: Vec<_> = reports(&loaded, &options)?
+    let reports = reports(&loaded, &options)?;
+    let skipped = say_skipped_parts(&loaded.name, &reports);
+    let bases: Vec<_> = reports
         .into_iter()
         .map(|r| r.base)
         .filter(|b| !args.root || b.root != Some(false))
@@ -701,7 +741,11 @@ fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
         }
     }
     out.flush()?;
-    Ok(Exit::Ok)
+    Ok(if skipped > 0 {
+        Exit::Problems
+    } else {
+        Exit::Ok
+    })
 }
 
 /// Runs `write` on stdout, or on `-o FILE` (a temporary file renamed when it succeeds).

@@ -1623,3 +1623,48 @@ Content-Location: http://h/x.png#f\r\n\
     )
     .unwrap();
 }
+
+/// Issue 21 (D14): a part nested past the MIME nesting limit is not read; the run says which
+/// part, its type and the limit with its value, counts it, and exits 1; the rest is rewritten
+/// and the skipped bytes are kept as they were.
+#[test]
+fn a_part_nested_past_the_limit_is_said_and_exits_1() {
+    let bytes = nested_multiparts(150);
+    let dir = std::env::temp_dir().join(format!("linkbase-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("deep.eml");
+    std::fs::write(&path, &bytes).unwrap();
+    let name = path.to_str().unwrap();
+    let part = format!("2{}", ".1".repeat(98));
+    let said = format!(
+        "linkbase: {name}: part-skipped: part {part} (multipart/mixed): nested 100 levels deep: \
+         its parts (1) are not read, kept as they were (limit: MIME nesting depth 100)\n\
+         linkbase: {name}: 1 MIME part left as it was (said above)\n"
+    );
+    let links = super::util::linkbase(&["links", "--format", "tsv", name], b"");
+    let base = super::util::linkbase(&["base", "--format", "text", name], b"");
+    let rewrite = super::util::linkbase(&["rewrite", name], b"");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!((links.code, links.stderr.as_str()), (1, said.as_str()));
+    assert_eq!(
+        links
+            .stdout
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').next())
+            .collect::<Vec<_>>(),
+        [Some("1")],
+        "{}",
+        links.stdout
+    );
+    assert_eq!((base.code, base.stderr.as_str()), (1, said.as_str()));
+    assert_eq!(
+        base.stdout,
+        format!("1\thttp://deep.example/top.html\tcontent-location\n{part}\t\tnone\n")
+    );
+    assert_eq!((rewrite.code, rewrite.stderr.as_str()), (1, said.as_str()));
+    let expected = String::from_utf8(bytes)
+        .unwrap()
+        .replace("href=\"x.html\"", "href=\"http://deep.example/x.html\"");
+    assert_eq!(rewrite.stdout, expected);
+}
