@@ -690,9 +690,9 @@ fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
     }
     if skipped > 0 {
         eprintln!(
-            "linkbase: {name}: {skipped} MIME part{} left as {} (said above)",
+            "linkbase: {name}: {skipped} part-skipped diagnostic{} above: what {} is kept as it was",
             if skipped == 1 { "" } else { "s" },
-            if skipped == 1 { "it was" } else { "they were" }
+            if skipped == 1 { "it names" } else { "they name" }
         );
     }
     skipped

@@ -25,6 +25,10 @@ pub const MAX_NESTING: usize = 100;
 /// `linkbase links` peaks near 200 MB (BENCHMARKS.md).
 pub const MAX_PARTS: usize = 100_000;
 
+/// How many heading fields of one part are read (limit "MIME heading fields"): each costs about
+/// 100 bytes of memory for a few bytes of input; real headings have tens of fields.
+pub const MAX_FIELDS: usize = 1_000;
+
 /// What a part is, structurally.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PartKind {
@@ -159,13 +163,20 @@ struct Entity<'a> {
     ctype: ParsedContentType,
     /// Where the body starts in `raw`.
     body_start: usize,
+    /// Heading fields past [`MAX_FIELDS`], not read.
+    fields_dropped: usize,
 }
 
 impl<'a> Entity<'a> {
     /// The heading of `raw`; a part of a multipart/digest defaults to message/rfc822
     /// (RFC 2046 §5.1.5), any other to text/plain (RFC 2045 §5.2).
     fn read(raw: &'a [u8], in_digest: bool) -> Result<Self, mailparse::MailParseError> {
-        let (headers, body_start) = mailparse::parse_headers(raw)?;
+        let (mut headers, body_start) = mailparse::parse_headers(raw)?;
+        let fields_dropped = headers.len().saturating_sub(MAX_FIELDS);
+        if fields_dropped > 0 {
+            headers.truncate(MAX_FIELDS);
+            headers.shrink_to_fit();
+        }
         let ctype = match headers.get_first_value("Content-Type") {
             Some(v) => mailparse::parse_content_type(&v),
             None => {
@@ -181,6 +192,7 @@ impl<'a> Entity<'a> {
             headers,
             ctype,
             body_start,
+            fields_dropped,
         })
     }
 
@@ -406,6 +418,13 @@ fn add(
     } else {
         section
     };
+    if mail.fields_dropped > 0 {
+        tree.note(format!(
+            "part {}: {} heading fields past the first {MAX_FIELDS} are not read (limit: MIME heading fields {MAX_FIELDS})",
+            display_path(&path),
+            mail.fields_dropped
+        ));
+    }
     let content_location = headers.get("Content-Location").map(unfold_location);
     tree.parts.push(Part {
         path: path.clone(),
@@ -816,6 +835,23 @@ mod tests {
             [(path.clone(), format!(
                 "part-skipped: part {path} (multipart/mixed): nested 100 levels deep: its parts (1) are not read, kept as they were (limit: MIME nesting depth 100)"
             ))]
+        );
+    }
+
+    /// Heading fields past [`MAX_FIELDS`] are not read (memory), and a diagnostic says so;
+    /// the part itself is read (issue 21).
+    #[test]
+    fn heading_fields_past_the_limit_are_said() {
+        let mut s = "X: y\n".repeat(MAX_FIELDS);
+        s += "Content-Type: image/png\n\n<a href=x>\n";
+        let tree = parse(s.as_bytes()).unwrap();
+        assert_eq!(tree.parts.len(), 1);
+        assert_eq!(tree.parts[0].mime_type, "text/plain");
+        assert_eq!(tree.parts[0].decoded.as_deref(), Some(&b"<a href=x>\n"[..]));
+        let diagnostics: Vec<String> = tree.diagnostics.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            diagnostics,
+            ["mime: part 1: 1 heading fields past the first 1000 are not read (limit: MIME heading fields 1000)"]
         );
     }
 

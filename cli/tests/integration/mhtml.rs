@@ -1639,7 +1639,7 @@ fn a_part_nested_past_the_limit_is_said_and_exits_1() {
     let said = format!(
         "linkbase: {name}: part-skipped: part {part} (multipart/mixed): nested 100 levels deep: \
          its parts (1) are not read, kept as they were (limit: MIME nesting depth 100)\n\
-         linkbase: {name}: 1 MIME part left as it was (said above)\n"
+         linkbase: {name}: 1 part-skipped diagnostic above: what it names is kept as it was\n"
     );
     let links = super::util::linkbase(&["links", "--format", "tsv", name], b"");
     let base = super::util::linkbase(&["base", "--format", "text", name], b"");
