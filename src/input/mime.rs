@@ -756,8 +756,11 @@ mod tests {
         };
         let at = body.as_ptr() as usize - origin;
         out.push((mail.ctype.mimetype.clone(), at..at + body.len()));
-        for sub in &mail.subparts {
-            mailparse_parts(sub, origin, out);
+        // Only a `multipart/` type is read as a multipart here (mailparse: `multipart…`).
+        if mail.ctype.mimetype.starts_with("multipart/") {
+            for sub in &mail.subparts {
+                mailparse_parts(sub, origin, out);
+            }
         }
     }
 
