@@ -1,8 +1,12 @@
 //! ① MIME messages (`.eml`, `.mht`, `.mhtml`): the part tree, with absolute byte spans into the
-//! input, built by `mailparse` behind this adapter. No other module sees a mailparse type.
+//! input. `mailparse` reads the headings and the transfer encodings behind this adapter; the
+//! multipart bodies are split here, as mailparse splits them but with one linear search per
+//! multipart (issue 21). No other module sees a mailparse type.
 //!
 //! `message/rfc822` bodies are descended into (RFC 2046 §5.2.1): the enclosed message is a new
-//! scope for matching (RFC 2557 §7) but its headings are still a base source. Nesting is bounded.
+//! scope for matching (RFC 2557 §7) but its headings are still a base source. Nesting, the number
+//! of parts and the heading fields read are bounded ([`MAX_NESTING`], [`MAX_MESSAGE_DEPTH`],
+//! [`MAX_PARTS`], [`MAX_FIELDS`]); what a bound leaves unread is said.
 
 use std::ops::Range;
 
