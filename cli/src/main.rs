@@ -879,6 +879,15 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
                 .load(std::sync::atomic::Ordering::Relaxed)
         );
     }
+    let skipped_parts = counts
+        .skipped_parts
+        .load(std::sync::atomic::Ordering::Relaxed);
+    if skipped_parts > 0 {
+        eprintln!(
+            "linkbase: {skipped_parts} MIME message{} with parts left as they were (see above)",
+            if skipped_parts == 1 { "" } else { "s" }
+        );
+    }
     let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed);
     if failed > 0 {
         let what = match destination {
@@ -891,7 +900,7 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         );
         return Ok(Exit::Problems);
     }
-    if unresolved_pages > 0 && args.fail_on_unresolved {
+    if skipped_parts > 0 || (unresolved_pages > 0 && args.fail_on_unresolved) {
         return Ok(Exit::Problems);
     }
     Ok(Exit::Ok)

@@ -1668,3 +1668,47 @@ fn a_part_nested_past_the_limit_is_said_and_exits_1() {
         .replace("href=\"x.html\"", "href=\"http://deep.example/x.html\"");
     assert_eq!(rewrite.stdout, expected);
 }
+
+/// Issue 21 (D14): in a tree run, a message with a part past a limit is said the same way, the
+/// run counts such messages and exits 1; the message is still rewritten around the part.
+#[test]
+fn a_tree_run_says_skipped_parts_and_exits_1() {
+    let bytes = nested_multiparts(150);
+    let dir = std::env::temp_dir().join(format!("linkbase-deep-tree-{}", std::process::id()));
+    let (site, out) = (dir.join("site"), dir.join("out"));
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("deep.eml"), &bytes).unwrap();
+    let run = super::util::linkbase(
+        &[
+            "rewrite",
+            site.to_str().unwrap(),
+            "--site-url",
+            "http://site.example/",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let written = std::fs::read(out.join("deep.eml"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let part = format!("2{}", ".1".repeat(98));
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            1,
+            format!(
+                "linkbase: deep.eml: part-skipped: part {part} (multipart/mixed): nested 100 \
+                 levels deep: its parts (1) are not read, kept as they were (limit: MIME nesting \
+                 depth 100)\n\
+                 linkbase: deep.eml: 1 part-skipped diagnostic above: what it names is kept as it \
+                 was\n\
+                 linkbase: 1 MIME message with parts left as they were (see above)\n"
+            )
+            .as_str()
+        )
+    );
+    let expected = String::from_utf8(bytes)
+        .unwrap()
+        .replace("href=\"x.html\"", "href=\"http://deep.example/x.html\"");
+    assert_eq!(String::from_utf8(written.unwrap()).unwrap(), expected);
+}
