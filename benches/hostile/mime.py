@@ -12,6 +12,7 @@ Shapes (SIZE is the count named; each doubles to show linearity):
   (each level's delimiters are searched through everything below it; every link matched).
 - dashes N: one multipart of N bytes whose boundary is N / 2500 dashes and whose body is lines
   of one dash more (D8: every byte starts a near-delimiter, a naive search costs N * N / 2500).
+- fields N: one part whose heading has N fields (memory: only the first 1,000 are read).
 """
 
 import sys
@@ -59,6 +60,15 @@ def dashes(n):
     return "".join(out)
 
 
+def fields(n):
+    # One part whose heading has N fields of 6 bytes (each cost ~100 bytes of memory when read).
+    return (
+        "MIME-Version: 1.0\r\n"
+        + "X: y\r\n" * n
+        + "Content-Type: text/html\r\n\r\n<a href=x>x</a>\r\n"
+    )
+
+
 def main():
     shape, size = sys.argv[1], int(sys.argv[2])
     text = {
@@ -66,6 +76,7 @@ def main():
         "cids": lambda: parts(size, cid=True),
         "deep": lambda: deep(size),
         "dashes": lambda: dashes(size),
+        "fields": lambda: fields(size),
     }[shape]()
     sys.stdout.write(text)
 
