@@ -14,6 +14,9 @@
 //! and document URL the message path gives it; parts without one get no base here,
 //! `thismessage:/` there). When `../shared` is missing the bench says so and measures nothing.
 //!
+//! `mhtml/hostile` measures `links_message` on generated messages of 10,000 and 20,000 parts, each
+//! linked from the root page (issue 21, D7: the throughput stays the same when the size doubles).
+//!
 //! Run: `cargo bench --bench mhtml -- --warm-up-time 2 --measurement-time 10`.
 #![allow(
     clippy::unwrap_used,
@@ -63,7 +66,47 @@ fn html_parts(bytes: &[u8]) -> Vec<HtmlPart> {
         .collect()
 }
 
+/// The `parts N` message of `benches/hostile/mime.py` (issue 21, D7): a multipart/related of `n`
+/// image parts and a root page linking to each by a relative URL.
+fn many_parts(n: usize) -> Vec<u8> {
+    let mut s = String::from(
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b\"\r\n\r\n\
+         --b\r\nContent-Type: text/html\r\nContent-Location: http://h/index.html\r\n\r\n",
+    );
+    for i in 0..n {
+        s += &format!("<img src=\"i/{i}.png\">\r\n");
+    }
+    for i in 0..n {
+        s += &format!(
+            "--b\r\nContent-Type: image/png\r\nContent-Location: http://h/i/{i}.png\r\n\r\nPNG\r\n"
+        );
+    }
+    s += "--b--\r\n";
+    s.into_bytes()
+}
+
+/// Hostile messages (issue 21): throughput in bytes must not fall as the message doubles.
+fn hostile(c: &mut Criterion) {
+    let options = Options::default();
+    let mut group = c.benchmark_group("mhtml/hostile");
+    group.sample_size(10);
+    for n in [10_000, 20_000] {
+        let bytes = many_parts(n);
+        let input = MessageInput {
+            name: "parts.mht",
+            bytes: &bytes,
+            layers: BaseLayers::default(),
+        };
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_function(format!("links_message ({n} parts)"), |b| {
+            b.iter(|| black_box(links_message(black_box(&input), &options).unwrap()))
+        });
+    }
+    group.finish();
+}
+
 fn bench(c: &mut Criterion) {
+    hostile(c);
     if !Path::new(CORPUS).is_dir() {
         eprintln!("{CORPUS} is missing: the MHTML benchmarks are skipped");
         return;

@@ -30,4 +30,7 @@ fn main() {
     for d in &tree.diagnostics {
         println!("! {d}");
     }
+    for (part, d) in &tree.skipped {
+        println!("! part {part} skipped: {d}");
+    }
 }

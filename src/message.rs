@@ -4,6 +4,7 @@
 //! charset, Content-Transfer-Encoding and line endings and put back where it was. Every other
 //! byte of the message is copied as it was.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use base64::Engine as _;
@@ -93,18 +94,15 @@ fn process(
                 .map(|u| u.to_string())
         })
         .collect();
+    let index = PartIndex::new(&tree, &keys);
     let root = tree.root_document();
     let mut reports = Vec::new();
     let mut splices: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
-    let tree_diagnostics: Vec<Diagnostic> = tree
-        .diagnostics
-        .iter()
-        .map(|d| Diagnostic::new(crate::error::DiagnosticCode::Mime, d.clone()))
-        .collect();
+    let tree_diagnostics = &tree.diagnostics;
     for (i, part) in tree.parts.iter().enumerate() {
         if part.kind == PartKind::Leaf && part.mime_type == "text/css" {
             let first = reports.is_empty();
-            let (mut report, edit) = css_part(&tree, &keys, i, input, options, rewrite);
+            let (mut report, edit) = css_part(&tree, &index, i, input, options, rewrite);
             if first {
                 let mut all = tree_diagnostics.clone();
                 all.append(&mut report.base.diagnostics);
@@ -186,13 +184,15 @@ fn process(
         for link in &mut part_report.links {
             link.root = part_report.base.root;
         }
+        let scopes = index.scopes(i);
         for link in &mut part_report.links {
             // A same-document reference (`#top`) loads nothing: it names no other part.
             if link.same_document {
                 continue;
             }
             if let Some(resolved) = &link.resolved {
-                link.target_part = target(&tree, &keys, i, resolved)
+                link.target_part = index
+                    .target(&scopes, resolved)
                     .and_then(|t| tree.parts.get(t))
                     .map(|t| mime::display_path(&t.path).to_owned());
             }
@@ -246,6 +246,28 @@ fn process(
         }
         reports.push(part_report);
     }
+    if reports.is_empty() && !tree_diagnostics.is_empty() {
+        // No HTML or CSS part carries the message's diagnostics: a record of the message as a
+        // whole does, so that nothing goes unsaid.
+        reports.push(Report {
+            base: BaseRecord {
+                root: Some(false),
+                ..empty_base(Some("0".to_owned()), tree_diagnostics.clone())
+            },
+            links: Vec::new(),
+        });
+    }
+    // Each part not read (a limit, an unreadable heading) has a record of its own, after the
+    // others: its links are not in any report, and its bytes are kept as they were.
+    for (path, diagnostic) in &tree.skipped {
+        reports.push(Report {
+            base: BaseRecord {
+                root: Some(false),
+                ..empty_base(Some(path.clone()), vec![diagnostic.clone()])
+            },
+            links: Vec::new(),
+        });
+    }
     Ok(RewrittenMessage {
         bytes: splice(input.bytes, splices),
         reports,
@@ -262,7 +284,7 @@ type Edit = (Range<usize>, Vec<u8>);
 /// `thismessage:/` keeps its text (it still names its part, RFC 2557 §8.2(d)).
 fn css_part(
     tree: &MessageTree,
-    keys: &[Option<String>],
+    index: &PartIndex<'_>,
     i: usize,
     input: &MessageInput<'_>,
     options: &Options,
@@ -314,6 +336,7 @@ fn css_part(
         .as_ref()
         .and_then(|u| crate::Resolver::new(u.as_str(), resolve).ok());
     let writable = part.body.is_some() && is_writable(&part.transfer_encoding);
+    let scopes = index.scopes(i);
     let mut links = Vec::new();
     let new_text = rewrite_css(&text, CssKind::Stylesheet, &mut |url| {
         let value = url.value.trim();
@@ -342,7 +365,7 @@ fn css_part(
             .cloned();
         let target_part = resolved
             .as_deref()
-            .and_then(|r| target(tree, keys, i, r))
+            .and_then(|r| index.target(&scopes, r))
             .and_then(|t| tree.parts.get(t))
             .map(|t| mime::display_path(&t.path).to_owned());
         links.push(crate::LinkRecord {
@@ -493,63 +516,104 @@ fn headings<'t>(
     out
 }
 
-/// RFC 2557 §8.2(d) and §8.3: the part a resolved reference names, searched in the innermost
-/// enclosing multipart/related first, then the enclosing ones — not in siblings, and not across
-/// a `message/rfc822` (a new scope, §7). `cid:` references match Content-IDs only (RFC 2392:
-/// `%`-decoded, brackets stripped; the raw form too, as RFC 2392's own example needs).
-fn target(
-    tree: &MessageTree,
-    keys: &[Option<String>],
-    from: usize,
-    resolved: &str,
-) -> Option<usize> {
-    let cid = resolved
-        .get(..4)
-        .filter(|s| s.eq_ignore_ascii_case("cid:"))
-        .and_then(|_| resolved.get(4..));
-    let decoded_cid = cid.map(crate::uri::percent_decode);
-    // A browser loading `img.png#frag` fetches `img.png`: the fragment is not part of the
-    // resource's URL (RFC 2396 §4.1), so it takes no part in matching a Content-Location
-    // (issue 14); it stays in the resolved URL.
-    let unfragmented = resolved.split_once('#').map(|(before, _)| before);
-    let matches = |j: usize| -> bool {
-        let Some(part) = tree.parts.get(j) else {
-            return false;
+/// Each multipart/related aggregate's members by resolved Content-Location and by Content-ID,
+/// built once per message, so that matching a reference costs a hash lookup per enclosing
+/// aggregate rather than a walk over every part (issue 21, D7).
+struct PartIndex<'t> {
+    tree: &'t MessageTree,
+    /// Per aggregate (the multipart/related's index): its first member with each resolved
+    /// Content-Location (RFC 2557 §8.2(c)).
+    locations: HashMap<usize, HashMap<&'t str, usize>>,
+    /// Per aggregate: its first member with each Content-ID.
+    cids: HashMap<usize, HashMap<&'t str, usize>>,
+}
+
+impl<'t> PartIndex<'t> {
+    /// `keys`: each part's resolved Content-Location.
+    fn new(tree: &'t MessageTree, keys: &'t [Option<String>]) -> Self {
+        let mut index = PartIndex {
+            tree,
+            locations: HashMap::new(),
+            cids: HashMap::new(),
         };
-        match cid {
-            Some(raw) => part
-                .content_id
-                .as_deref()
-                .is_some_and(|id| id == raw || decoded_cid.as_deref() == Some(id)),
-            None => keys
-                .get(j)
-                .and_then(|k| k.as_deref())
-                .is_some_and(|k| k == resolved || Some(k) == unfragmented),
-        }
-    };
-    for a in tree.ancestors(from) {
-        let part = tree.parts.get(a)?;
-        if part.kind == PartKind::Message {
-            break;
-        }
-        if part.mime_type != "multipart/related" {
-            continue;
-        }
-        // The aggregate's members: descendants, without entering nested aggregates or messages
-        // (which may be targets themselves, RFC 2557 example 9.6).
-        let mut stack: Vec<usize> = part.children.iter().rev().copied().collect();
-        while let Some(j) = stack.pop() {
-            if matches(j) {
-                return Some(j);
+        for (a, part) in tree.parts.iter().enumerate() {
+            if part.mime_type != "multipart/related" {
+                continue;
             }
-            if let Some(p) = tree.parts.get(j) {
+            // The aggregate's members: descendants, without entering nested aggregates or
+            // messages (which may be targets themselves, RFC 2557 example 9.6), in message
+            // order, so the first member seen with a key is the one a walk would find first.
+            let mut stack: Vec<usize> = part.children.iter().rev().copied().collect();
+            while let Some(j) = stack.pop() {
+                let Some(p) = tree.parts.get(j) else {
+                    continue;
+                };
+                if let Some(Some(k)) = keys.get(j) {
+                    index
+                        .locations
+                        .entry(a)
+                        .or_default()
+                        .entry(k.as_str())
+                        .or_insert(j);
+                }
+                if let Some(id) = p.content_id.as_deref() {
+                    index.cids.entry(a).or_default().entry(id).or_insert(j);
+                }
                 if p.kind == PartKind::Multipart && p.mime_type != "multipart/related" {
                     stack.extend(p.children.iter().rev());
                 }
             }
         }
+        index
     }
-    None
+
+    /// The aggregates a reference from part `from` may name a part of: the enclosing
+    /// multipart/related, innermost first, up to the enclosing message (RFC 2557 §7, §8.3).
+    fn scopes(&self, from: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        for a in self.tree.ancestors(from) {
+            let Some(part) = self.tree.parts.get(a) else {
+                break;
+            };
+            if part.kind == PartKind::Message {
+                break;
+            }
+            if part.mime_type == "multipart/related" {
+                out.push(a);
+            }
+        }
+        out
+    }
+
+    /// RFC 2557 §8.2(d) and §8.3: the part a resolved reference names, searched in the
+    /// innermost enclosing aggregate first, then the enclosing ones (`scopes`) — not in
+    /// siblings. `cid:` references match Content-IDs only (RFC 2392: `%`-decoded, brackets
+    /// stripped; the raw form too, as RFC 2392's own example needs); in an aggregate, the first
+    /// part that matches either form wins.
+    fn target(&self, scopes: &[usize], resolved: &str) -> Option<usize> {
+        let cid = resolved
+            .get(..4)
+            .filter(|s| s.eq_ignore_ascii_case("cid:"))
+            .and_then(|_| resolved.get(4..));
+        let decoded_cid = cid.map(crate::uri::percent_decode);
+        // A browser loading `img.png#frag` fetches `img.png`: the fragment is not part of the
+        // resource's URL (RFC 2396 §4.1), so it takes no part in matching a Content-Location
+        // (issue 14); it stays in the resolved URL.
+        let unfragmented = resolved.split_once('#').map(|(before, _)| before);
+        let (table, forms) = match cid {
+            Some(raw) => (&self.cids, [Some(raw), decoded_cid.as_deref()]),
+            None => (&self.locations, [Some(resolved), unfragmented]),
+        };
+        scopes.iter().find_map(|a| {
+            let members = table.get(a)?;
+            forms
+                .iter()
+                .flatten()
+                .filter_map(|k| members.get(k))
+                .min()
+                .copied()
+        })
+    }
 }
 
 /// Whether [`transfer_encode`] can write this Content-Transfer-Encoding.

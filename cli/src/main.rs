@@ -490,8 +490,10 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
             unresolved = Some(summary);
         }
     }
+    let skipped = say_skipped_parts(&loaded.name, &rewritten.reports);
     let bytes = rewritten.bytes;
     let exit = match unresolved {
+        _ if skipped > 0 => Exit::Problems,
         Some(_) if args.fail_on_unresolved => Exit::Problems,
         _ => Exit::Ok,
     };
@@ -653,6 +655,7 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
         return Ok(Exit::Ok);
     }
     let reports = reports(&loaded, &options)?;
+    let skipped = say_skipped_parts(&loaded.name, &reports);
     let links: Vec<_> = reports.into_iter().flat_map(|r| r.links).collect();
     let mut out = BufWriter::new(&mut *out);
     match args.format {
@@ -660,7 +663,42 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
         LinksFormat::Tsv => write_tsv(&mut out, &links, true)?,
     }
     out.flush()?;
-    Ok(Exit::Ok)
+    Ok(if skipped > 0 {
+        Exit::Problems
+    } else {
+        Exit::Ok
+    })
+}
+
+/// Says on stderr each MIME part of a message that was not read or not rewritten (its
+/// `part-skipped` diagnostics, issue 21), then how many: such a run exits 1. Returns the count.
+fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
+    let name = linkbase::report::escape_controls(name);
+    let mut skipped = 0;
+    for report in reports {
+        for d in &report.base.diagnostics {
+            if d.code != linkbase::DiagnosticCode::PartSkipped {
+                continue;
+            }
+            skipped += 1;
+            let message = linkbase::report::escape_controls(&d.message);
+            // The message's own diagnostics name their part; a part's own name none.
+            match report.base.part.as_deref() {
+                Some(part) if !d.message.starts_with("part ") => {
+                    eprintln!("linkbase: {name} part {part}: {}: {message}", d.code);
+                }
+                _ => eprintln!("linkbase: {name}: {}: {message}", d.code),
+            }
+        }
+    }
+    if skipped > 0 {
+        eprintln!(
+            "linkbase: {name}: {skipped} part-skipped diagnostic{} above: what {} is kept as it was",
+            if skipped == 1 { "" } else { "s" },
+            if skipped == 1 { "it names" } else { "they name" }
+        );
+    }
+    skipped
 }
 
 fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
@@ -680,7 +718,9 @@ fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
             out,
         );
     }
-    let bases: Vec<_> = reports(&loaded, &options)?
+    let reports = reports(&loaded, &options)?;
+    let skipped = say_skipped_parts(&loaded.name, &reports);
+    let bases: Vec<_> = reports
         .into_iter()
         .map(|r| r.base)
         .filter(|b| !args.root || b.root != Some(false))
@@ -704,7 +744,11 @@ fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
         }
     }
     out.flush()?;
-    Ok(Exit::Ok)
+    Ok(if skipped > 0 {
+        Exit::Problems
+    } else {
+        Exit::Ok
+    })
 }
 
 /// Runs `write` on stdout, or on `-o FILE` (a temporary file renamed when it succeeds).
@@ -838,6 +882,15 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
                 .load(std::sync::atomic::Ordering::Relaxed)
         );
     }
+    let skipped_parts = counts
+        .skipped_parts
+        .load(std::sync::atomic::Ordering::Relaxed);
+    if skipped_parts > 0 {
+        eprintln!(
+            "linkbase: {skipped_parts} MIME message{} with parts left as they were (see above)",
+            if skipped_parts == 1 { "" } else { "s" }
+        );
+    }
     let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed);
     if failed > 0 {
         let what = match destination {
@@ -850,7 +903,7 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         );
         return Ok(Exit::Problems);
     }
-    if unresolved_pages > 0 && args.fail_on_unresolved {
+    if skipped_parts > 0 || (unresolved_pages > 0 && args.fail_on_unresolved) {
         return Ok(Exit::Problems);
     }
     Ok(Exit::Ok)

@@ -201,6 +201,8 @@ pub struct Counts {
     /// Pages with links left relative or unresolvable, and how many such links (issue 10).
     pub unresolved_pages: AtomicUsize,
     pub unresolved_links: AtomicUsize,
+    /// MIME messages with parts left as they were (`part-skipped`, issue 21), each said.
+    pub skipped_parts: AtomicUsize,
 }
 
 /// A path for a message: control characters made visible, so a hostile name cannot forge lines
@@ -252,7 +254,7 @@ pub fn rewrite_tree(
     let counts = Counts::default();
     let progress = Progress::new(tree.entries.len() + tree.undecodable.len(), "rewrite");
     tree.entries.par_iter().for_each(|entry| {
-        match rewrite_one(entry, site, destination, options) {
+        match rewrite_one(entry, site, destination, options, &counts) {
             Ok(0) => {}
             Ok(unresolved) => {
                 counts.unresolved_pages.fetch_add(1, Ordering::Relaxed);
@@ -314,6 +316,7 @@ fn rewrite_one(
     site: &Site,
     destination: Destination<'_>,
     options: &Options,
+    counts: &Counts,
 ) -> Result<usize, String> {
     let rel = Path::new(&entry.rel);
     let out = match destination {
@@ -383,7 +386,12 @@ fn rewrite_one(
             },
             options,
         )
-        .map(|r| (unresolved(&r.reports), r.bytes)),
+        .map(|r| {
+            if crate::say_skipped_parts(&entry.rel, &r.reports) > 0 {
+                counts.skipped_parts.fetch_add(1, Ordering::Relaxed);
+            }
+            (unresolved(&r.reports), r.bytes)
+        }),
     };
     let (left, new) = match (rewritten, out) {
         (Ok(done), _) => done,

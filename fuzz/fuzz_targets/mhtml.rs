@@ -15,7 +15,11 @@
 //!   notes a rewrite adds;
 //! - every HTML part that was analysed has a base (`thismessage:/` at worst, RFC 2557 §5(e)),
 //!   never a `cid:`/`mid:` one (a label, §8.3), and every `target_part` names a part of the tree;
-//! - when no link of any report is `rewritten`, the output is the input byte for byte.
+//! - when no link of any report is `rewritten`, the output is the input byte for byte;
+//! - the limits hold (at most `MAX_PARTS` parts), every skipped part has its own record with a
+//!   `part-skipped` diagnostic, and when nothing was skipped and mailparse reads the message,
+//!   the parts outside enclosed messages are the ones mailparse splits, with the same spans
+//!   (linkbase splits multiparts itself, with a linear search, issue 21).
 #![no_main]
 
 use std::collections::BTreeSet;
@@ -55,6 +59,33 @@ fuzz_target!(|data: &[u8]| {
             let _ = tree.related_root(i);
             assert!(tree.ancestors(i).len() < tree.parts.len());
         }
+        assert!(tree.parts.len() <= mime::MAX_PARTS, "past the parts limit");
+        for (_, d) in &tree.skipped {
+            assert_eq!(d.code, linkbase::DiagnosticCode::PartSkipped, "{d}");
+        }
+        // Heading fields past the limit are not read here (mailparse reads them all).
+        let all_fields = !tree
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("limit: MIME heading fields"));
+        if let (true, true, Ok(mail)) = (
+            tree.skipped.is_empty(),
+            all_fields,
+            mailparse::parse_mail(data),
+        ) {
+            let mut want = Vec::new();
+            mailparse_parts(&mail, data.as_ptr() as usize, &mut want);
+            let in_message = |i: usize| {
+                tree.ancestors(i)
+                    .iter()
+                    .any(|&a| tree.parts[a].kind == PartKind::Message)
+            };
+            let got: Vec<(String, Option<std::ops::Range<usize>>)> = (0..tree.parts.len())
+                .filter(|&i| !in_message(i))
+                .map(|i| (tree.parts[i].mime_type.clone(), tree.parts[i].body.clone()))
+                .collect();
+            assert_eq!(got, want, "split as mailparse splits");
+        }
         leaves.sort_by_key(|s| (s.start, s.end));
         for w in leaves.windows(2) {
             assert!(w[0].end <= w[1].start, "leaf bodies overlap: {w:?}");
@@ -79,6 +110,27 @@ fuzz_target!(|data: &[u8]| {
         (a, b) => panic!("links {:?} but rewrite {:?}", a.err(), b.err()),
     };
     assert!(tree.is_ok(), "a refused tree gives an error");
+
+    if let Ok(tree) = &tree {
+        let skipped: Vec<(Option<&str>, Vec<String>)> = tree
+            .skipped
+            .iter()
+            .map(|(p, d)| (Some(p.as_str()), vec![d.message.clone()]))
+            .collect();
+        let records: Vec<(Option<&str>, Vec<String>)> = reports
+            .iter()
+            .rev()
+            .take(skipped.len())
+            .rev()
+            .map(|r| {
+                (
+                    r.base.part.as_deref(),
+                    r.base.diagnostics.iter().map(|d| d.message.clone()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(records, skipped, "each skipped part has its own record, last");
+    }
 
     let strip = |rs: &[Report]| -> Vec<Report> {
         rs.iter()
@@ -135,3 +187,28 @@ fuzz_target!(|data: &[u8]| {
         );
     }
 });
+
+/// The parts of `mail` in pre-order as mailparse splits them: lower-case type, body span.
+fn mailparse_parts(
+    mail: &mailparse::ParsedMail<'_>,
+    origin: usize,
+    out: &mut Vec<(String, Option<std::ops::Range<usize>>)>,
+) {
+    use mailparse::body::Body;
+    let body = match mail.get_body_encoded() {
+        Body::Base64(b) | Body::QuotedPrintable(b) => b.get_raw(),
+        Body::SevenBit(b) | Body::EightBit(b) => b.get_raw(),
+        Body::Binary(b) => b.get_raw(),
+    };
+    let at = body.as_ptr() as usize - origin;
+    out.push((
+        mail.ctype.mimetype.to_ascii_lowercase(),
+        Some(at..at + body.len()),
+    ));
+    // linkbase reads as a multipart only a `multipart/` type (mailparse: `multipart…`).
+    if mail.ctype.mimetype.starts_with("multipart/") {
+        for sub in &mail.subparts {
+            mailparse_parts(sub, origin, out);
+        }
+    }
+}

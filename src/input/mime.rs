@@ -1,17 +1,37 @@
 //! ① MIME messages (`.eml`, `.mht`, `.mhtml`): the part tree, with absolute byte spans into the
-//! input, built by `mailparse` behind this adapter. No other module sees a mailparse type.
+//! input. `mailparse` reads the headings and the transfer encodings behind this adapter; the
+//! multipart bodies are split here, as mailparse splits them but with one linear search per
+//! multipart (issue 21). No other module sees a mailparse type.
 //!
 //! `message/rfc822` bodies are descended into (RFC 2046 §5.2.1): the enclosed message is a new
-//! scope for matching (RFC 2557 §7) but its headings are still a base source. Nesting is bounded.
+//! scope for matching (RFC 2557 §7) but its headings are still a base source. Nesting, the number
+//! of parts and the heading fields read are bounded ([`MAX_NESTING`], [`MAX_MESSAGE_DEPTH`],
+//! [`MAX_PARTS`], [`MAX_FIELDS`]); what a bound leaves unread is said.
 
 use std::ops::Range;
 
-use mailparse::{MailHeaderMap, ParsedMail};
+use mailparse::{MailHeaderMap, ParsedContentType};
 
 use super::Headers;
+use crate::error::{Diagnostic, DiagnosticCode};
 
-/// How deep `message/rfc822` nesting is followed (mailparse bounds multipart nesting itself).
-const MAX_MESSAGE_DEPTH: usize = 16;
+/// How deep `message/rfc822` nesting is followed (limit "MIME message depth").
+pub const MAX_MESSAGE_DEPTH: usize = 16;
+
+/// How deep entities nest in all, multiparts and enclosed messages together (limit "MIME
+/// nesting depth"): the bound mailparse kept for multiparts, now kept here, where the parts are
+/// split. It also bounds the recursion of [`parse`].
+pub const MAX_NESTING: usize = 100;
+
+/// How many parts one message may have, every entity counted, the top-level one and containers
+/// included (limit "MIME parts"): each part read costs about 1 KiB besides its bytes (its heading
+/// fields, its decoded body, its record), so the parts past this many are not read. At the limit
+/// `linkbase links` peaks near 200 MB (BENCHMARKS.md).
+pub const MAX_PARTS: usize = 100_000;
+
+/// How many heading fields of one part are read (limit "MIME heading fields"): each costs about
+/// 100 bytes of memory for a few bytes of input; real headings have tens of fields.
+pub const MAX_FIELDS: usize = 1_000;
 
 /// What a part is, structurally.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,8 +88,11 @@ pub struct Part {
 pub struct MessageTree {
     /// Every part, parents before children.
     pub parts: Vec<Part>,
-    /// Things that were wrong but not fatal (truncation, depth).
-    pub diagnostics: Vec<String>,
+    /// Things that were wrong but not fatal (truncation, a body that does not decode): `mime`.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Each part whose content was not read (a limit, an unreadable heading), by its path
+    /// ([`display_path`]), with a `part-skipped` diagnostic that names it and the limit.
+    pub skipped: Vec<(String, Diagnostic)>,
 }
 
 /// Why a message could not be read at all.
@@ -98,8 +121,8 @@ pub fn looks_like_message(bytes: &[u8]) -> bool {
     }
     // Up to the blank line ending the heading, a MIME field must appear.
     let lower: Vec<u8> = head.to_ascii_lowercase();
-    let end = find(&lower, b"\n\n")
-        .or_else(|| find(&lower, b"\r\n\r\n"))
+    let end = memchr::memmem::find(&lower, b"\n\n")
+        .or_else(|| memchr::memmem::find(&lower, b"\r\n\r\n"))
         .unwrap_or(lower.len());
     let heading = lower.get(..end).unwrap_or(&lower);
     [
@@ -108,16 +131,17 @@ pub fn looks_like_message(bytes: &[u8]) -> bool {
         b"\ncontent-location:",
     ]
     .iter()
-    .any(|f| find(heading, f).is_some())
+    .any(|f| memchr::memmem::find(heading, f).is_some())
         || heading.starts_with(b"mime-version:")
         || heading.starts_with(b"content-type:")
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
 /// Parses `bytes` into a part tree.
+///
+/// Headings are read by mailparse; multipart bodies are split here, with one linear search per
+/// multipart for its delimiter lines (RFC 2046 §5.1.1), so that parsing takes time linear in the
+/// input at every nesting level and the limits ([`MAX_NESTING`], [`MAX_PARTS`]) are checked
+/// before a part is read. Every part skipped gives a `part-skipped` diagnostic naming the limit.
 ///
 /// # Errors
 /// [`MimeError`] when mailparse refuses the top-level heading (nested trouble only gives
@@ -126,41 +150,165 @@ pub fn parse(bytes: &[u8]) -> Result<MessageTree, MimeError> {
     let mut tree = MessageTree {
         parts: Vec::new(),
         diagnostics: Vec::new(),
+        skipped: Vec::new(),
     };
+    let top = Entity::read(bytes, false).map_err(|e| MimeError(e.to_string()))?;
     let origin = Origin::Source(bytes.as_ptr() as usize);
-    let (mail, cut) = match mailparse::parse_mail(bytes) {
-        Ok(mail) => (mail, None),
-        Err(mailparse::MailParseError::Generic(m)) if m.contains("Recursion") => {
-            // mailparse refuses a message nested past its bound (100 multipart levels) as a
-            // whole. Read the longest prefix it accepts instead: a prefix slice keeps every span
-            // an offset into the input, and what lies past it is kept byte for byte.
-            let (mut ok, mut too_deep) = (0, bytes.len());
-            while too_deep - ok > 1 {
-                let mid = ok + (too_deep - ok) / 2;
-                match bytes.get(..mid).map(mailparse::parse_mail) {
-                    Some(Ok(_)) => ok = mid,
-                    _ => too_deep = mid,
-                }
-            }
-            let prefix = bytes.get(..ok).unwrap_or_default();
-            let mail = mailparse::parse_mail(prefix).map_err(|e| MimeError(e.to_string()))?;
-            tree.diagnostics.push(format!(
-                "multipart nesting deeper than the MIME parser's bound (100 levels) from byte {ok}: what follows is kept as it was, unread"
-            ));
-            (mail, Some(ok))
+    add(&mut tree, &top, None, String::new(), true, origin, 0, 0);
+    Ok(tree)
+}
+
+/// One entity as mailparse would give it (`ParsedMail` minus its subparts, which are split
+/// lazily by [`Entity::split`]).
+struct Entity<'a> {
+    /// Heading and body.
+    raw: &'a [u8],
+    headers: Vec<mailparse::MailHeader<'a>>,
+    ctype: ParsedContentType,
+    /// Where the body starts in `raw`.
+    body_start: usize,
+    /// Heading fields past [`MAX_FIELDS`], not read.
+    fields_dropped: usize,
+}
+
+impl<'a> Entity<'a> {
+    /// The heading of `raw`; a part of a multipart/digest defaults to message/rfc822
+    /// (RFC 2046 §5.1.5), any other to text/plain (RFC 2045 §5.2).
+    fn read(raw: &'a [u8], in_digest: bool) -> Result<Self, mailparse::MailParseError> {
+        let (mut headers, body_start) = mailparse::parse_headers(raw)?;
+        let fields_dropped = headers.len().saturating_sub(MAX_FIELDS);
+        if fields_dropped > 0 {
+            headers.truncate(MAX_FIELDS);
+            headers.shrink_to_fit();
         }
-        Err(e) => return Err(MimeError(e.to_string())),
-    };
-    add(&mut tree, &mail, None, String::new(), true, origin, 0);
-    if let Some(cut) = cut {
-        // A part that reaches the cut may be cut short: read it, never write it back.
-        for part in &mut tree.parts {
-            if part.body.as_ref().is_some_and(|b| b.end >= cut) {
-                part.body = None;
+        let ctype = match headers.get_first_value("Content-Type") {
+            Some(v) => mailparse::parse_content_type(&v),
+            None => {
+                let mut ctype = ParsedContentType::default();
+                if in_digest {
+                    ctype.mimetype = "message/rfc822".to_owned();
+                }
+                ctype
             }
+        };
+        Ok(Entity {
+            raw,
+            headers,
+            ctype,
+            body_start,
+            fields_dropped,
+        })
+    }
+
+    /// The delimiter (`--boundary`) when this entity is split into parts, as mailparse decides
+    /// it: a type starting with `multipart`, a `boundary` parameter, and a body.
+    fn delimiter(&self) -> Option<String> {
+        let boundary = self.ctype.params.get("boundary")?;
+        (self.raw.len() > self.body_start && self.ctype.mimetype.starts_with("multipart"))
+            .then(|| format!("--{boundary}"))
+    }
+
+    /// The body: for a multipart, the preamble before its first delimiter line (mailparse's
+    /// `body_bytes`).
+    fn body(&self) -> &'a [u8] {
+        let raw = self.raw;
+        let end = match self.delimiter() {
+            Some(d) => match Delimiters::new(raw, &d).next_line(self.body_start) {
+                Some(at) => strip_trailing_eol(raw, self.body_start, at),
+                None => self.body_start,
+            },
+            None => raw.len(),
+        };
+        raw.get(self.body_start..end).unwrap_or_default()
+    }
+
+    /// The transfer-encoded body with its Content-Transfer-Encoding, as mailparse reads it.
+    fn encoded(&self) -> mailparse::body::Body<'_> {
+        let encoding = self
+            .headers
+            .get_first_value("Content-Transfer-Encoding")
+            .map(|s| s.to_lowercase());
+        mailparse::body::Body::new(self.body(), &self.ctype, &encoding)
+    }
+
+    /// The body without its transfer encoding (mailparse's `get_body_raw`).
+    fn decoded_body(&self) -> Result<Vec<u8>, mailparse::MailParseError> {
+        use mailparse::body::Body;
+        match self.encoded() {
+            Body::Base64(b) | Body::QuotedPrintable(b) => b.get_decoded(),
+            Body::SevenBit(b) | Body::EightBit(b) => Ok(b.get_raw().to_vec()),
+            Body::Binary(b) => Ok(b.get_raw().to_vec()),
         }
     }
-    Ok(tree)
+
+    /// The raw spans of the parts, in order (RFC 2046 §5.1.1, read as mailparse reads it: a
+    /// delimiter is `--boundary` at a line start; the CRLF before it belongs to it; the part
+    /// starts after the rest of the delimiter's line; a missing close delimiter ends the last
+    /// part at the end of the entity). Each delimiter is searched once, from the previous one.
+    fn split(&self) -> Vec<Range<usize>> {
+        let mut spans = Vec::new();
+        let Some(delimiter) = self.delimiter() else {
+            return spans;
+        };
+        let raw = self.raw;
+        let lines = Delimiters::new(raw, &delimiter);
+        let Some(first) = lines.next_line(self.body_start) else {
+            return spans;
+        };
+        let mut after = first + delimiter.len();
+        while let Some(start) =
+            memchr::memchr(b'\n', raw.get(after..).unwrap_or_default()).map(|i| after + i + 1)
+        {
+            let next = lines.next_line(start);
+            let end = next.map_or(raw.len(), |n| strip_trailing_eol(raw, start, n));
+            spans.push(start..end);
+            after = next.map_or(raw.len(), |n| n + delimiter.len());
+            // `--boundary--` closes the multipart; so does the end of the input.
+            if after + 2 > raw.len() || raw.get(after..after + 2) == Some(b"--") {
+                break;
+            }
+        }
+        spans
+    }
+}
+
+/// Finds delimiter lines of one multipart with one precomputed searcher (`memchr::memmem`).
+struct Delimiters<'a, 'd> {
+    raw: &'a [u8],
+    finder: memchr::memmem::Finder<'d>,
+}
+
+impl<'a, 'd> Delimiters<'a, 'd> {
+    fn new(raw: &'a [u8], delimiter: &'d str) -> Self {
+        Delimiters {
+            raw,
+            finder: memchr::memmem::Finder::new(delimiter.as_bytes()),
+        }
+    }
+
+    /// The first delimiter at or after `from` that starts a line (or starts at `from`).
+    fn next_line(&self, from: usize) -> Option<usize> {
+        let mut search = from;
+        loop {
+            let at = search + self.finder.find(self.raw.get(search..)?)?;
+            if at == from || self.raw.get(at.checked_sub(1)?) == Some(&b'\n') {
+                return Some(at);
+            }
+            search = at + 1;
+        }
+    }
+}
+
+/// `at` moved back over the LF or CRLF just before it (not before `floor`): that line end
+/// belongs to the delimiter (RFC 2046 §5.1.1).
+fn strip_trailing_eol(raw: &[u8], floor: usize, mut at: usize) -> usize {
+    if at > floor && raw.get(at - 1) == Some(&b'\n') {
+        at -= 1;
+        if at > floor && raw.get(at - 1) == Some(&b'\r') {
+            at -= 1;
+        }
+    }
+    at
 }
 
 /// Whether spans are offsets into the input, or the bytes were decoded first.
@@ -171,16 +319,31 @@ enum Origin {
     Decoded,
 }
 
+/// How a part shows in a diagnostic: its path, its type, its Content-Location if any.
+fn describe(path: &str, mime_type: &str, location: Option<&str>) -> String {
+    match location {
+        Some(l) => format!(
+            "part {} ({mime_type}, Content-Location {l:?})",
+            display_path(path)
+        ),
+        None => format!("part {} ({mime_type})", display_path(path)),
+    }
+}
+
 /// Adds `mail` and what it contains. `section` is its IMAP section number (RFC 3501 §6.4.5);
 /// a message's own body, when it is not multipart, is numbered `section.1` (`1` at the top).
+/// `depth` counts enclosing entities ([`MAX_NESTING`]), `messages` enclosing messages
+/// ([`MAX_MESSAGE_DEPTH`]).
+#[allow(clippy::too_many_arguments)]
 fn add(
     tree: &mut MessageTree,
-    mail: &ParsedMail<'_>,
+    mail: &Entity<'_>,
     parent: Option<usize>,
     section: String,
     is_message: bool,
     origin: Origin,
     depth: usize,
+    messages: usize,
 ) {
     let index = tree.parts.len();
     let join = |base: &str, n: usize| {
@@ -207,12 +370,7 @@ fn add(
         .get_first_value("Content-Transfer-Encoding")
         .map(|v| v.trim().to_ascii_lowercase())
         .unwrap_or_else(|| "7bit".to_owned());
-    let raw_body = mail.get_body_encoded();
-    let raw_body = match &raw_body {
-        mailparse::body::Body::Base64(b) | mailparse::body::Body::QuotedPrintable(b) => b.get_raw(),
-        mailparse::body::Body::SevenBit(b) | mailparse::body::Body::EightBit(b) => b.get_raw(),
-        mailparse::body::Body::Binary(b) => b.get_raw(),
-    };
+    let raw_body = mail.body();
     let body = match origin {
         Origin::Source(start) => {
             let at = (raw_body.as_ptr() as usize).saturating_sub(start);
@@ -220,7 +378,7 @@ fn add(
         }
         Origin::Decoded => None,
     };
-    let eol = if mail.raw_bytes.windows(2).any(|w| w == b"\r\n") {
+    let eol = if memchr::memmem::find(mail.raw, b"\r\n").is_some() {
         "\r\n"
     } else {
         "\n"
@@ -233,10 +391,10 @@ fn add(
             .to_owned()
     };
     let decoded = if kind == PartKind::Leaf {
-        match decode_body(raw_body, &transfer_encoding, || mail.get_body_raw()) {
+        match decode_body(raw_body, &transfer_encoding, || mail.decoded_body()) {
             Ok(bytes) => Some(bytes),
             Err(why) => {
-                tree.diagnostics.push(format!(
+                tree.note(format!(
                     "part {}: the body cannot be decoded ({why}); left as it was",
                     display_path(&section)
                 ));
@@ -247,16 +405,12 @@ fn add(
         None
     };
     if kind == PartKind::Multipart {
-        // mailparse ends a multipart at the end of the input when its closing delimiter is
-        // missing (RFC 2046 §5.1.1): say so, the message was probably cut.
+        // A multipart ended by the end of the input lacks its closing delimiter (RFC 2046
+        // §5.1.1): say so, the message was probably cut.
         if let Some(boundary) = mail.ctype.params.get("boundary") {
             let close = format!("--{boundary}--");
-            if !mail
-                .raw_bytes
-                .windows(close.len())
-                .any(|w| w == close.as_bytes())
-            {
-                tree.diagnostics.push(format!(
+            if memchr::memmem::find(mail.raw, close.as_bytes()).is_none() {
+                tree.note(format!(
                     "part {}: no closing boundary {close:?}; the message is truncated",
                     display_path(&section)
                 ));
@@ -268,11 +422,19 @@ fn add(
     } else {
         section
     };
+    if mail.fields_dropped > 0 {
+        tree.note(format!(
+            "part {}: {} heading fields past the first {MAX_FIELDS} are not read (limit: MIME heading fields {MAX_FIELDS})",
+            display_path(&path),
+            mail.fields_dropped
+        ));
+    }
+    let content_location = headers.get("Content-Location").map(unfold_location);
     tree.parts.push(Part {
         path: path.clone(),
         content_id: headers.get("Content-ID").map(|v| strip(v.to_owned())),
-        content_location: headers.get("Content-Location").map(unfold_location),
         content_base: headers.get("Content-Base").map(unfold_location),
+        content_location,
         headers,
         charset: mail.ctype.params.get("charset").cloned(),
         related_type: mail
@@ -293,30 +455,71 @@ fn add(
     if let Some(p) = parent.and_then(|p| tree.parts.get_mut(p)) {
         p.children.push(index);
     }
+    let me = |tree: &MessageTree| {
+        tree.parts.get(index).map_or_else(String::new, |p| {
+            describe(&p.path, &p.mime_type, p.content_location.as_deref())
+        })
+    };
     match kind {
         PartKind::Multipart => {
-            for (n, sub) in mail.subparts.iter().enumerate() {
-                add(
-                    tree,
-                    sub,
-                    Some(index),
-                    join(&path, n + 1),
-                    false,
-                    origin,
-                    depth,
-                );
+            let spans = mail.split();
+            if depth + 1 >= MAX_NESTING && !spans.is_empty() {
+                tree.skip(&path, format!(
+                    "{}: nested {} levels deep: its parts ({}) are not read, kept as they were (limit: MIME nesting depth {MAX_NESTING})",
+                    me(tree),
+                    depth + 1,
+                    spans.len()
+                ));
+                return;
             }
-            if mail.subparts.is_empty() {
-                tree.diagnostics.push(format!(
+            let in_digest = mail.ctype.mimetype == "multipart/digest";
+            for (n, span) in spans.iter().enumerate() {
+                let sub_path = join(&path, n + 1);
+                if tree.parts.len() >= MAX_PARTS {
+                    tree.skip(&path, format!(
+                        "{}: {} of its parts, from part {sub_path} on, are not read, kept as they were (limit: MIME parts {MAX_PARTS})",
+                        me(tree),
+                        spans.len() - n,
+                    ));
+                    break;
+                }
+                let raw = mail.raw.get(span.clone()).unwrap_or_default();
+                match Entity::read(raw, in_digest) {
+                    Ok(sub) => add(
+                        tree,
+                        &sub,
+                        Some(index),
+                        sub_path,
+                        false,
+                        origin,
+                        depth + 1,
+                        messages,
+                    ),
+                    Err(e) => tree.skip(
+                        &sub_path,
+                        format!(
+                            "part {sub_path}: the heading cannot be read ({e}); kept as it was"
+                        ),
+                    ),
+                }
+            }
+            if spans.is_empty() {
+                tree.note(format!(
                     "part {}: multipart without parts (missing boundary?)",
                     display_path(&path)
                 ));
             }
         }
         PartKind::Message => {
-            if depth >= MAX_MESSAGE_DEPTH {
-                tree.diagnostics.push(format!(
-                    "part {path}: message/rfc822 nested deeper than {MAX_MESSAGE_DEPTH}; not descended"
+            if messages >= MAX_MESSAGE_DEPTH || depth + 1 >= MAX_NESTING {
+                let (what, limit) = if messages >= MAX_MESSAGE_DEPTH {
+                    ("message depth", MAX_MESSAGE_DEPTH)
+                } else {
+                    ("nesting depth", MAX_NESTING)
+                };
+                tree.skip(&path, format!(
+                    "{}: the enclosed message is not read, kept as it was (limit: MIME {what} {limit})",
+                    me(tree)
                 ));
                 return;
             }
@@ -330,10 +533,10 @@ fn add(
             let (bytes, inner_origin) = if identity {
                 (raw_body, origin)
             } else {
-                decoded_bytes = mail.get_body_raw().unwrap_or_default();
+                decoded_bytes = mail.decoded_body().unwrap_or_default();
                 (decoded_bytes.as_slice(), Origin::Decoded)
             };
-            match mailparse::parse_mail(bytes) {
+            match Entity::read(bytes, false) {
                 Ok(inner) => add(
                     tree,
                     &inner,
@@ -342,10 +545,12 @@ fn add(
                     true,
                     inner_origin,
                     depth + 1,
+                    messages + 1,
                 ),
-                Err(e) => tree
-                    .diagnostics
-                    .push(format!("part {path}: enclosed message unreadable: {e}")),
+                Err(e) => tree.skip(
+                    &path,
+                    format!("part {path}: enclosed message unreadable ({e}); kept as it was"),
+                ),
             }
         }
         PartKind::Leaf => {}
@@ -428,6 +633,20 @@ pub fn display_path(path: &str) -> &str {
 }
 
 impl MessageTree {
+    /// A `mime` diagnostic: about the structure.
+    fn note(&mut self, message: String) {
+        self.diagnostics
+            .push(Diagnostic::new(DiagnosticCode::Mime, message));
+    }
+
+    /// A `part-skipped` diagnostic about the part at `path`, not read.
+    fn skip(&mut self, path: &str, message: String) {
+        self.skipped.push((
+            display_path(path).to_owned(),
+            Diagnostic::new(DiagnosticCode::PartSkipped, message),
+        ));
+    }
+
     /// Indices of the ancestors of `part`, innermost first.
     pub fn ancestors(&self, part: usize) -> Vec<usize> {
         let mut out = Vec::new();
@@ -522,7 +741,154 @@ impl MessageTree {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+
+    /// The parts of `mail` in pre-order, as mailparse splits them (not descending into
+    /// enclosed messages): media type and body span.
+    fn mailparse_parts(
+        mail: &mailparse::ParsedMail<'_>,
+        origin: usize,
+        out: &mut Vec<(String, Range<usize>)>,
+    ) {
+        let body = match mail.get_body_encoded() {
+            mailparse::body::Body::Base64(b) | mailparse::body::Body::QuotedPrintable(b) => {
+                b.get_raw()
+            }
+            mailparse::body::Body::SevenBit(b) | mailparse::body::Body::EightBit(b) => b.get_raw(),
+            mailparse::body::Body::Binary(b) => b.get_raw(),
+        };
+        let at = body.as_ptr() as usize - origin;
+        out.push((mail.ctype.mimetype.clone(), at..at + body.len()));
+        // Only a `multipart/` type is read as a multipart here (mailparse: `multipart…`).
+        if mail.ctype.mimetype.starts_with("multipart/") {
+            for sub in &mail.subparts {
+                mailparse_parts(sub, origin, out);
+            }
+        }
+    }
+
+    /// The split done here (issue 21, D8) gives the parts mailparse gives, with the same byte
+    /// spans, on every fixture and corpus message, and on the edge cases of its delimiter rule.
+    #[test]
+    fn parts_are_split_as_mailparse_splits_them() {
+        let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for dir in ["fixtures/mhtml", "../shared/corpus/mhtml"] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if [".eml", ".mht", ".mhtml"].iter().any(|x| name.ends_with(x)) {
+                    inputs.push((name, std::fs::read(e.path()).unwrap()));
+                }
+            }
+        }
+        assert!(inputs.len() >= 20, "{} messages", inputs.len());
+        for edge in [
+            // A delimiter not at a line start, a near-delimiter at one, no close delimiter.
+            "Content-Type: multipart/mixed; boundary=b\n\npre --b\n--b\nContent-Type: text/html\n\nx --b y\n--bz\n\nz\n",
+            // Close delimiter at the very end, CRLF, an empty part, a preamble and epilogue.
+            "Content-Type: multipart/mixed; boundary=b\r\n\r\npre\r\n--b\r\n\r\n--b\r\n\r\nx\r\n--b--",
+            // The body starts with the delimiter; a delimiter with nothing after it.
+            "Content-Type: multipart/mixed; boundary=b\n\n--b\n\na\n--b",
+            // A digest: parts default to message/rfc822.
+            "Content-Type: multipart/digest; boundary=d\n\n--d\n\nSubject: x\n\nbody\n--d--\n",
+        ] {
+            inputs.push((edge.into(), edge.as_bytes().to_vec()));
+        }
+        for (name, bytes) in &inputs {
+            let mail = mailparse::parse_mail(bytes).unwrap();
+            let mut want = Vec::new();
+            mailparse_parts(&mail, bytes.as_ptr() as usize, &mut want);
+            let tree = parse(bytes).unwrap();
+            // Enclosed messages are descended into here, not by mailparse.
+            let in_message = |i: usize| {
+                tree.ancestors(i)
+                    .iter()
+                    .any(|&a| tree.parts[a].kind == PartKind::Message)
+            };
+            let got: Vec<(String, Range<usize>)> = (0..tree.parts.len())
+                .filter(|&i| !in_message(i))
+                .map(|i| {
+                    let p = &tree.parts[i];
+                    (p.mime_type.clone(), p.body.clone().unwrap())
+                })
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    /// Multiparts nested past [`MAX_NESTING`]: the innermost one's parts are not read, and a
+    /// `part-skipped` diagnostic names it, its type and the limit with its value (issue 21, D14).
+    #[test]
+    fn nesting_past_the_limit_is_said() {
+        let mut s = String::new();
+        for i in 0..MAX_NESTING + 1 {
+            s += &format!("Content-Type: multipart/mixed; boundary=\"b{i}x\"\n\n--b{i}x\n");
+        }
+        s += "Content-Type: text/html\n\n<a href=x>x</a>\n";
+        let tree = parse(s.as_bytes()).unwrap();
+        assert_eq!(tree.parts.len(), MAX_NESTING);
+        let skipped: Vec<(String, String)> = tree
+            .skipped
+            .iter()
+            .map(|(p, d)| (p.clone(), d.to_string()))
+            .collect();
+        let path = vec!["1"; MAX_NESTING - 1].join(".");
+        assert_eq!(
+            skipped,
+            [(path.clone(), format!(
+                "part-skipped: part {path} (multipart/mixed): nested 100 levels deep: its parts (1) are not read, kept as they were (limit: MIME nesting depth 100)"
+            ))]
+        );
+    }
+
+    /// Heading fields past [`MAX_FIELDS`] are not read (memory), and a diagnostic says so;
+    /// the part itself is read (issue 21).
+    #[test]
+    fn heading_fields_past_the_limit_are_said() {
+        let mut s = "X: y\n".repeat(MAX_FIELDS);
+        s += "Content-Type: image/png\n\n<a href=x>\n";
+        let tree = parse(s.as_bytes()).unwrap();
+        assert_eq!(tree.parts.len(), 1);
+        assert_eq!(tree.parts[0].mime_type, "text/plain");
+        assert_eq!(tree.parts[0].decoded.as_deref(), Some(&b"<a href=x>\n"[..]));
+        let diagnostics: Vec<String> = tree.diagnostics.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            diagnostics,
+            ["mime: part 1: 1 heading fields past the first 1000 are not read (limit: MIME heading fields 1000)"]
+        );
+    }
+
+    /// Past [`MAX_PARTS`], the rest of a multipart's parts are not read, and one diagnostic says
+    /// how many, from which part on, and the limit (issue 21, D14).
+    #[test]
+    fn parts_past_the_limit_are_said() {
+        let extra = 3;
+        let mut s = String::from(
+            "Content-Type: multipart/mixed; boundary=b\nContent-Location: http://h/m\n\n",
+        );
+        // The top multipart counts as one part.
+        s += &"--b\n\n".repeat(MAX_PARTS - 1 + extra);
+        s += "--b--\n";
+        let tree = parse(s.as_bytes()).unwrap();
+        assert_eq!(tree.parts.len(), MAX_PARTS);
+        assert_eq!(tree.diagnostics, []);
+        let skipped: Vec<(String, String)> = tree
+            .skipped
+            .iter()
+            .map(|(p, d)| (p.clone(), d.to_string()))
+            .collect();
+        assert_eq!(
+            skipped,
+            [("0".to_owned(), format!(
+                "part-skipped: part 0 (multipart/mixed, Content-Location \"http://h/m\"): {extra} of its parts, from part {} on, are not read, kept as they were (limit: MIME parts {MAX_PARTS})",
+                MAX_PARTS
+            ))]
+        );
+    }
 
     #[test]
     fn quoted_printable_keeps_raw_8bit_and_soft_breaks() {

@@ -1228,7 +1228,7 @@ fn fixture_facts(
             let diagnostics: Vec<String> = tree
                 .diagnostics
                 .iter()
-                .cloned()
+                .map(ToString::to_string)
                 .chain(all_diagnostics(reports))
                 .collect();
             check(
@@ -1548,4 +1548,167 @@ Content-Location: http://h/main.html\r\n\
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "2\thttp://h/main.html\tcontent-location\n");
+}
+
+/// Issue 21 (D7): a message of 100,000 parts (the limit: the top-level multipart, the root page
+/// and 99,998 images), each image named by a link of the root page, is read in time linear in
+/// its size (each part was matched against every link: it never finished); every link names its
+/// own part. The timing itself is in BENCHMARKS.md, not here.
+#[test]
+fn a_hundred_thousand_parts_are_each_matched() {
+    let n = linkbase::input::mime::MAX_PARTS - 2;
+    let mut message = String::from(
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b\"\r\n\r\n\
+         --b\r\nContent-Type: text/html\r\nContent-Location: http://h/index.html\r\n\r\n",
+    );
+    for i in 0..n {
+        // Every other link by Content-ID, as RFC 2392 allows.
+        if i % 2 == 0 {
+            message += &format!("<img src=\"i/{i}.png\">\r\n");
+        } else {
+            message += &format!("<img src=\"cid:p{i}@h\">\r\n");
+        }
+    }
+    for i in 0..n {
+        message += &format!(
+            "--b\r\nContent-Type: image/png\r\nContent-Location: http://h/i/{i}.png\r\n\
+             Content-ID: <p{i}@h>\r\n\r\nPNG\r\n"
+        );
+    }
+    message += "--b--\r\n";
+    let reports = links("many.mht", message.as_bytes(), &BaseLayers::default()).unwrap();
+    assert_eq!(reports.len(), 1);
+    let targets: Vec<Option<&str>> = reports[0]
+        .links
+        .iter()
+        .map(|l| l.target_part.as_deref())
+        .collect();
+    let want: Vec<String> = (0..n).map(|i| (i + 2).to_string()).collect();
+    let want: Vec<Option<&str>> = want.iter().map(|s| Some(s.as_str())).collect();
+    assert_eq!(targets, want);
+}
+
+/// Within an aggregate, the first part that matches wins, whichever form matched it: the raw
+/// `cid:` form names part 3 before the %-decoded form names part 4, and the Content-Location
+/// without the fragment names part 2 before the one with it names part 5 (D7 keeps the order a
+/// walk over the parts gave).
+#[test]
+fn the_first_matching_part_wins() {
+    let message = b"MIME-Version: 1.0\r\n\
+Content-Type: multipart/related; boundary=\"b\"\r\n\
+\r\n\
+--b\r\n\
+Content-Type: text/html\r\n\
+Content-Location: http://h/index.html\r\n\
+\r\n\
+<img src=\"cid:a%25b\"><img src=\"x.png#f\">\r\n\
+--b\r\n\
+Content-Location: http://h/x.png\r\n\
+\r\n\
+--b\r\n\
+Content-ID: <a%25b>\r\n\
+\r\n\
+--b\r\n\
+Content-ID: <a%b>\r\n\
+\r\n\
+--b\r\n\
+Content-Location: http://h/x.png#f\r\n\
+\r\n\
+--b--\r\n";
+    let reports = links("first.mht", message, &BaseLayers::default()).unwrap();
+    expect_targets(
+        &reports,
+        "1",
+        &[("cid:a%25b", Some("3")), ("x.png#f", Some("2"))],
+    )
+    .unwrap();
+}
+
+/// Issue 21 (D14): a part nested past the MIME nesting limit is not read; the run says which
+/// part, its type and the limit with its value, counts it, and exits 1; the rest is rewritten
+/// and the skipped bytes are kept as they were.
+#[test]
+fn a_part_nested_past_the_limit_is_said_and_exits_1() {
+    let bytes = nested_multiparts(150);
+    let dir = std::env::temp_dir().join(format!("linkbase-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("deep.eml");
+    std::fs::write(&path, &bytes).unwrap();
+    let name = path.to_str().unwrap();
+    let part = format!("2{}", ".1".repeat(98));
+    let said = format!(
+        "linkbase: {name}: part-skipped: part {part} (multipart/mixed): nested 100 levels deep: \
+         its parts (1) are not read, kept as they were (limit: MIME nesting depth 100)\n\
+         linkbase: {name}: 1 part-skipped diagnostic above: what it names is kept as it was\n"
+    );
+    let links = super::util::linkbase(&["links", "--format", "tsv", name], b"");
+    let base = super::util::linkbase(&["base", "--format", "text", name], b"");
+    let rewrite = super::util::linkbase(&["rewrite", name], b"");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!((links.code, links.stderr.as_str()), (1, said.as_str()));
+    assert_eq!(
+        links
+            .stdout
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').next())
+            .collect::<Vec<_>>(),
+        [Some("1")],
+        "{}",
+        links.stdout
+    );
+    assert_eq!((base.code, base.stderr.as_str()), (1, said.as_str()));
+    assert_eq!(
+        base.stdout,
+        format!("1\thttp://deep.example/top.html\tcontent-location\n{part}\t\tnone\n")
+    );
+    assert_eq!((rewrite.code, rewrite.stderr.as_str()), (1, said.as_str()));
+    let expected = String::from_utf8(bytes)
+        .unwrap()
+        .replace("href=\"x.html\"", "href=\"http://deep.example/x.html\"");
+    assert_eq!(rewrite.stdout, expected);
+}
+
+/// Issue 21 (D14): in a tree run, a message with a part past a limit is said the same way, the
+/// run counts such messages and exits 1; the message is still rewritten around the part.
+#[test]
+fn a_tree_run_says_skipped_parts_and_exits_1() {
+    let bytes = nested_multiparts(150);
+    let dir = std::env::temp_dir().join(format!("linkbase-deep-tree-{}", std::process::id()));
+    let (site, out) = (dir.join("site"), dir.join("out"));
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("deep.eml"), &bytes).unwrap();
+    let run = super::util::linkbase(
+        &[
+            "rewrite",
+            site.to_str().unwrap(),
+            "--site-url",
+            "http://site.example/",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let written = std::fs::read(out.join("deep.eml"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let part = format!("2{}", ".1".repeat(98));
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            1,
+            format!(
+                "linkbase: deep.eml: part-skipped: part {part} (multipart/mixed): nested 100 \
+                 levels deep: its parts (1) are not read, kept as they were (limit: MIME nesting \
+                 depth 100)\n\
+                 linkbase: deep.eml: 1 part-skipped diagnostic above: what it names is kept as it \
+                 was\n\
+                 linkbase: 1 MIME message with parts left as they were (see above)\n"
+            )
+            .as_str()
+        )
+    );
+    let expected = String::from_utf8(bytes)
+        .unwrap()
+        .replace("href=\"x.html\"", "href=\"http://deep.example/x.html\"");
+    assert_eq!(String::from_utf8(written.unwrap()).unwrap(), expected);
 }
