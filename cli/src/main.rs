@@ -375,6 +375,13 @@ fn load(args: &InputArgs) -> Result<Loaded, Fatal> {
             )));
         }
     }
+    // The library's error names the layer; the user gave these as flags, so name the flag.
+    for (flag, value) in [("--url", &args.url), ("--default-base", &args.default_base)] {
+        if let Some(value) = value {
+            linkbase::Uri::parse(value.trim())
+                .map_err(|e| Fatal(format!("{flag} {value:?}: {e}")))?;
+        }
+    }
     let mut layers = BaseLayers {
         content_base: args.content_base.clone(),
         content_location: args.content_location.clone(),
