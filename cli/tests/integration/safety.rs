@@ -154,7 +154,7 @@ fn symbolic_links_in_the_output_are_replaced_never_written_through() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stderr
-            .contains("a symbolic link in the output tree; not writing through it"),
+            .contains("out/docs: a symbolic link in the tree; not written or read through"),
         "{}",
         run.stderr
     );
