@@ -906,7 +906,10 @@ mod tests {
         assert_eq!(names.len(), 3);
         assert_eq!(names[1].len(), EXTRACT_NAME_MAX);
         assert_eq!(names[2].len(), EXTRACT_NAME_MAX);
-        assert_eq!(names[1], format!("{}~{}", "x".repeat(238), "02fd68253071f895"));
+        assert_eq!(
+            names[1],
+            format!("{}~{}", "x".repeat(238), "02fd68253071f895")
+        );
         assert_ne!(names[1], names[2], "the hash is of the whole component");
         // A multibyte character is never cut in half.
         let path = extract_path(&format!("http://h/{}", "é".repeat(200))).unwrap();
