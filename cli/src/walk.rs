@@ -332,24 +332,26 @@ pub fn rewrite_tree(
         fail(&counts, rel, e.message);
     };
     let progress = Progress::new(tree.entries.len() + tree.undecodable.len(), "rewrite");
-    tree.entries.par_iter().for_each(|entry| {
-        match rewrite_one(entry, site, destination, options) {
-            Ok(0) => {}
-            Ok(unresolved) => {
-                counts.unresolved_pages.fetch_add(1, Ordering::Relaxed);
-                counts
-                    .unresolved_links
-                    .fetch_add(unresolved, Ordering::Relaxed);
+    tree.entries
+        .par_iter()
+        .for_each_init(DirCache::default, |dirs, entry| {
+            match rewrite_one(entry, site, destination, options, dirs) {
+                Ok(0) => {}
+                Ok(unresolved) => {
+                    counts.unresolved_pages.fetch_add(1, Ordering::Relaxed);
+                    counts
+                        .unresolved_links
+                        .fetch_add(unresolved, Ordering::Relaxed);
+                }
+                Err(e) => fail_file(&entry.rel, e),
             }
-            Err(e) => fail_file(&entry.rel, e),
-        }
-        progress.inc();
-    });
+            progress.inc();
+        });
     for (rel, id) in &tree.undecodable {
         let (outcome, copied) = match destination {
             Destination::Out(out) => {
                 match fsout::open_regular(&tree.root.join(rel), Some(id), false)
-                    .and_then(|mut f| copy_unchanged(&mut f, out, rel))
+                    .and_then(|mut f| copy_unchanged(&mut f, out, rel, &mut DirCache::default()))
                 {
                     Ok(()) => ("copied unchanged".to_owned(), true),
                     Err(e) => (format!("and it could not be copied: {e}"), false),
@@ -372,14 +374,49 @@ pub fn rewrite_tree(
     counts
 }
 
+/// The directory of the last file a worker wrote: entries are sorted, so the files of a
+/// directory come in a row and each directory is opened about once per worker instead of once
+/// per file (100,000 files: 200,000 fewer system calls).
+#[derive(Default)]
+struct DirCache {
+    parent: PathBuf,
+    dir: Option<fsout::Dir>,
+}
+
+impl DirCache {
+    /// [`fsout::Dir::file_of`], through the cache.
+    fn file_of<'r>(
+        &mut self,
+        root: &fsout::Dir,
+        rel: &'r Path,
+        create: bool,
+    ) -> Result<(&fsout::Dir, &'r std::ffi::OsStr), String> {
+        let name = rel
+            .file_name()
+            .ok_or_else(|| format!("{}: not a file name", visible_path(rel)))?;
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        let dir = match self.dir.take() {
+            Some(dir) if self.parent == parent => dir,
+            _ => root.sub(parent, create)?,
+        };
+        self.parent = parent.to_path_buf();
+        Ok((self.dir.insert(dir), name))
+    }
+}
+
 /// Copies the open `source` to `out/rel` through a temporary file, creating directories below
 /// `out` without going through symbolic links.
-fn copy_unchanged(source: &mut std::fs::File, out: &fsout::Dir, rel: &Path) -> Result<(), String> {
-    let (dir, name) = out.file_of(rel, true)?;
+fn copy_unchanged(
+    source: &mut std::fs::File,
+    out: &fsout::Dir,
+    rel: &Path,
+    dirs: &mut DirCache,
+) -> Result<(), String> {
+    let (dir, name) = dirs.file_of(out, rel, true)?;
     let snapshot = source.metadata().map_err(|e| e.to_string())?;
-    refuse_same_file(&fsout::Snapshot::of(&snapshot), &dir, name)?;
+    refuse_same_file(&fsout::Snapshot::of(&snapshot), dir, name)?;
     fsout::write_in(
-        &dir,
+        dir,
         name,
         Contents::CopyOf(source),
         FileTarget::Output,
@@ -411,6 +448,7 @@ fn rewrite_one(
     site: &Site,
     destination: Destination<'_>,
     options: &Options,
+    dirs: &mut DirCache,
 ) -> Result<usize, FileError> {
     let rel = Path::new(&entry.rel);
     let out = match destination {
@@ -425,14 +463,14 @@ fn rewrite_one(
         if let Some(out) = out {
             // Absolute, so that it names the same file from OUTDIR.
             let link = entry.path.canonicalize().map_err(|e| e.to_string())?;
-            let (dir, name) = out.file_of(rel, true)?;
+            let (dir, name) = dirs.file_of(out, rel, true)?;
             dir.symlink(name, &link)?;
         }
         return Ok(0);
     }
     if entry.kind == FileKind::Other {
         if let Some(out) = out {
-            copy_unchanged(&mut entry.open()?, out, rel)?;
+            copy_unchanged(&mut entry.open()?, out, rel, dirs)?;
         }
         return Ok(0);
     }
@@ -470,9 +508,9 @@ fn rewrite_one(
         (Err(e), Some(out)) => {
             // No holes in the copy: the page as it was (the bytes read, not the file again),
             // and the failure reported.
-            let (dir, name) = out.file_of(rel, true)?;
+            let (dir, name) = dirs.file_of(out, rel, true)?;
             let copied = fsout::write_in(
-                &dir,
+                dir,
                 name,
                 Contents::Bytes(&bytes),
                 FileTarget::Output,
@@ -490,10 +528,10 @@ fn rewrite_one(
     };
     match destination {
         Destination::Out(out) => {
-            let (dir, name) = out.file_of(rel, true)?;
-            refuse_same_file(&snapshot, &dir, name)?;
+            let (dir, name) = dirs.file_of(out, rel, true)?;
+            refuse_same_file(&snapshot, dir, name)?;
             fsout::write_in(
-                &dir,
+                dir,
                 name,
                 Contents::Bytes(&new),
                 FileTarget::Output,
@@ -503,9 +541,9 @@ fn rewrite_one(
         // Nothing to change: the file is not touched at all (its mtime stays).
         Destination::InPlace(_) if new == bytes => {}
         Destination::InPlace(root) => {
-            let (dir, name) = root.file_of(rel, false)?;
+            let (dir, name) = dirs.file_of(root, rel, false)?;
             fsout::write_in(
-                &dir,
+                dir,
                 name,
                 Contents::Bytes(&new),
                 FileTarget::InPlace(&snapshot),
