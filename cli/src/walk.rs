@@ -2,7 +2,10 @@
 //!
 //! A file that fails is reported and counted, and the run goes on. Nothing outside the root is
 //! read: symbolic links are followed only when they resolve inside the root (directories never,
-//! so there are no cycles), and link targets are looked up in the walked file list, not on disk.
+//! so there are no cycles), link targets are looked up in the walked file list, not on disk, and
+//! each file is opened through `fsout::open_regular`, which refuses anything but the regular file
+//! the walk saw (a file swapped for a link or a FIFO meanwhile). FIFOs, sockets and devices are
+//! reported and counted, never opened.
 
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
