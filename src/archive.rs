@@ -705,11 +705,12 @@ pub fn warc_date(secs: i64) -> String {
 /// query kept after `?` in the name, as wget names its files. `None` for a URI with no host.
 ///
 /// The URI is hostile (issue 21): every component of the result is a plain file name. Empty,
-/// `.` and `..` path segments are dropped (RFC 3986 §5.2.4 would remove the dot segments; a name
-/// never climbs out). Inside a component, `/` (a query may hold one), `\`, NUL and the other
-/// control characters are percent-encoded ([`extract_component`]), and a component longer than
-/// [`EXTRACT_NAME_MAX`] bytes is cut and given a stable hash of the whole. Documented collisions:
-/// a raw byte and its own `%XX` spelling (`a\b` and `a%5Cb`) give the same name, as with wget.
+/// `.` and `..` path segments are dropped (a name never climbs out). Inside a component, `/` (a
+/// query may hold one), `\`, NUL and the other control characters are percent-encoded, and a
+/// component longer than [`EXTRACT_NAME_MAX`] bytes is cut and given a stable hash of the whole.
+/// Documented collisions: a raw byte and its own `%XX` spelling (`a\b` and `a%5Cb`) give the
+/// same name, as with wget; so do `a/../b` and `a/b` (segments dropped, not resolved); a later
+/// capture of the same name replaces an earlier one.
 pub fn extract_path(target_uri: &str) -> Option<std::path::PathBuf> {
     let uri = crate::UriRef::parse(target_uri);
     uri.scheme?;
