@@ -778,24 +778,31 @@ pub fn warc_date(secs: i64) -> String {
 }
 
 /// Where `--extract` writes a page: `host[:port]/path`, a directory path given `index.html`, the
-/// query kept after `?` in the name, as wget names its files. `None` for a URI with no host or
-/// a path that would leave the directory.
+/// query kept after `?` in the name, as wget names its files. `None` for a URI with no host.
+///
+/// The URI is hostile (issue 21): every component of the result is a plain file name. Empty,
+/// `.` and `..` path segments are dropped (a name never climbs out). Inside a component, `/` (a
+/// query may hold one), `\`, NUL and the other control characters are percent-encoded, and a
+/// component longer than [`EXTRACT_NAME_MAX`] bytes is cut and given a stable hash of the whole.
+/// Documented collisions: a raw byte and its own `%XX` spelling (`a\b` and `a%5Cb`) give the
+/// same name, as with wget; so do `a/../b` and `a/b` (segments dropped, not resolved); a later
+/// capture of the same name replaces an earlier one.
 pub fn extract_path(target_uri: &str) -> Option<std::path::PathBuf> {
     let uri = crate::UriRef::parse(target_uri);
     uri.scheme?;
     let host = uri.authority?.rsplit('@').next()?.to_ascii_lowercase();
-    if host.is_empty() || host.starts_with('.') || host.contains(['/', '\\']) {
+    if host.is_empty() || host.starts_with('.') {
         return None;
     }
-    let mut path = std::path::PathBuf::from(host);
+    let mut path = std::path::PathBuf::from(extract_component(&host));
     let p = uri.path;
     let mut segments: Vec<&str> = p.split('/').skip(1).collect();
     let mut last = segments.pop().unwrap_or("").to_owned();
     for s in segments {
-        if s.is_empty() || s == "." || s == ".." || s.contains('\\') {
+        if s.is_empty() || s == "." || s == ".." {
             continue;
         }
-        path.push(s);
+        path.push(extract_component(s));
     }
     if last.is_empty() || last == "." || last == ".." {
         last = "index.html".to_owned();
@@ -803,11 +810,48 @@ pub fn extract_path(target_uri: &str) -> Option<std::path::PathBuf> {
     if let Some(q) = uri.query {
         last = format!("{last}?{q}");
     }
-    if last.contains('\\') {
-        return None;
-    }
-    path.push(last);
+    path.push(extract_component(&last));
     Some(path)
+}
+
+/// The longest file name [`extract_path`] makes, in bytes: `NAME_MAX` of Linux, macOS and the
+/// BSDs. A longer component keeps its first bytes and ends in `~` and 16 hex digits of the
+/// SHA-1 of the whole component, so it stays distinct and stable from run to run.
+pub const EXTRACT_NAME_MAX: usize = 255;
+
+/// One URI component as a file name: `/`, `\` and control characters (C0, DEL, C1) percent-encoded;
+/// never empty, `.` or `..`; at most [`EXTRACT_NAME_MAX`] bytes.
+fn extract_component(raw: &str) -> String {
+    let mut name = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        if c == '/' || c == '\\' || c.is_control() {
+            for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                name.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            name.push(c);
+        }
+    }
+    if name.is_empty() || name == "." || name == ".." {
+        // Unreachable through extract_path (such segments are dropped or replaced); kept so the
+        // guarantee does not rest on the caller.
+        name = if name.is_empty() {
+            "_".to_owned()
+        } else {
+            name.replace('.', "%2E")
+        };
+    }
+    if name.len() <= EXTRACT_NAME_MAX {
+        return name;
+    }
+    use sha1::Digest;
+    let digest = sha1::Sha1::digest(name.as_bytes());
+    let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let mut cut = EXTRACT_NAME_MAX - 1 - hash.len();
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}~{hash}", name.get(..cut).unwrap_or(""))
 }
 
 /// `rewrite --extract DIR --relative`: a link to a page extracted from the same archive becomes
@@ -910,6 +954,43 @@ mod tests {
         );
         assert_eq!(p("http://h/..").as_deref(), Some("h/index.html"));
         assert_eq!(p("mailto:x@y"), None);
+    }
+
+    #[test]
+    fn extract_names_never_leave_the_directory() {
+        let p = |u: &str| extract_path(u).map(|p| p.display().to_string());
+        // D1 of issue 21: a `/` in the query no longer makes directories.
+        assert_eq!(
+            p("http://ex.org/p?x=/../../../../../ESCAPED.html").as_deref(),
+            Some("ex.org/p?x=%2F..%2F..%2F..%2F..%2F..%2FESCAPED.html")
+        );
+        assert_eq!(
+            p("http://h/a\\..\\b/c\u{1b}[2J\u{0}\u{85}.html").as_deref(),
+            Some("h/a%5C..%5Cb/c%1B[2J%00%C2%85.html")
+        );
+        assert_eq!(p("http://../x"), None);
+        assert_eq!(p("http://h\u{7}x/").as_deref(), Some("h%07x/index.html"));
+    }
+
+    #[test]
+    fn long_extract_names_are_cut_with_a_stable_hash() {
+        let long = "x".repeat(300);
+        let path = extract_path(&format!("http://h/{long}/{long}?q")).unwrap();
+        let names: Vec<String> = path
+            .components()
+            .map(|c| c.as_os_str().to_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(names.len(), 3);
+        assert_eq!(names[1].len(), EXTRACT_NAME_MAX);
+        assert_eq!(names[2].len(), EXTRACT_NAME_MAX);
+        assert_eq!(
+            names[1],
+            format!("{}~{}", "x".repeat(238), "02fd68253071f895")
+        );
+        assert_ne!(names[1], names[2], "the hash is of the whole component");
+        // A multibyte character is never cut in half.
+        let path = extract_path(&format!("http://h/{}", "é".repeat(200))).unwrap();
+        assert!(path.to_str().unwrap().len() <= 2 + EXTRACT_NAME_MAX);
     }
 
     fn rec(kind: &str, id: &str, uri: &str, extra: &str, block: &[u8]) -> Vec<u8> {

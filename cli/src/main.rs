@@ -844,28 +844,23 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     }
     let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
     // Everything that could lose data is refused before anything is written.
-    let destination = match &args.output {
-        Some(out) => {
-            refuse_nested_output(root, out)?;
-            walk::Destination::Out(out)
-        }
-        None => walk::Destination::InPlace,
+    if let Some(out) = &args.output {
+        refuse_nested_output(root, out)?;
+    }
+    let locked = match &args.output {
+        Some(out) => out.as_path(),
+        None => root,
     };
-    let locked = match destination {
-        walk::Destination::Out(out) => out,
-        walk::Destination::InPlace => root,
-    };
-    fsout::create_dirs_under(locked, Path::new("")).map_err(Fatal)?;
+    let written = fsout::Dir::open(locked, true).map_err(Fatal)?;
     let _lock = fsout::TreeLock::acquire(locked).map_err(Fatal)?;
     // With the lock held, any temporary file of ours in the tree is a killed run's.
-    for stale in fsout::remove_stale_temps(locked) {
-        eprintln!(
-            "linkbase: removed {}, left by an interrupted run",
-            linkbase::report::escape_controls(&stale)
-        );
-    }
+    fsout::say_removed(&fsout::remove_stale_temps(&written));
+    let destination = match &args.output {
+        Some(_) => walk::Destination::Out(&written),
+        None => walk::Destination::InPlace(&written),
+    };
     let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
-    for s in &tree.skipped {
+    for s in tree.skipped.iter().chain(&tree.special) {
         eprintln!("linkbase: {}", linkbase::report::escape_controls(s));
     }
     set_jobs(args.jobs)?;
@@ -876,6 +871,9 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         relative_options(&mut options, &site);
     }
     let counts = walk::rewrite_tree(&tree, &site, destination, &options);
+    // One sync for the whole tree instead of one fsync per file (issue 21): the run's writes
+    // are on disk when it returns.
+    let synced = written.sync();
     let unresolved_pages = counts
         .unresolved_pages
         .load(std::sync::atomic::Ordering::Relaxed);
@@ -899,15 +897,39 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         );
     }
     let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed);
+    let copied = counts
+        .copied_unchanged
+        .load(std::sync::atomic::Ordering::Relaxed);
+    let total = tree.entries.len() + tree.undecodable.len() + tree.special.len();
     if failed > 0 {
+        // What happened to them, as counted: a failed file of an -o run is in OUT only when
+        // its copy succeeded.
         let what = match destination {
-            walk::Destination::Out(_) => "copied unchanged",
-            walk::Destination::InPlace => "left unchanged",
+            walk::Destination::Out(_) if copied == failed => "copied unchanged".to_owned(),
+            walk::Destination::Out(_) if copied == 0 => "not written to the output".to_owned(),
+            walk::Destination::Out(_) => format!(
+                "{copied} copied unchanged, {} not written to the output",
+                failed - copied
+            ),
+            walk::Destination::InPlace(_) => "left unchanged".to_owned(),
+        };
+        eprintln!("linkbase: {failed} of {total} files could not be rewritten ({what}, see above)");
+    }
+    if !tree.special.is_empty() {
+        let what = match destination {
+            walk::Destination::Out(_) => "not in the output",
+            walk::Destination::InPlace(_) => "left alone",
         };
         eprintln!(
-            "linkbase: {failed} of {} files could not be rewritten ({what}, see above)",
-            tree.entries.len() + tree.undecodable.len()
+            "linkbase: {} of {total} files are not regular files (FIFOs, sockets, devices): \
+             skipped, {what} (see above)",
+            tree.special.len()
         );
+    }
+    if let Err(e) = &synced {
+        eprintln!("linkbase: {}", linkbase::report::escape_controls(e));
+    }
+    if failed > 0 || !tree.special.is_empty() || synced.is_err() {
         return Ok(Exit::Problems);
     }
     if skipped_parts > 0 || (unresolved_pages > 0 && args.fail_on_unresolved) {
@@ -1041,10 +1063,10 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         ..Options::default()
     };
     let tree = walk::walk(&args.dir).map_err(|e| Fatal(format!("{}: {e}", args.dir.display())))?;
-    for s in &tree.skipped {
+    for s in tree.skipped.iter().chain(&tree.special) {
         eprintln!("linkbase: {}", linkbase::report::escape_controls(s));
     }
-    for rel in &tree.undecodable {
+    for (rel, _) in &tree.undecodable {
         eprintln!(
             "linkbase: {}: the name is not UTF-8, so it has no URL; not checked",
             walk::visible_path(rel)

@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use linkbase::archive::{self, Archive, ArchiveOptions, Event, HtmlRecord};
 use linkbase::pipeline::Options;
@@ -402,19 +402,23 @@ fn extracted(h: &HtmlRecord) -> bool {
 }
 
 /// `rewrite IN.warc.gz --extract DIR`: each archived page (2xx responses and resources),
-/// rewritten, at `DIR/host/path` as wget names its files; a later capture of the same URI
-/// replaces an earlier one.
+/// rewritten, at `DIR/host/path` as wget names its files (`archive::extract_path`: every name
+/// stays under DIR); a later capture of the same URI replaces an earlier one. Every file goes
+/// through the confined writer (no symbolic link below DIR is followed); a page that cannot be
+/// written is reported with its path and the reason, and the run goes on (exit 1).
 fn extract(
     archive: &mut Archive,
     name: &str,
     dir: &Path,
     options: &Options,
 ) -> Result<Exit, Failure> {
-    std::fs::create_dir_all(dir).map_err(|e| Fatal(format!("{}: {e}", dir.display())))?;
+    let root = fsout::Dir::open(dir, true).map_err(Fatal)?;
+    let _lock = fsout::TreeLock::acquire(dir).map_err(Fatal)?;
+    fsout::say_removed(&fsout::remove_stale_temps(&root));
     let mut failed = 0u64;
     let mut written = 0u64;
+    let mut unwritten = 0u64;
     let mut unnamed = 0u64;
-    let mut error: Option<Fatal> = None;
     run(
         archive,
         |h| rewrite_record(h, name, options).map(|(bytes, _)| bytes),
@@ -443,38 +447,60 @@ fn extract(
                 unnamed += 1;
                 return Ok(());
             };
-            let path: PathBuf = dir.join(rel);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
+            let outcome = root.file_of(&rel, true).and_then(|(d, file)| {
+                fsout::write_in(
+                    &d,
+                    file,
+                    fsout::Contents::Bytes(&bytes),
+                    fsout::Target::Output,
+                    fsout::Durability::AtEnd,
+                )
+            });
+            match outcome {
+                Ok(()) => written += 1,
+                Err(e) => {
+                    unwritten += 1;
+                    eprintln!(
+                        "linkbase: {}: record {} at offset {}: {} not written: {}",
+                        escape_controls(name),
+                        escape_controls(h.id()),
+                        h.offset,
+                        escape_controls(&dir.join(&rel).display().to_string()),
+                        escape_controls(&e)
+                    );
+                }
             }
-            if let Err(e) =
-                fsout::write(&path, fsout::Contents::Bytes(&bytes), fsout::Target::Output)
-            {
-                error.get_or_insert(Fatal(format!("{}: {e}", path.display())));
-                return Err(io::Error::other("write failed"));
-            }
-            written += 1;
             Ok(())
         },
-    )
-    .or_else(|e| match &error {
-        Some(_) => Ok(()),
-        None => Err(e),
-    })?;
-    if let Some(e) = error {
-        return Err(e.into());
+    )?;
+    // One sync for every page instead of one fsync per page.
+    let synced = root.sync();
+    if let Err(e) = &synced {
+        eprintln!("linkbase: {}", escape_controls(e));
+    }
+    let mut notes = Vec::new();
+    if unnamed > 0 {
+        notes.push(format!("{unnamed} without a usable target URI left out"));
+    }
+    if unwritten > 0 {
+        notes.push(format!("{unwritten} could not be written, see above"));
     }
     eprintln!(
         "linkbase: {}: {written} pages written to {}{}",
         escape_controls(name),
-        dir.display(),
-        if unnamed > 0 {
-            format!(" ({unnamed} without a usable target URI left out)")
-        } else {
+        escape_controls(&dir.display().to_string()),
+        if notes.is_empty() {
             String::new()
+        } else {
+            format!(" ({})", notes.join("; "))
         }
     );
-    Ok(finish(name, archive, failed))
+    let exit = finish(name, archive, failed);
+    Ok(if unwritten > 0 || synced.is_err() {
+        Exit::Problems
+    } else {
+        exit
+    })
 }
 
 /// One archived page rewritten into memory, its links counted, not kept (only the bytes and

@@ -150,11 +150,19 @@ fn symbolic_links_in_the_output_are_replaced_never_written_through() {
         &["rewrite", s(&site), "--site-url", BASIC_URL, "-o", s(&out)],
         b"",
     );
-    // The pages under the symlinked directory are not written there, and say so.
+    // The pages under the symlinked directory are not written there, and say so; the summary
+    // says they are not in the output (it said "copied unchanged", issue 21).
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
+        run.stderr.ends_with(
+            "linkbase: 3 of 7 files could not be rewritten (not written to the output, see above)\n"
+        ),
+        "{}",
         run.stderr
-            .contains("a symbolic link in the output tree; not writing through it"),
+    );
+    assert!(
+        run.stderr
+            .contains("out/docs: a symbolic link in the tree; not written or read through"),
         "{}",
         run.stderr
     );
@@ -265,6 +273,137 @@ fn a_second_in_place_run_is_kept_out() {
         run.stderr
     );
     assert_eq!(snapshot(&site), before);
+}
+
+/// Holds flock(1) on `path` (`-s`: shared) until killed; returns once it holds it. `-o`: the
+/// lock is flock's own, not inherited by its `sleep`, so killing flock releases it.
+fn hold_lock(path: &Path, shared: bool) -> std::process::Child {
+    let mut args = vec!["-o"];
+    if shared {
+        args.push("-s");
+    }
+    args.extend([s(path), "sleep", "30"]);
+    let holder = Command::new("flock")
+        .args(&args)
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("flock(1) from util-linux");
+    // Held once an exclusive non-blocking probe fails.
+    for _ in 0..250 {
+        let probe = Command::new("flock")
+            .args(["-n", s(path), "true"])
+            .status()
+            .unwrap();
+        if !probe.success() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    holder
+}
+
+/// Issue 21: the lock covered only the named root, so `--in-place` on DIR and on DIR/docs ran
+/// at once. A run holds its root exclusively and every directory above it shared.
+#[test]
+fn runs_on_nested_trees_keep_each_other_out() {
+    let dir = tmp();
+    let site = basic_site(dir.path());
+    let before = snapshot(&site);
+    let in_place = |root: &Path| {
+        linkbase(
+            &["rewrite", s(root), "--site-url", BASIC_URL, "--in-place"],
+            b"",
+        )
+    };
+    // A run on the whole tree (its root held exclusively): a run inside it is kept out.
+    let mut holder = hold_lock(&site, false);
+    let inner = in_place(&site.join("docs"));
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    assert_eq!(inner.code, 2, "{}", inner.stderr);
+    assert_eq!(
+        inner.stderr,
+        format!(
+            "linkbase: {}: another linkbase run is writing this tree, or a tree inside it or \
+             around it ({}); try again when it has finished\n",
+            site.join("docs").display(),
+            site.canonicalize().unwrap().display()
+        )
+    );
+    // A run inside the tree (the tree's root held shared): a run on the whole tree is kept out.
+    let mut holder = hold_lock(&site, true);
+    let outer = in_place(&site);
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    assert_eq!(outer.code, 2, "{}", outer.stderr);
+    assert!(
+        outer
+            .stderr
+            .contains("another linkbase run is writing this tree, or a tree inside it"),
+        "{}",
+        outer.stderr
+    );
+    assert_eq!(snapshot(&site), before);
+}
+
+/// Issue 21: the temporary file of a killed single-file or WARC `-o` run stayed forever. The
+/// next run writing in that directory removes it; a live run's (locked) is left alone.
+#[test]
+fn temporary_files_of_killed_single_file_and_warc_runs_are_removed_by_the_next_run() {
+    let dir = tmp();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, "<a href=x>x</a>").unwrap();
+    let stale = out.join(".linkbase-4242-0-00000000.tmp");
+    std::fs::write(&stale, "half a page").unwrap();
+    let live = out.join(".linkbase-live.tmp");
+    std::fs::write(&live, "being written").unwrap();
+    let mut holder = hold_lock(&live, false);
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&page),
+            "--url",
+            "http://h/",
+            "-o",
+            s(&out.join("page.html")),
+        ],
+        b"",
+    );
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: removed {}, left by an interrupted run\n",
+            stale.display()
+        )
+    );
+    assert!(!stale.exists());
+    assert!(live.exists(), "a live run's temporary file is left alone");
+    assert_eq!(
+        std::fs::read_to_string(out.join("page.html")).unwrap(),
+        "<a href=http://h/x>x</a>"
+    );
+    // A WARC -o run: the same.
+    let warc = dir.path().join("in.warc");
+    std::fs::write(&warc, "WARC/1.0\r\nWARC-Type: warcinfo\r\nWARC-Record-ID: <urn:x:1>\r\nContent-Length: 0\r\n\r\n\r\n\r\n").unwrap();
+    std::fs::write(&stale, "half an archive").unwrap();
+    let run = linkbase(&["rewrite", s(&warc), "-o", s(&out.join("out.warc"))], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Both (in directory order): the live run's file is now a killed run's.
+    assert!(
+        run.stderr.contains(&format!(
+            "linkbase: removed {}, left by an interrupted run\n",
+            stale.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!stale.exists());
+    assert!(!live.exists(), "no longer locked: a killed run's");
 }
 
 #[test]

@@ -758,3 +758,144 @@ linkbase: {0}: 2 records read: 2 HTML (0 of them revisits), 0 skipped, 1 damaged
     );
     assert_eq!(uris(&run), ["http://h/b", "http://h/c"]);
 }
+
+/// An uncompressed archive of `recs` at `dir/name`.
+fn archive_of(dir: &Path, name: &str, recs: &[Rec]) -> String {
+    let path = dir.join(name);
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(&path, recs.iter().flat_map(Rec::bytes).collect::<Vec<u8>>()).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+const HTML_200: &str = "HTTP/1.1 200 OK\nContent-Type: text/html\n";
+
+/// Every file under `dir`, relative, sorted (links not followed).
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let kind = e.file_type().unwrap();
+            if kind.is_dir() {
+                stack.push(e.path());
+            } else {
+                let rel = e.path().strip_prefix(dir).unwrap().to_owned();
+                out.push(rel.to_str().unwrap().to_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Issue 21, D1: a `/` in a target URI's query made directories, and `..` in it climbed out
+/// of DIR.
+#[test]
+fn extract_names_from_hostile_target_uris_stay_inside_the_directory() {
+    let a = build();
+    let top = Path::new(&a.path("top")).to_owned();
+    let path = archive_of(
+        &top.join("x"),
+        "hostile.warc",
+        &[
+            response(
+                1,
+                "http://ex.org/p?x=/../../../../../ESCAPED.html",
+                HTML_200,
+                b"escape",
+            ),
+            response(2, "http://ex.org/a\\..\\..\\b.html", HTML_200, b"backslash"),
+        ],
+    );
+    let dir = top.join("x/y/mirror");
+    let run = linkbase(&["rewrite", &path, "--extract", dir.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        files_under(&top),
+        [
+            "x/hostile.warc",
+            "x/y/mirror/ex.org/a%5C..%5C..%5Cb.html",
+            "x/y/mirror/ex.org/p?x=%2F..%2F..%2F..%2F..%2F..%2FESCAPED.html",
+        ]
+    );
+    assert!(run.stderr.contains("2 pages written"), "{}", run.stderr);
+}
+
+/// Issue 21, D2: `--extract` followed a symbolic link to a directory inside DIR and replaced
+/// files elsewhere. Now the link is not written through, the page is reported with its path,
+/// and the other pages are written.
+#[test]
+fn extract_never_writes_through_a_symbolic_link_in_the_directory() {
+    let a = build();
+    let top = Path::new(&a.path("top")).to_owned();
+    let outside = top.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("a.html"), b"precious").unwrap();
+    let dir = top.join("mirror");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("ex.org")).unwrap();
+    let path = archive_of(
+        &top,
+        "in.warc",
+        &[
+            response(1, "http://ex.org/a.html", HTML_200, b"replaced"),
+            response(2, "http://other.org/b.html", HTML_200, b"b"),
+        ],
+    );
+    let run = linkbase(&["rewrite", &path, "--extract", dir.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let d = dir.display();
+    // The archive's own counts follow (not this test's subject).
+    let first_two: String = run.stderr.split_inclusive('\n').take(2).collect();
+    assert_eq!(
+        first_two,
+        format!(
+            "linkbase: {path}: record <urn:uuid:00000000-0000-4000-8000-000000000001> at offset 0: \
+             {d}/ex.org/a.html not written: {d}/ex.org: a symbolic link in the tree; not written or read through\n\
+             linkbase: {path}: 1 pages written to {d} (1 could not be written, see above)\n"
+        )
+    );
+    assert_eq!(std::fs::read(outside.join("a.html")).unwrap(), b"precious");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1);
+    assert_eq!(std::fs::read(dir.join("other.org/b.html")).unwrap(), b"b");
+}
+
+/// Issue 21, D10: `--extract` stopped at the first page it could not write (`/blog` is a file,
+/// so `/blog/post1` cannot be), naming no path. Now it names it and goes on.
+#[test]
+fn extract_reports_a_page_it_cannot_write_and_goes_on() {
+    let a = build();
+    let top = Path::new(&a.path("top")).to_owned();
+    let path = archive_of(
+        &top,
+        "blog.warc",
+        &[
+            response(1, "http://site.org/blog", HTML_200, b"blog"),
+            response(2, "http://site.org/blog/post1", HTML_200, b"post1"),
+            response(3, "http://site.org/about", HTML_200, b"about"),
+        ],
+    );
+    let dir = top.join("mirror");
+    let run = linkbase(&["rewrite", &path, "--extract", dir.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let d = dir.display();
+    let offset = std::fs::read(&path)
+        .unwrap()
+        .windows(8)
+        .enumerate()
+        .filter(|(_, w)| w == b"WARC/1.1")
+        .nth(1)
+        .unwrap()
+        .0;
+    // The archive's own counts follow (not this test's subject).
+    let first_two: String = run.stderr.split_inclusive('\n').take(2).collect();
+    assert_eq!(
+        first_two,
+        format!(
+            "linkbase: {path}: record <urn:uuid:00000000-0000-4000-8000-000000000002> at offset {offset}: \
+             {d}/site.org/blog/post1 not written: {d}/site.org/blog: exists and is not a directory (a regular file)\n\
+             linkbase: {path}: 2 pages written to {d} (1 could not be written, see above)\n"
+        )
+    );
+    assert_eq!(files_under(&dir), ["site.org/about", "site.org/blog"]);
+}
