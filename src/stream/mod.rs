@@ -350,6 +350,17 @@ pub(crate) fn fragment_ids(
                 None
             };
             let mut s = handler_state.borrow_mut();
+            // In or beside foreign content the tokenizer's namespaces can part from the tree
+            // builder's (breakout tags and end tags that close through SVG/MathML, HTML LS
+            // §13.2.6.5), and whether an `a@name` is a target or a `<template>` hides what it
+            // holds depends on them: the DOM engine decides those documents (issue 22).
+            let foreign = !html || s.svg > 0 || s.math > 0;
+            if foreign
+                && (raw.is("template") || (raw.is("a") && raw.attr("name", encoding).is_some()))
+            {
+                s.bail = true;
+                return Err("foreign namespace".into());
+            }
             // The <template> element itself is outside its contents.
             let in_template = s.template > 0;
             if let Some(which) = counter {

@@ -289,3 +289,35 @@ fn both_engines_find_the_same_base_and_links() {
         failures.join("\n")
     );
 }
+
+/// Issue 22: fragment targets after foreign-content breakouts, where the tokenizer's namespaces
+/// and the tree's part, are the same set for both engines (and hold the `a@name` the tree has).
+#[test]
+fn fragment_ids_agree_after_foreign_breakouts() {
+    for page in [
+        "<svg><svg><i><a name=n>x</a>",
+        "<svg><i><svg/><a name=n>x</a>",
+        "<a><math></a><a name=n>x</a>",
+        "<math><mi><a name=n>x</a></mi></math>",
+        "<svg><a name=s>x</a></svg><a name=n>y</a>",
+        "<svg><p><template><a name=t></a></template><a name=n>x</a>",
+    ] {
+        let ids = |engine| {
+            let input = HtmlInput {
+                name: "t.html",
+                bytes: page.as_bytes(),
+                ..HtmlInput::default()
+            };
+            let options = Options {
+                engine,
+                ..Options::default()
+            };
+            let mut ids = pipeline::fragment_ids(&input, &options).unwrap();
+            ids.sort();
+            ids
+        };
+        let dom = ids(EngineChoice::Dom);
+        assert!(dom.contains(&"n".to_owned()), "{page}: {dom:?}");
+        assert_eq!(ids(EngineChoice::Auto), dom, "{page}");
+    }
+}

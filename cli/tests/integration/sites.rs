@@ -874,3 +874,26 @@ fn rewrite_a_directory_needs_an_absolute_site_url_and_a_destination() {
     assert!(nowhere.stderr.contains("-o OUTDIR or --in-place"));
     assert!(!out.exists(), "nothing written");
 }
+
+/// Issue 22: an `<a name>` that the tree builder puts outside SVG/MathML (a breakout tag, an
+/// `</a>` closing through foreign content) is a fragment target, and `check` must find links to
+/// it good; the tokenizer alone reads these `<a>` tags as foreign, and said "missing-fragment".
+#[test]
+fn fragments_after_foreign_content_breakouts_are_found() {
+    for page in [
+        "<svg><svg><i><a name=n>x</a>",
+        "<svg><i><svg/><a name=n>x</a>",
+        "<a><math></a><a name=n>x</a>",
+    ] {
+        let dir = tmp();
+        std::fs::write(dir.path().join("t.html"), page).unwrap();
+        std::fs::write(dir.path().join("index.html"), "<a href=\"t.html#n\">t</a>").unwrap();
+        let run = check(dir.path(), "http://h/", &["--format", "jsonl"]);
+        assert_eq!(run.code, 0, "{page}: {}", run.stdout);
+        assert_eq!(
+            verdicts(&run.stdout),
+            BTreeMap::from([(("index.html".into(), "t.html#n".into()), "ok".into())]),
+            "{page}"
+        );
+    }
+}
