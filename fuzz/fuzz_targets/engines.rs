@@ -14,7 +14,9 @@
 //! - fidelity: the streaming output is the input outside the changed ranges; checked as "the
 //!   html5ever tree of the output equals that of the input with attribute values masked",
 //!   unless a `<style>` or `<noscript>` text changed (its URLs are text, not attributes);
-//! - idempotence: rewriting the output again changes nothing.
+//! - idempotence: rewriting the output again changes nothing;
+//! - the fragment targets (`id`, `a@name`, outside `<template>` contents) that `check` uses are
+//!   the same set from both engines.
 #![no_main]
 
 use std::collections::BTreeMap;
@@ -84,6 +86,20 @@ fuzz_target!(|data: &[u8]| {
         charset: Some("utf-8".into()),
         ..HtmlInput::default()
     };
+    // The fragment targets `check` verifies `#id` links against: the same set (a set: the
+    // adoption agency clones elements with their ids in the tree) from both engines (issue 22).
+    let ids = |engine| {
+        pipeline::fragment_ids(&input, &options(engine))
+            .ok()
+            .map(|mut ids| {
+                ids.sort();
+                ids.dedup();
+                ids
+            })
+    };
+    if let (Some(stream_ids), Some(dom_ids)) = (ids(EngineChoice::Auto), ids(EngineChoice::Dom)) {
+        assert_eq!(stream_ids, dom_ids, "the same fragment targets");
+    }
     let (Ok(stream), Ok(dom)) = (
         pipeline::rewrite(&input, &options(EngineChoice::Auto)),
         pipeline::links(&input, &options(EngineChoice::Dom)),
