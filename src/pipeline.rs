@@ -568,6 +568,16 @@ pub fn links(input: &HtmlInput<'_>, options: &Options) -> Result<Report, Error> 
     Ok(into_report(a, None))
 }
 
+/// The base record of an HTML document alone: [`links()`] without the link records, whose
+/// memory would grow with the document (the streaming engine counts the links instead).
+///
+/// # Errors
+/// As [`links()`].
+pub fn base(input: &HtmlInput<'_>, options: &Options) -> Result<BaseRecord, Error> {
+    let a = analyse(input, options, Links::Tally)?;
+    Ok(report_base(&a, None))
+}
+
 /// A document analysed by one of the two engines.
 pub(crate) enum Analysis {
     /// By the streaming engine.

@@ -725,7 +725,15 @@ fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
             out,
         );
     }
-    let reports = reports(&loaded, &options)?;
+    // A single page's base without its link records, which grow with the page.
+    let reports = if loaded.large.is_none() && !loaded.is_message() {
+        vec![Report {
+            base: pipeline::base(&loaded.html_input(), &options)?,
+            links: Vec::new(),
+        }]
+    } else {
+        reports(&loaded, &options)?
+    };
     let skipped = say_skipped_parts(&loaded.name, &reports);
     let bases: Vec<_> = reports
         .into_iter()

@@ -321,3 +321,43 @@ fn fragment_ids_agree_after_foreign_breakouts() {
         assert_eq!(ids(EngineChoice::Auto), dom, "{page}");
     }
 }
+
+/// `pipeline::base` (links counted, not kept: what `linkbase base` runs) gives the base record
+/// of `pipeline::links` on every fixture and html5lib document.
+#[test]
+fn the_base_alone_is_the_base_of_the_links_report() {
+    let mut cases = fixture_documents();
+    cases.extend(html5lib_documents().into_iter().map(|(n, d)| {
+        (
+            n,
+            d.into_bytes(),
+            "http://example.com/a/b/page.html".to_owned(),
+        )
+    }));
+    let mut compared = 0;
+    for (name, data, url) in &cases {
+        let input = HtmlInput {
+            name: "t.html",
+            bytes: data,
+            layers: BaseLayers {
+                retrieval_uri: Some(url.clone()),
+                ..BaseLayers::default()
+            },
+            ..HtmlInput::default()
+        };
+        let options = Options::default();
+        match (
+            pipeline::links(&input, &options),
+            pipeline::base(&input, &options),
+        ) {
+            (Ok(report), Ok(base)) => {
+                let json = |b: &linkbase::BaseRecord| serde_json::to_string(b).unwrap();
+                assert_eq!(json(&base), json(&report.base), "{name}");
+                compared += 1;
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}"),
+            (a, b) => panic!("{name}: links {:?}, base {:?}", a.is_ok(), b.is_ok()),
+        }
+    }
+    assert!(compared > 80, "the cases were read ({compared})");
+}
