@@ -355,11 +355,19 @@ pub(crate) fn fragment_ids(
             // §13.2.6.5), and whether an `a@name` is a target or a `<template>` hides what it
             // holds depends on them: the DOM engine decides those documents (issue 22).
             let foreign = !html || s.svg > 0 || s.math > 0;
-            if foreign
-                && (raw.is("template") || (raw.is("a") && raw.attr("name", encoding).is_some()))
-            {
+            if foreign && (raw.is("template") || (raw.is("a") && raw.has_attr("name"))) {
                 s.bail = true;
                 return Err("foreign namespace".into());
+            }
+            // A value whose bytes do not decode holds U+FFFD in the tree (the DOM engine's
+            // decoder writes it); the tag reader gives none (found by fuzz/engines.rs).
+            let undecodable = |name: &str| {
+                raw.find(name)
+                    .is_some_and(|a| raw.value(&a, encoding).is_none())
+            };
+            if undecodable("id") || (raw.is("a") && undecodable("name")) {
+                s.bail = true;
+                return Err("undecodable value".into());
             }
             // The <template> element itself is outside its contents.
             let in_template = s.template > 0;

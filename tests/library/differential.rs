@@ -361,3 +361,28 @@ fn the_base_alone_is_the_base_of_the_links_report() {
     }
     assert!(compared > 80, "the cases were read ({compared})");
 }
+
+/// A fragment target whose bytes do not decode holds U+FFFD in the tree, as in a browser; the
+/// streaming fragment pass dropped it (found by `fuzz/engines.rs`).
+#[test]
+fn undecodable_fragment_targets_are_kept_as_the_tree_has_them() {
+    for page in [&b"<a name=x\xbay>t</a>"[..], b"<p id=\xff>t"] {
+        let ids = |engine| {
+            let input = HtmlInput {
+                name: "t.html",
+                bytes: page,
+                charset: Some("utf-8".into()),
+                ..HtmlInput::default()
+            };
+            let options = Options {
+                engine,
+                ..Options::default()
+            };
+            pipeline::fragment_ids(&input, &options).unwrap()
+        };
+        let dom = ids(EngineChoice::Dom);
+        assert_eq!(dom.len(), 1, "{dom:?}");
+        assert!(dom[0].contains('\u{fffd}'), "{dom:?}");
+        assert_eq!(ids(EngineChoice::Auto), dom);
+    }
+}
