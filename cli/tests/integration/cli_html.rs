@@ -992,6 +992,17 @@ const DROP_BASE_WHATWG: [&str; 6] = [
 ];
 
 #[test]
+fn drop_base_keeps_a_base_that_a_template_base_href_needs() {
+    // Found by fuzz/pipeline.rs: a <base> in <template> contents is no base of the document,
+    // only a URL; left relative (against an opaque base) it changes meaning once the document's
+    // <base> goes, so that one stays, and a second run changes nothing.
+    let doc = b"<base href=\"ht:tp//o/q\"><template><base href=\"tp\"></template>";
+    let run = linkbase(&DROP_BASE_WHATWG, doc);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.as_bytes(), doc);
+}
+
+#[test]
 fn drop_base_removes_an_unusable_base_too() {
     // Found by fuzz/pipeline.rs: the unusable href of an ignored <base> counted as a reference
     // still needing the base, so the base was kept and given the document's URL (which a second
