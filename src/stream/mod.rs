@@ -355,6 +355,12 @@ pub(crate) fn fragment_ids(
             // §13.2.6.5), and whether an `a@name` is a target or a `<template>` hides what it
             // holds depends on them: the DOM engine decides those documents (issue 22).
             let foreign = !html || s.svg > 0 || s.math > 0;
+            // A `<frameset>` drops the body's elements from the tree, as pass 2 knows
+            // (`Fallback::Frameset`); found by fuzz/engines.rs.
+            if html && raw.is("frameset") {
+                s.bail = true;
+                return Err("frameset".into());
+            }
             if foreign && (raw.is("template") || (raw.is("a") && raw.has_attr("name"))) {
                 s.bail = true;
                 return Err("foreign namespace".into());
