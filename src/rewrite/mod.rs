@@ -356,12 +356,13 @@ fn drop_bases(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     // A `<base href>` of its own is no reference resolved against the base (an unusable one is
-    // ignored by browsers, and goes with the rest); one in `<template>` contents is no base of
-    // the document, only a URL that stays (found by fuzz/pipeline.rs).
+    // ignored by browsers, and goes with the rest); one in `<template>` contents or in SVG is no
+    // base of the document, only a URL that stays (both found by fuzz/pipeline.rs).
     let own_base = |l: &Link| {
-        l.element == "base"
-            && l.attribute.as_deref() == Some("href")
-            && !doc.element(l.node).is_some_and(|e| e.in_template())
+        l.attribute.as_deref() == Some("href")
+            && doc
+                .element(l.node)
+                .is_some_and(|e| e.is_html("base") && !e.in_template())
     };
     let still_relative = links.iter().filter(|l| {
         !own_base(l)

@@ -1003,6 +1003,20 @@ fn drop_base_keeps_a_base_that_a_template_base_href_needs() {
 }
 
 #[test]
+fn drop_base_keeps_a_base_that_an_svg_base_href_needs() {
+    // Found by fuzz/pipeline.rs: an SVG `base` element is no base of the document either.
+    // `http:x` is opaque under RFC 2396, so `up/` stays relative, and means another URL once the
+    // HTML <base> goes: that one stays.
+    let doc = b"<base href=\"http:x\"><svg><base href=\"up/\"></svg>";
+    let run = linkbase(
+        &["rewrite", "--url", "http://h/a/c.html", "--drop-base"],
+        doc,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.as_bytes(), doc);
+}
+
+#[test]
 fn drop_base_removes_an_unusable_base_too() {
     // Found by fuzz/pipeline.rs: the unusable href of an ignored <base> counted as a reference
     // still needing the base, so the base was kept and given the document's URL (which a second
