@@ -364,14 +364,17 @@ fn drop_bases(
                 .element(l.node)
                 .is_some_and(|e| e.is_html("base") && !e.in_template())
     };
+    // Left as written while relative: unresolvable, without a base, or in `<noscript>` markup
+    // the serializer cannot write back (found by fuzz/pipeline.rs).
     let still_relative = links.iter().filter(|l| {
         !own_base(l)
-            && l.diagnostic.as_ref().is_some_and(|d| {
-                matches!(
-                    d.code,
-                    crate::error::DiagnosticCode::Unresolvable
-                        | crate::error::DiagnosticCode::NoBase
-                )
+            && l.diagnostic.as_ref().is_some_and(|d| match d.code {
+                crate::error::DiagnosticCode::Unresolvable
+                | crate::error::DiagnosticCode::NoBase => true,
+                crate::error::DiagnosticCode::NoscriptKept => {
+                    l.resolved.as_deref() != Some(l.original.as_str())
+                }
+                _ => false,
             })
     });
     let count = still_relative.count() + needs_base;

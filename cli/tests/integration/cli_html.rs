@@ -1017,6 +1017,20 @@ fn drop_base_keeps_a_base_that_an_svg_base_href_needs() {
 }
 
 #[test]
+fn drop_base_keeps_a_base_that_noscript_kept_links_need() {
+    // Found by fuzz/pipeline.rs: links in <noscript> markup the serializer cannot write back
+    // (its <html> tag has attributes) stay as written; relative, they need the base.
+    let doc =
+        b"<base href=\"http://b/x/\"><noscript><html manifest=p><a href=\"y\">y</a></noscript>";
+    let run = linkbase(
+        &["rewrite", "--url", "http://h/a/c.html", "--drop-base"],
+        doc,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.as_bytes(), doc);
+}
+
+#[test]
 fn drop_base_removes_an_unusable_base_too() {
     // Found by fuzz/pipeline.rs: the unusable href of an ignored <base> counted as a reference
     // still needing the base, so the base was kept and given the document's URL (which a second
