@@ -230,6 +230,13 @@ impl ElementRef {
         self.in_template
     }
 
+    /// Whether this element is a `<base>` that can set the document's base URL: an HTML `base`
+    /// outside `<template>` contents (HTML LS §4.2.3; an SVG `base` or one in inert template
+    /// contents is only an element with a URL attribute).
+    pub fn is_document_base(&self) -> bool {
+        self.is_html("base") && !self.in_template
+    }
+
     /// How many HTML `<noscript>` elements it sits in (in a tree parsed with scripting
     /// disabled, each is a level of `<noscript>` markup).
     pub fn noscript_ancestors(&self) -> usize {

@@ -223,7 +223,7 @@ pub fn establish(
     let mut candidates = doc
         .elements()
         .iter()
-        .filter(|e| e.is_html("base") && !e.in_template())
+        .filter(|e| e.is_document_base())
         .filter_map(|e| e.attr("href").map(|h| (e.id(), h)));
     let chosen = candidates.next();
     for (_, href) in candidates {
@@ -362,7 +362,7 @@ fn drop_bases(
         l.attribute.as_deref() == Some("href")
             && doc
                 .element(l.node)
-                .is_some_and(|e| e.is_html("base") && !e.in_template())
+                .is_some_and(ElementRef::is_document_base)
     };
     // Left as written while relative: unresolvable, without a base, or in `<noscript>` markup
     // the serializer cannot write back (found by fuzz/pipeline.rs).
@@ -404,7 +404,7 @@ fn drop_bases(
         return;
     }
     for e in doc.elements() {
-        if e.is_html("base") && !e.in_template() && Some(e.id()) != chosen {
+        if e.is_document_base() && Some(e.id()) != chosen {
             if let Some(old) = e.attr("href") {
                 edits.push(Edit {
                     node: e.id(),
