@@ -127,7 +127,15 @@ struct SourceTag {
     name: String,
     html: bool,
     range: Range<usize>,
-    attrs: Vec<(String, Option<Range<usize>>)>,
+    attrs: Vec<SourceAttr>,
+}
+
+/// One attribute of a [`SourceTag`]: its name, its value's range (`None` without a value) and
+/// where its name ends.
+struct SourceAttr {
+    name: String,
+    value: Option<Range<usize>>,
+    name_end: Option<usize>,
 }
 
 /// The start tags of `bytes` named in `elements`, with their attributes named in `attrs`, in
@@ -156,9 +164,13 @@ fn source_tags(
             let attrs = el
                 .attributes()
                 .iter()
-                .map(|a| (a.name(), a.value_source_location().map(|l| l.bytes())))
+                .map(|a| SourceAttr {
+                    name: a.name(),
+                    value: a.value_source_location().map(|l| l.bytes()),
+                    name_end: a.name_source_location().map(|l| l.bytes().end),
+                })
                 // Kept in order (the first of duplicates counts), but only names that matter.
-                .filter(|(n, _)| attrs.contains(n))
+                .filter(|a| attrs.contains(&a.name))
                 .collect();
             sink.borrow_mut().push(SourceTag {
                 name,
@@ -220,8 +232,11 @@ pub(crate) fn splice(
     if plan.edits.is_empty() && extra.is_empty() {
         return Ok(Splices::new());
     }
-    let mut changes: HashMap<Key, (String, usize)> = HashMap::new();
-    let mut removals: HashMap<String, usize> = HashMap::new();
+    // Per key: the new value, how many of the tree's elements have an edit for it, and how many
+    // source occurrences were matched.
+    let mut changes: HashMap<Key, (String, usize, usize)> = HashMap::new();
+    // Per `<base href>` value removed: removals planned, source occurrences matched.
+    let mut removals: HashMap<String, (usize, usize)> = HashMap::new();
     for edit in &plan.edits {
         let element = doc
             .element(edit.node)
@@ -229,26 +244,51 @@ pub(crate) fn splice(
             .ok_or(Fallback::Unmatched)?;
         match &edit.target {
             EditTarget::Attribute { ns, name } => {
-                let attr = match ns {
-                    AttrNs::None => name.to_ascii_lowercase(),
-                    AttrNs::XLink => format!("xlink:{}", name.to_ascii_lowercase()),
-                    AttrNs::Xml => format!("xml:{}", name.to_ascii_lowercase()),
-                    AttrNs::Other => return Err(Fallback::Unmatched),
-                };
-                let key = (element, attr, edit.old.clone());
-                match changes.get(&key) {
-                    Some((new, _)) if *new != edit.new => return Err(Fallback::Unmatched),
-                    Some(_) => {}
-                    None => {
-                        changes.insert(key, (edit.new.clone(), 0));
-                    }
+                let attr = source_name(*ns, name).ok_or(Fallback::Unmatched)?;
+                let entry = changes
+                    .entry((element, attr, edit.old.clone()))
+                    .or_insert_with(|| (edit.new.clone(), 0, 0));
+                if entry.0 != edit.new {
+                    return Err(Fallback::Unmatched);
                 }
+                entry.1 += 1;
             }
             EditTarget::Remove if element == "base" => {
-                removals.insert(edit.old.clone(), 0);
+                removals.entry(edit.old.clone()).or_default().0 += 1;
             }
             EditTarget::Remove | EditTarget::Text => return Err(Fallback::TextEdit),
         }
+    }
+    // Source occurrences are matched by value: when an element of the tree has a key that is
+    // edited elsewhere but is to stay as it is itself (an ignored second `<base href="">`
+    // beside the first, made absolute), the bytes cannot tell them apart.
+    let mut in_tree: HashMap<Key, usize> = HashMap::new();
+    let mut bases_in_tree: HashMap<String, usize> = HashMap::new();
+    for e in doc.elements() {
+        let element = e.name().to_ascii_lowercase();
+        e.for_each_attr(|ns, name, value| {
+            let Some(attr) = source_name(ns, name) else {
+                return;
+            };
+            let key = (element.clone(), attr, value.to_owned());
+            if changes.contains_key(&key) {
+                *in_tree.entry(key).or_default() += 1;
+            }
+        });
+        if element == "base" {
+            if let Some(href) = e.attr("href").filter(|h| removals.contains_key(h)) {
+                *bases_in_tree.entry(href).or_default() += 1;
+            }
+        }
+    }
+    let ambiguous = changes
+        .iter()
+        .any(|(key, (_, edits, _))| in_tree.get(key).copied().unwrap_or(0) > *edits)
+        || removals
+            .iter()
+            .any(|(href, (edits, _))| bases_in_tree.get(href).copied().unwrap_or(0) > *edits);
+    if ambiguous {
+        return Err(Fallback::Unmatched);
     }
     let mut elements: HashSet<String> = changes.keys().map(|(e, _, _)| e.clone()).collect();
     let mut attrs: HashSet<String> = changes.keys().map(|(_, a, _)| a.clone()).collect();
@@ -273,32 +313,46 @@ pub(crate) fn splice(
             tag.name
         };
         let mut seen: Vec<&str> = Vec::new();
-        for (attr, range) in &tag.attrs {
+        for SourceAttr {
+            name: attr,
+            value: range,
+            name_end,
+        } in &tag.attrs
+        {
             // Only the first of duplicate attributes exists in the tree.
             if seen.contains(&attr.as_str()) {
                 continue;
             }
             seen.push(attr);
-            let Some(range) = range.clone() else { continue };
-            let raw = bytes.get(range.clone()).ok_or(Fallback::Unmatched)?;
-            let value = decode_attribute(raw, encoding).ok_or(Fallback::Undecodable)?;
+            // An attribute without a value has the value "" in the tree.
+            let value = match range {
+                Some(range) => {
+                    let raw = bytes.get(range.clone()).ok_or(Fallback::Unmatched)?;
+                    decode_attribute(raw, encoding).ok_or(Fallback::Undecodable)?
+                }
+                None => String::new(),
+            };
             if name == "base" && attr == "href" {
-                if let Some(count) = removals.get_mut(&value) {
+                if let Some((_, count)) = removals.get_mut(&value) {
                     *count += 1;
                     splices.push((tag.range.clone(), Vec::new()));
                     continue;
                 }
             }
             let key = (name.clone(), attr.clone(), value);
-            if let Some((new, count)) = changes.get_mut(&key) {
+            if let Some((new, _, count)) = changes.get_mut(&key) {
+                let byte = |i: usize| bytes.get(i).copied();
+                let Some((replace, text)) = value_splice(&byte, range.clone(), *name_end, new)
+                else {
+                    continue;
+                };
                 *count += 1;
-                let (replace, text) = escaped(bytes, range, new);
                 let (encoded, _, _) = encoding.encode(&text);
                 splices.push((replace, encoded.into_owned()));
             }
         }
     }
-    if changes.values().any(|(_, n)| *n == 0) || removals.values().any(|n| *n == 0) {
+    if changes.values().any(|(_, _, n)| *n == 0) || removals.values().any(|(_, n)| *n == 0) {
         return Err(Fallback::Unmatched);
     }
     splices.sort_by_key(|(r, _)| r.start);
@@ -325,6 +379,18 @@ pub(crate) fn splice(
     Ok(splices)
 }
 
+/// An attribute's name as lol_html gives it in the source (`xlink:href`), or `None` for a
+/// namespace the source cannot spell.
+fn source_name(ns: AttrNs, name: &str) -> Option<String> {
+    let name = name.to_ascii_lowercase();
+    match ns {
+        AttrNs::None => Some(name),
+        AttrNs::XLink => Some(format!("xlink:{name}")),
+        AttrNs::Xml => Some(format!("xml:{name}")),
+        AttrNs::Other => None,
+    }
+}
+
 /// The replacement of the value at `range`: `&` and the quote in use escaped; an unquoted value
 /// is quoted when the new text needs it (HTML LS §13.2.5.38 unquoted attribute value state), the
 /// quotes going just outside the range.
@@ -336,6 +402,44 @@ pub(crate) fn escaped(bytes: &[u8], range: Range<usize>, new: &str) -> (Range<us
         .copied();
     let after = bytes.get(range.end).copied();
     escaped_around(before, after, range, new)
+}
+
+/// The splice that gives an attribute the value `new`: over its value's `range`, or, for a
+/// valueless attribute whose name ends at `name_end`, an `="new"` inserted after the name.
+/// `byte(i)` is the document's byte at offset `i` (where known). `None` without either range.
+pub(crate) fn value_splice(
+    byte: &dyn Fn(usize) -> Option<u8>,
+    range: Option<Range<usize>>,
+    name_end: Option<usize>,
+    new: &str,
+) -> Option<(Range<usize>, String)> {
+    match (range, name_end) {
+        (Some(range), _) => {
+            let before = range.start.checked_sub(1).and_then(byte);
+            let after = byte(range.end);
+            Some(escaped_around(before, after, range, new))
+        }
+        (None, Some(end)) => {
+            let (_, text) = escaped_around(None, None, 0..0, new);
+            let quoted = if text.starts_with('"') {
+                text
+            } else {
+                format!("\"{text}\"")
+            };
+            // `href=` with nothing before `>` (or `/`) has an `=` already: the value goes after
+            // it, or the `=` would start another attribute.
+            let mut at = end;
+            while byte(at).is_some_and(|b| crate::base::is_ascii_whitespace(char::from(b))) {
+                at += 1;
+            }
+            Some(if byte(at) == Some(b'=') {
+                (at + 1..at + 1, quoted)
+            } else {
+                (end..end, format!("={quoted}"))
+            })
+        }
+        (None, None) => None,
+    }
 }
 
 /// [`escaped`], given the bytes just before and after the value.

@@ -48,7 +48,7 @@ use crate::report::LinkTally;
 use crate::rewrite::{
     EditTarget, ElementView, Found, Link, Nested, Planner, RewriteOptions, MAX_NESTING,
 };
-use crate::splice::{decode_attribute, escaped_around, Fallback, Splices};
+use crate::splice::{decode_attribute, value_splice, Fallback, Splices};
 
 mod scan;
 mod tag;
@@ -1346,36 +1346,10 @@ impl Walk<'_, '_> {
                 }
                 continue;
             }
-            let splice = match (&attr.range, attr.name_end) {
-                (Some(range), _) => {
-                    let byte = |r: Range<usize>| self.input(r).and_then(|b| b.first().copied());
-                    let before = range.start.checked_sub(1).and_then(|i| byte(i..i + 1));
-                    let after = byte(range.end..range.end + 1);
-                    escaped_around(before, after, range.clone(), &edit.new)
-                }
-                (None, Some(end)) => {
-                    let (_, text) = escaped_around(None, None, 0..0, &edit.new);
-                    let quoted = if text.starts_with('"') {
-                        text
-                    } else {
-                        format!("\"{text}\"")
-                    };
-                    // `href=` with nothing before `>` (or `/`) has an `=` already: the value
-                    // goes after it, or the `=` would start another attribute.
-                    let mut at = end;
-                    while let Some(b) = self.input(at..at + 1).and_then(|b| b.first().copied()) {
-                        if !tag::is_space(b) {
-                            break;
-                        }
-                        at += 1;
-                    }
-                    if self.input(at..at + 1) == Some(&b"="[..]) {
-                        (at + 1..at + 1, quoted)
-                    } else {
-                        (end..end, format!("={quoted}"))
-                    }
-                }
-                (None, None) => continue,
+            let byte = |i: usize| self.input(i..i + 1).and_then(|b| b.first().copied());
+            let Some(splice) = value_splice(&byte, attr.range.clone(), attr.name_end, &edit.new)
+            else {
+                continue;
             };
             let (encoded, _, _) = pass.encoding.encode(&splice.1);
             self.push_splice(splice.0, encoded.into_owned());

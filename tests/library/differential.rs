@@ -393,3 +393,48 @@ fn undecodable_fragment_targets_are_kept_as_the_tree_has_them() {
         assert_eq!(ids(EngineChoice::Auto), dom);
     }
 }
+
+/// The DOM engine writes its plan into the input by matching source tags to the tree's
+/// elements by (element, attribute, value). Found by `fuzz/pipeline.rs`: a valueless
+/// `<base href>` (value "" in the tree) was skipped by that match, so the edit meant for it
+/// landed on a later `<base href="">` that was to stay as written, and `--drop-base` left it
+/// in place. A valueless attribute now gets its value inserted, and where an element that stays
+/// shares its key with one that changes, the document is serialized instead.
+#[test]
+fn the_dom_engine_changes_exactly_the_elements_its_plan_changes() {
+    let rewrite = |html: &str, drop_base: bool| {
+        let input = HtmlInput {
+            name: "t.html",
+            bytes: html.as_bytes(),
+            layers: BaseLayers {
+                retrieval_uri: Some("http://h/a/b/c.html".into()),
+                ..BaseLayers::default()
+            },
+            ..HtmlInput::default()
+        };
+        let mut options = Options {
+            engine: EngineChoice::Dom,
+            ..Options::default()
+        };
+        options.rewrite.resolve = linkbase::ResolveOptions::for_profile(linkbase::Profile::Whatwg);
+        options.rewrite.drop_base = drop_base;
+        String::from_utf8(pipeline::rewrite(&input, &options).unwrap().bytes).unwrap()
+    };
+    // The first base is made absolute; the second, ignored, keeps its empty value.
+    assert_eq!(
+        rewrite("<svg><title><base href><base href=\"\">", false),
+        "<html><head></head><body><svg><title><base href=\"http://h/a/b/c.html\">\
+         <base href=\"\"></title></svg></body></html>"
+    );
+    // Alone, the valueless one is given a value in place.
+    assert_eq!(
+        rewrite("<base href><a href=x>", false),
+        "<base href=\"http://h/a/b/c.html\"><a href=http://h/a/b/x>"
+    );
+    assert_eq!(
+        rewrite("<base href = ><a href=x>", false),
+        "<base href =\"http://h/a/b/c.html\" ><a href=http://h/a/b/x>"
+    );
+    // --drop-base: both bases go.
+    assert_eq!(rewrite("<base href><base href=\"\">x", true), "x");
+}
