@@ -1,5 +1,5 @@
-//! The URL Standard's own test vectors (WPT `url/resources/urltestdata.json`, BSD-3-Clause, as
-//! shipped with the `url` crate 2.5.8; see `tests/wpt/README.md`), run through the `whatwg`
+//! The URL Standard's own test vectors (WPT `url/resources/urltestdata.json`, BSD-3-Clause, of
+//! 2026-07-11; see `tests/wpt/README.md`), run through the `whatwg`
 //! profile: one trial per case that resolves an input against a base (issue 10). Cases without a
 //! base parse an absolute URL alone, which is the `url` crate's job, not linkbase's, and are not
 //! run. `tests/wpt/expected_failures.txt` is the ledger of known failures; a listed trial that

@@ -19,7 +19,7 @@ use encoding_rs::Encoding;
 use crate::base::{is_ascii_whitespace, with_base_element, Base, BaseSource, Outer};
 use crate::dom::{AttrNs, Document, ElementNs, ElementRef, NodeId};
 use crate::error::Diagnostic;
-use crate::uri::{Profile, ResolveOptions, Resolver, SameScheme, Uri, UriRef};
+use crate::uri::{is_special, Profile, ResolveOptions, Resolver, SameScheme, Uri, UriRef};
 use targets::{Kind, Role};
 
 /// How deep markup nested in markup is followed, by both engines: `iframe srcdoc` documents
@@ -1266,15 +1266,6 @@ fn escape_list_url(url: &str, kind: LinkKind, comma_list: bool) -> String {
 pub(crate) fn is_fictitious(uri: &str) -> bool {
     uri.get(..12)
         .is_some_and(|s| s.eq_ignore_ascii_case("thismessage:"))
-}
-
-/// WHATWG URL "special scheme": with a base of the same scheme, a reference without `//` is
-/// relative (`http:g` in the special relative state; `file:g` and `file:/g` take the base's host
-/// in the file and file slash states).
-fn is_special(scheme: &str) -> bool {
-    ["http", "https", "ws", "wss", "ftp", "file"]
-        .iter()
-        .any(|s| s.eq_ignore_ascii_case(scheme))
 }
 
 /// Where a URL value is, for the record and the rules.

@@ -12,7 +12,7 @@ mod rfc1808;
 use std::str::FromStr;
 
 pub use parse::UriRef;
-pub(crate) use resolve::{is_known_hierarchical, whatwg_absolute};
+pub(crate) use resolve::{is_known_hierarchical, is_special, whatwg_absolute};
 pub use resolve::{resolve, Resolved, Resolver};
 
 /// RFC 2396 §2.4.1: `%XX` escapes decoded (the bytes read as UTF-8, lossily); an invalid escape
