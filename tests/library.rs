@@ -13,4 +13,5 @@ mod library {
     mod goldens;
     mod nesting;
     mod tree_safety;
+    mod valid_uris;
 }

@@ -1087,6 +1087,16 @@ impl<'a> Planner<'a> {
     /// caller wants written (a relative path in an offline mirror).
     fn resolve_value(&self, ctx: &UrlContext<'_>, raw: &str, in_css: bool) -> Outcome {
         let mut outcome = self.resolve_url(ctx, raw, in_css);
+        // Written and reported as a URI, in every profile (issue 24): a space or a non-ASCII
+        // character resolved by an RFC profile is percent-encoded as a browser would send it.
+        if let Some(resolved) = &outcome.resolved {
+            if let std::borrow::Cow::Owned(valid) = crate::uri::valid_uri(resolved, self.encoding) {
+                if outcome.replacement.as_ref() == Some(resolved) {
+                    outcome.replacement = Some(valid.clone());
+                }
+                outcome.resolved = Some(valid);
+            }
+        }
         if let (Some(relink), Some(document), Some(resolved)) =
             (&self.options.relink, &self.document_uri, &outcome.resolved)
         {

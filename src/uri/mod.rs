@@ -8,12 +8,14 @@
 mod parse;
 mod resolve;
 mod rfc1808;
+mod valid;
 
 use std::str::FromStr;
 
 pub use parse::UriRef;
 pub(crate) use resolve::{is_known_hierarchical, is_special, whatwg_absolute};
 pub use resolve::{resolve, Resolved, Resolver};
+pub(crate) use valid::valid_uri;
 
 /// RFC 2396 §2.4.1: `%XX` escapes decoded (the bytes read as UTF-8, lossily); an invalid escape
 /// is kept as written. For comparing names (file paths, fragments, Content-IDs), never for

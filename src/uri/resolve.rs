@@ -808,7 +808,7 @@ where
 /// URL Standard "percent-encode after encoding" for a query: the bytes of `query` in `encoding`,
 /// each character the encoding cannot represent written as `%26%23` decimal `%3B` (an HTML
 /// numeric reference, percent-encoded); the URL parser percent-encodes the rest.
-fn encode_query(encoding: &'static encoding_rs::Encoding, query: &str) -> Vec<u8> {
+pub(super) fn encode_query(encoding: &'static encoding_rs::Encoding, query: &str) -> Vec<u8> {
     let mut encoder = encoding.new_encoder();
     let mut out = Vec::with_capacity(query.len() + 16);
     let mut rest = query;

@@ -142,7 +142,7 @@ fn every_check_format_escapes_names_and_urls() {
          <testsuite name=\"linkbase check\" tests=\"1\" failures=\"1\" errors=\"0\">\n    \
          <testcase classname=\"linkbase.check\" name=\"evil\\x1b[31m&#x202E;&#10;x.html\">\n      \
          <failure type=\"broken-link\" message=\"1 broken link\">missing: &lt;a href&gt; \
-         &quot;m\\x1b[2J\\u{202e}z.html&quot; -&gt; http://s/m\\x1b[2J\\u{202e}z.html</failure>\n    \
+         &quot;m\\x1b[2J\\u{202e}z.html&quot; -&gt; http://s/m%1B[2J%E2%80%AEz.html</failure>\n    \
          </testcase>\n  </testsuite>\n</testsuites>\n"
     );
 }
