@@ -65,8 +65,13 @@ pub enum Command {
     /// Check every link of a site tree: internal targets must exist (a directory means its
     /// index.html) and #fragments must name an id; external links are listed, not fetched.
     ///
+    /// Under --local, /-rooted links start from DIR (the web root; --root-dir to choose it). The
+    /// summary counts the links not checked, and why (external, outside the tree, another
+    /// scheme, unresolvable), so a run that checked nothing never reads as all clear.
+    ///
     /// Exit 0 when nothing is broken, 1 when links are broken (missing file, missing fragment,
-    /// outside the site root), 2 when files could not be read or parsed.
+    /// outside the site root) or, with --fail-on-unchecked, when any link was not checked, 2
+    /// when files could not be read or parsed.
     Check(CheckArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     ///
@@ -89,7 +94,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "URL", required_unless_present = "local")]
     pub site_url: Option<String>,
     /// Check the tree as it browses from disk: each page at its own file: URL (an offline
-    /// mirror made by `rewrite DIR --relative`); absolute http(s) links are external.
+    /// mirror made by `rewrite DIR --relative`); absolute http(s) links are external. DIR is the
+    /// web root /-rooted links start from (/docs/x.html is DIR/docs/x.html), as a server has it.
     #[arg(long, conflicts_with = "site_url")]
     pub local: bool,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
@@ -116,6 +122,16 @@ pub struct CheckArgs {
     /// Worker threads (default: every core).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
+    /// With --local: the web root that /-rooted links (`<a href="/docs/x.html">`) start from
+    /// [default: DIR]. /docs/x.html names ROOT/docs/x.html, checked like any internal link when
+    /// it lies in DIR, counted as not checked (outside the tree) when it does not. A file: URL
+    /// outside ROOT is read the same way, as a server would serve it.
+    #[arg(long, value_name = "ROOT", conflicts_with = "site_url")]
+    pub root_dir: Option<std::path::PathBuf>,
+    /// Exit 1 when any link was not checked (external without --online, outside the tree, an
+    /// unsupported scheme, unresolvable), as for a broken one. Excluded links do not count.
+    #[arg(long)]
+    pub fail_on_unchecked: bool,
     #[command(flatten)]
     pub resolution: ResolutionArgs,
 }

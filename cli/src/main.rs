@@ -1062,6 +1062,21 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         (None, _) => local_url(&args.dir)?,
     };
     let mut site = linkbase::site::Site::new(&site_url).map_err(Fatal::from)?;
+    if args.site_url.is_none() {
+        // `--local`: the checked directory (or --root-dir) is the web root of /-rooted links.
+        let root = match &args.root_dir {
+            Some(root) if !root.is_dir() => {
+                return Err(Fatal(format!(
+                    "--root-dir {}: not a directory (the web root /-rooted links start from)",
+                    root.display()
+                ))
+                .into())
+            }
+            Some(root) => local_url(root)?,
+            None => site_url.clone(),
+        };
+        site.set_web_root(&root).map_err(Fatal::from)?;
+    }
     let options = Options {
         rewrite: RewriteOptions {
             resolve: args.resolution.options(),
@@ -1180,7 +1195,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed) + tree.undecodable.len();
     Ok(if failed > 0 {
         Exit::Unusable
-    } else if totals.broken > 0 {
+    } else if totals.broken > 0 || (args.fail_on_unchecked && totals.unchecked() > 0) {
         Exit::Problems
     } else {
         Exit::Ok
