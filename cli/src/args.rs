@@ -128,6 +128,11 @@ pub struct CheckArgs {
     /// outside ROOT is read the same way, as a server would serve it.
     #[arg(long, value_name = "ROOT", conflicts_with = "site_url")]
     pub root_dir: Option<std::path::PathBuf>,
+    /// The encoding of pages that declare none (no byte order mark or <meta> charset) instead
+    /// of HTML's windows-1252 default, e.g. utf-8 (a WHATWG label). Never overrides a
+    /// declaration. Also spelled --charset here (files have no transport charset).
+    #[arg(long, value_name = "LABEL", visible_alias = "charset")]
+    pub default_charset: Option<String>,
     /// Exit 1 when any link was not checked (external without --online, outside the tree, an
     /// unsupported scheme, unresolvable), as for a broken one. Excluded links do not count.
     #[arg(long)]
@@ -268,9 +273,15 @@ pub struct InputArgs {
     /// §5.1.4 the application default base, used when no other layer gives one.
     #[arg(long, value_name = "URI")]
     pub default_base: Option<String>,
-    /// The transport charset (a WHATWG label); overrides a Content-Type charset from headers.
+    /// The transport charset (a WHATWG label); overrides a Content-Type charset from headers
+    /// and the document's <meta> (only a byte order mark wins over it).
     #[arg(long, value_name = "LABEL")]
     pub charset: Option<String>,
+    /// The encoding of a document that declares none (no byte order mark, transport charset or
+    /// <meta> charset), instead of HTML's windows-1252 default: e.g. utf-8 for a static site
+    /// whose pages do not say. Never overrides a declaration (--charset does).
+    #[arg(long, value_name = "LABEL")]
+    pub default_charset: Option<String>,
     /// URLs inside downlevel-hidden conditional comments (`<!--[if mso]> … <![endif]-->`), which
     /// Outlook renders and browsers ignore: rewritten and reported (kind conditional-comment).
     /// Default: on for MIME messages (e-mail), off for web pages.
@@ -400,7 +411,7 @@ mod tests {
 
     #[test]
     fn one_subcommand_parses_as_the_whole_parser_does() {
-        let lines: [&[&str]; 9] = [
+        let lines: [&[&str]; 11] = [
             &["linkbase", "rewrite", "--url", "http://h/", "page.html"],
             &[
                 "linkbase",
@@ -468,6 +479,18 @@ mod tests {
                 "^x",
             ],
             &["linkbase", "check", "site", "--local", "--format", "json"],
+            &[
+                "linkbase",
+                "check",
+                "site",
+                "--local",
+                "--root-dir",
+                ".",
+                "--charset",
+                "utf-8",
+                "--fail-on-unchecked",
+            ],
+            &["linkbase", "links", "--default-charset", "utf-8", "x"],
         ];
         for args in lines {
             let one = Cli::parse_one(&os(args)).unwrap_or_else(|| panic!("{args:?}"));

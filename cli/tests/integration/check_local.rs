@@ -1,6 +1,7 @@
 //! Issue 25 items 5 and 6: `check --local` takes the checked directory (or `--root-dir`) as the
 //! web root of `/`-rooted links, the summary counts the links it did not check and why
-//! (`--fail-on-unchecked`).
+//! (`--fail-on-unchecked`), and `--default-charset` (`check --charset`) names the encoding of
+//! pages that declare none.
 
 use std::path::Path;
 
@@ -277,4 +278,158 @@ fn check_without_online_makes_no_network_request() {
         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
         other => panic!("check connected to the link's server: {other:?}"),
     }
+}
+
+/// html-proofer's fixture: an undeclared UTF-8 page links to `erstiebegrüßung.html`. Read as
+/// windows-1252 (HTML's default) the link names `erstiebegrÃ¼ÃŸung.html`; `--charset utf-8`
+/// (`--default-charset`) reads it as written, and a page that declares its encoding keeps it.
+#[test]
+fn check_charset_reads_undeclared_pages_in_it() {
+    let dir = tmp();
+    tree(
+        dir.path(),
+        &[
+            (
+                "index.html",
+                "<a href=\"erstiebegrüßung.html\">Erstiebegrüßung</a>".as_bytes(),
+            ),
+            ("erstiebegrüßung.html", b"x"),
+            // A declared windows-1252 page: caf\xE9 is café whatever the default.
+            (
+                "latin.html",
+                b"<meta charset=windows-1252><a href=\"caf\xE9.html\">c</a>",
+            ),
+            ("café.html", b"c"),
+        ],
+    );
+    let run = check(dir.path(), &["--local", "--format", "jsonl"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        records(&run),
+        [
+            triple(
+                "erstiebegrÃ¼ÃŸung.html",
+                "missing",
+                "erstiebegrÃ¼ÃŸung.html"
+            ),
+            triple("café.html", "ok", "café.html"),
+        ]
+    );
+    for flag in ["--charset", "--default-charset"] {
+        let run = check(dir.path(), &["--local", flag, "utf-8", "--format", "jsonl"]);
+        assert_eq!(run.code, 0, "{flag}: {}", run.stderr);
+        assert_eq!(
+            records(&run),
+            [
+                triple("erstiebegrüßung.html", "ok", "erstiebegrüßung.html"),
+                triple("café.html", "ok", "café.html"),
+            ],
+            "{flag}"
+        );
+    }
+}
+
+/// An unknown label is bad usage that names the flag, in `check` and in the single-document
+/// commands.
+#[test]
+fn an_unknown_default_charset_label_is_an_error_naming_the_flag() {
+    let dir = tmp();
+    tree(dir.path(), &[("index.html", b"<a href=x.html>x</a>")]);
+    let run = check(dir.path(), &["--local", "--charset", "no-such-encoding"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--charset") && run.stderr.contains("\"no-such-encoding\""),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    for command in ["links", "rewrite", "base"] {
+        let run = linkbase(&[command, "--default-charset", "latin-9000"], b"<p>");
+        assert_eq!(run.code, 2, "{command}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("--default-charset \"latin-9000\": not an encoding label"),
+            "{command}: {}",
+            run.stderr
+        );
+    }
+    // One no undeclared page can be read in.
+    let run = linkbase(&["links", "--default-charset", "utf-16le"], b"<p>");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+}
+
+/// `links` and `rewrite` take the same fallback as `--default-charset`; their `--charset` keeps
+/// its meaning (the transport charset, which overrides a `<meta>`).
+#[test]
+fn links_and_rewrite_default_charset_is_only_a_fallback() {
+    let undeclared = "<a href=\"erstiebegrüßung.html\">x</a>".as_bytes();
+    let original = |run: &Run| -> String {
+        let v: Value = serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
+        v["original"].as_str().unwrap().to_owned()
+    };
+    let run = linkbase(&["links", "--url", "http://h.example/"], undeclared);
+    assert_eq!(original(&run), "erstiebegrÃ¼ÃŸung.html");
+    let run = linkbase(
+        &[
+            "links",
+            "--url",
+            "http://h.example/",
+            "--default-charset",
+            "utf-8",
+        ],
+        undeclared,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(original(&run), "erstiebegrüßung.html");
+    // A transport charset wins over the fallback, and a <meta> wins over the fallback.
+    let run = linkbase(
+        &[
+            "links",
+            "--default-charset",
+            "utf-8",
+            "--charset",
+            "windows-1252",
+        ],
+        undeclared,
+    );
+    assert_eq!(original(&run), "erstiebegrÃ¼ÃŸung.html");
+    let run = linkbase(
+        &["links", "--default-charset", "utf-8"],
+        b"<meta charset=windows-1252><a href=\"caf\xE9.html\">c</a>",
+    );
+    assert_eq!(original(&run), "café.html");
+    // rewrite DIR: the tree's undeclared pages are read in it too (the link to the page beside
+    // it becomes relative only when its name is read right).
+    let dir = tmp();
+    tree(
+        dir.path(),
+        &[
+            ("in/index.html", undeclared),
+            ("in/erstiebegrüßung.html", b"x"),
+        ],
+    );
+    let (input, out) = (dir.path().join("in"), dir.path().join("out"));
+    let mut args = vec![
+        "rewrite",
+        s(&input),
+        "--site-url",
+        "https://h.example/",
+        "--relative",
+        "-o",
+        s(&out),
+    ];
+    let run = linkbase(&args, b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Read as windows-1252 the name matches no file: the link stays absolute.
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(
+        page,
+        "<a href=\"https://h.example/erstiebegrüßung.html\">x</a>"
+    );
+    args.extend(["--default-charset", "utf-8"]);
+    std::fs::remove_dir_all(&out).unwrap();
+    let run = linkbase(&args, b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(page, "<a href=\"erstiebegr%C3%BC%C3%9Fung.html\">x</a>");
 }
