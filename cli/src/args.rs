@@ -95,7 +95,8 @@ pub struct CheckArgs {
     pub site_url: Option<String>,
     /// Check the tree as it browses from disk: each page at its own file: URL (an offline
     /// mirror made by `rewrite DIR --relative`); absolute http(s) links are external. DIR is the
-    /// web root /-rooted links start from (/docs/x.html is DIR/docs/x.html), as a server has it.
+    /// web root /-rooted links start from (/docs/x.html is DIR/docs/x.html), as a server has it;
+    /// --root-dir chooses another.
     #[arg(long, conflicts_with = "site_url")]
     pub local: bool,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
@@ -125,7 +126,8 @@ pub struct CheckArgs {
     /// With --local: the web root that /-rooted links (`<a href="/docs/x.html">`) start from
     /// [default: DIR]. /docs/x.html names ROOT/docs/x.html, checked like any internal link when
     /// it lies in DIR, counted as not checked (outside the tree) when it does not. A file: URL
-    /// outside ROOT is read the same way, as a server would serve it.
+    /// outside ROOT is read the same way, as a server would serve it, except one beside ROOT on
+    /// disk (in ROOT's top directory, where a relative ../ out of ROOT lands): outside-root.
     #[arg(long, value_name = "ROOT", conflicts_with = "site_url")]
     pub root_dir: Option<std::path::PathBuf>,
     /// The encoding of pages that declare none (no byte order mark or <meta> charset) instead
