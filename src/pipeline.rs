@@ -47,6 +47,9 @@ pub struct Options {
     pub conditional_comments: Option<bool>,
     /// Which engine analyses and writes HTML.
     pub engine: EngineChoice,
+    /// The encoding of a document that declares none (no BOM, transport charset or `<meta>`),
+    /// instead of windows-1252 (`--default-charset`; HTML LS §13.2.3.2 step 8).
+    pub default_encoding: Option<&'static Encoding>,
 }
 
 /// Which engine analyses and writes HTML documents.
@@ -451,10 +454,11 @@ fn stream_path(
         .and_then(|f| f.take(8192).read_to_end(&mut head))
         .map_err(io_error)?;
     let decoded =
-        decode::sniff_head(&head, input.charset.as_deref()).map_err(|source| Error::Decode {
-            input: name.to_owned(),
-            source,
-        })?;
+        decode::sniff_head_with_default(&head, input.charset.as_deref(), options.default_encoding)
+            .map_err(|source| Error::Decode {
+                input: name.to_owned(),
+                source,
+            })?;
     refuse_replacement(name, &decoded)?;
     let transcode = options
         .output_encoding
@@ -665,10 +669,11 @@ pub(crate) fn analyse_html(
     options: &Options,
     links: Links,
 ) -> Result<Analysis, Error> {
-    let decoded = decode::sniff_only(bytes, charset).map_err(|source| Error::Decode {
-        input: name.to_owned(),
-        source,
-    })?;
+    let decoded = decode::sniff_only_with_default(bytes, charset, options.default_encoding)
+        .map_err(|source| Error::Decode {
+            input: name.to_owned(),
+            source,
+        })?;
     refuse_replacement(name, &decoded)?;
     let transcode = options
         .output_encoding
@@ -773,10 +778,12 @@ fn decode_and_parse(
     charset: Option<&str>,
     options: &Options,
 ) -> Result<(Decoded, Document), Error> {
-    let decoded = decode::decode(bytes, charset).map_err(|source| Error::Decode {
-        input: name.to_owned(),
-        source,
-    })?;
+    let decoded = decode::decode_with_default(bytes, charset, options.default_encoding).map_err(
+        |source| Error::Decode {
+            input: name.to_owned(),
+            source,
+        },
+    )?;
     refuse_replacement(name, &decoded)?;
     let parse = |text: &str| {
         Document::parse_with_limits(text, options.limits).map_err(|source| Error::Limit {
@@ -911,13 +918,15 @@ pub(crate) fn report(analysis: &Analysis, part: Option<&str>) -> Report {
 /// As [`links`].
 pub fn fragment_ids(input: &HtmlInput<'_>, options: &Options) -> Result<Vec<String>, Error> {
     if options.engine == EngineChoice::Auto {
-        let decoded =
-            decode::sniff_only(input.bytes, input.charset.as_deref()).map_err(|source| {
-                Error::Decode {
-                    input: input.name.to_owned(),
-                    source,
-                }
-            })?;
+        let decoded = decode::sniff_only_with_default(
+            input.bytes,
+            input.charset.as_deref(),
+            options.default_encoding,
+        )
+        .map_err(|source| Error::Decode {
+            input: input.name.to_owned(),
+            source,
+        })?;
         if decoded.encoding != encoding_rs::REPLACEMENT {
             let tentative = matches!(
                 decoded.source,

@@ -27,6 +27,9 @@ pub struct Site {
     dirs: HashSet<String>,
     /// Per HTML page, the hashes of its `id`s and `<a name>`s (8 bytes each, whatever the id).
     ids: HashMap<String, HashSet<u64>>,
+    /// The web root's path on the site URL's origin, decoded and ending in `/`
+    /// ([`Site::set_web_root`]).
+    web_root: Option<String>,
 }
 
 /// Where a resolved link points, seen from the site.
@@ -130,7 +133,53 @@ impl Site {
             files: HashSet::new(),
             dirs: HashSet::new(),
             ids: HashMap::new(),
+            web_root: None,
         })
+    }
+
+    /// The web root a server would serve the site from, for a site whose URL is a place on
+    /// disk (`check --local`, where a page's URL is its `file:` URL and a `/`-rooted link
+    /// resolves to `file:///docs/x.html`). `url` names a directory on the site URL's origin (the
+    /// site's own URL for `check DIR --local`, another directory's with `--root-dir`). A path on
+    /// that origin outside the web root is then read from the web root, as a server reads it:
+    /// `file:///docs/x.html` is `ROOT/docs/x.html`; a path that reaches outside it by `..`
+    /// still leaves the root, and so does one beside the root on disk (in the root's top
+    /// directory: where `../x` from a page at the root lands).
+    ///
+    /// ```
+    /// use linkbase::site::{Site, Target};
+    /// let mut site = Site::new("file:///srv/public/").unwrap();
+    /// site.set_web_root("file:///srv/public/").unwrap();
+    /// site.add_file("docs/x.html");
+    /// assert_eq!(
+    ///     site.target("file:///docs/x.html"),
+    ///     Target::Internal { path: "docs/x.html".into(), fragment: None }
+    /// );
+    /// assert_eq!(
+    ///     site.target("file:///srv/public/docs/x.html"),
+    ///     Target::Internal { path: "docs/x.html".into(), fragment: None }
+    /// );
+    /// assert_eq!(site.target("file:///srv/x.html"), Target::OutsideRoot);
+    /// ```
+    ///
+    /// # Errors
+    /// [`SiteError::BadUrl`] when `url` is not absolute with an authority, or not on the site
+    /// URL's origin.
+    pub fn set_web_root(&mut self, url: &str) -> Result<(), SiteError> {
+        let root = Site::new(url)?;
+        let (a, b) = (root.url.as_ref(), self.url.as_ref());
+        let same_origin = a
+            .scheme
+            .zip(b.scheme)
+            .is_some_and(|(x, y)| x.eq_ignore_ascii_case(y))
+            && a.authority
+                .zip(b.authority)
+                .is_some_and(|(x, y)| same_authority(b.scheme.unwrap_or_default(), x, y));
+        if !same_origin {
+            return Err(SiteError::BadUrl(url.to_owned()));
+        }
+        self.web_root = Some(root.decoded_path);
+        Ok(())
     }
 
     /// The site URL, ending in `/`.
@@ -227,6 +276,19 @@ impl Site {
         let mut normalized = format!("/{}", stack.join("/"));
         if trailing_slash && !normalized.ends_with('/') {
             normalized.push('/');
+        }
+        // A server's path: one outside the web root is read from it (`/docs/x.html` resolved
+        // against a page's `file:` URL is `file:///docs/x.html`, served as ROOT/docs/x.html) —
+        // unless it lies beside the root on disk (in the root's top directory), where a relative
+        // link that climbs out of the root lands (`../x` from `/srv/public/index.html`).
+        if let Some(root) = &self.web_root {
+            if !normalized.starts_with(root.as_str()) {
+                let top = |p: &str| p.split('/').nth(1).map(str::to_owned);
+                if climbed || top(&normalized) == top(root) {
+                    return (Target::OutsideRoot, false);
+                }
+                normalized = format!("{}{normalized}", root.trim_end_matches('/'));
+            }
         }
         let site_path = self.decoded_path.as_str();
         let under = normalized
@@ -643,6 +705,32 @@ mod tests {
         assert_eq!(v("http://h.example/site/index.html"), Verdict::External);
         assert_eq!(v("mailto:x@y"), Verdict::External);
         assert_eq!(s.check(None).0, Verdict::Unresolvable);
+    }
+
+    /// Issue 25 item 5: under `check --local` the web root serves `/`-rooted paths; what climbs
+    /// out of it by `..`, or lands beside it on disk, leaves the root.
+    #[test]
+    fn a_web_root_serves_root_relative_file_paths() {
+        let mut s = Site::new("file:///srv/www/blog/").unwrap();
+        s.add_file("post.html");
+        s.add_file("index.html");
+        let v = |s: &Site, u: &str| s.check(Some(u)).0;
+        // Without a web root, `/blog/post.html` resolved against a file: URL is another place.
+        assert_eq!(v(&s, "file:///blog/post.html"), Verdict::External);
+        s.set_web_root("file:///srv/www/").unwrap();
+        assert_eq!(v(&s, "file:///blog/post.html"), Verdict::Ok);
+        assert_eq!(v(&s, "file:///blog/gone.html"), Verdict::Missing);
+        assert_eq!(v(&s, "file:///blog/"), Verdict::Ok);
+        assert_eq!(v(&s, "file:///srv/www/blog/post.html"), Verdict::Ok);
+        // In the web root, outside the checked tree: not checked.
+        assert_eq!(v(&s, "file:///about.html"), Verdict::External);
+        assert_eq!(v(&s, "file:///srv/www/about.html"), Verdict::External);
+        // Beside the root on disk (`../../x` from a page at the root), or climbing: outside.
+        assert_eq!(v(&s, "file:///srv/x.html"), Verdict::OutsideRoot);
+        assert_eq!(v(&s, "file:///../blog/post.html"), Verdict::OutsideRoot);
+        // Other origins are untouched, and the web root must share the site's.
+        assert_eq!(v(&s, "https://h.example/blog/post.html"), Verdict::External);
+        assert!(s.set_web_root("https://h.example/").is_err());
     }
 
     /// Issue 14 item 6 and issue 15 item 6: an encoded `/` stays inside its segment.

@@ -65,8 +65,13 @@ pub enum Command {
     /// Check every link of a site tree: internal targets must exist (a directory means its
     /// index.html) and #fragments must name an id; external links are listed, not fetched.
     ///
+    /// Under --local, /-rooted links start from DIR (the web root; --root-dir to choose it). The
+    /// summary counts the links not checked, and why (external, outside the tree, another
+    /// scheme, unresolvable), so a run that checked nothing never reads as all clear.
+    ///
     /// Exit 0 when nothing is broken, 1 when links are broken (missing file, missing fragment,
-    /// outside the site root), 2 when files could not be read or parsed.
+    /// outside the site root) or, with --fail-on-unchecked, when any link was not checked, 2
+    /// when files could not be read or parsed.
     Check(CheckArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     ///
@@ -89,7 +94,9 @@ pub struct CheckArgs {
     #[arg(long, value_name = "URL", required_unless_present = "local")]
     pub site_url: Option<String>,
     /// Check the tree as it browses from disk: each page at its own file: URL (an offline
-    /// mirror made by `rewrite DIR --relative`); absolute http(s) links are external.
+    /// mirror made by `rewrite DIR --relative`); absolute http(s) links are external. DIR is the
+    /// web root /-rooted links start from (/docs/x.html is DIR/docs/x.html), as a server has it;
+    /// --root-dir chooses another.
     #[arg(long, conflicts_with = "site_url")]
     pub local: bool,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
@@ -116,6 +123,22 @@ pub struct CheckArgs {
     /// Worker threads (default: every core).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
+    /// With --local: the web root that /-rooted links (`<a href="/docs/x.html">`) start from
+    /// [default: DIR]. /docs/x.html names ROOT/docs/x.html, checked like any internal link when
+    /// it lies in DIR, counted as not checked (outside the tree) when it does not. A file: URL
+    /// outside ROOT is read the same way, as a server would serve it, except one beside ROOT on
+    /// disk (in ROOT's top directory, where a relative ../ out of ROOT lands): outside-root.
+    #[arg(long, value_name = "ROOT", conflicts_with = "site_url")]
+    pub root_dir: Option<std::path::PathBuf>,
+    /// The encoding of pages that declare none (no byte order mark or <meta> charset) instead
+    /// of HTML's windows-1252 default, e.g. utf-8 (a WHATWG label). Never overrides a
+    /// declaration. Also spelled --charset here (files have no transport charset).
+    #[arg(long, value_name = "LABEL", visible_alias = "charset")]
+    pub default_charset: Option<String>,
+    /// Exit 1 when any link was not checked (external without --online, outside the tree, an
+    /// unsupported scheme, unresolvable), as for a broken one. Excluded links do not count.
+    #[arg(long)]
+    pub fail_on_unchecked: bool,
     #[command(flatten)]
     pub resolution: ResolutionArgs,
 }
@@ -252,9 +275,15 @@ pub struct InputArgs {
     /// §5.1.4 the application default base, used when no other layer gives one.
     #[arg(long, value_name = "URI")]
     pub default_base: Option<String>,
-    /// The transport charset (a WHATWG label); overrides a Content-Type charset from headers.
+    /// The transport charset (a WHATWG label); overrides a Content-Type charset from headers
+    /// and the document's <meta> (only a byte order mark wins over it).
     #[arg(long, value_name = "LABEL")]
     pub charset: Option<String>,
+    /// The encoding of a document that declares none (no byte order mark, transport charset or
+    /// <meta> charset), instead of HTML's windows-1252 default: e.g. utf-8 for a static site
+    /// whose pages do not say. Never overrides a declaration (--charset does).
+    #[arg(long, value_name = "LABEL")]
+    pub default_charset: Option<String>,
     /// URLs inside downlevel-hidden conditional comments (`<!--[if mso]> … <![endif]-->`), which
     /// Outlook renders and browsers ignore: rewritten and reported (kind conditional-comment).
     /// Default: on for MIME messages (e-mail), off for web pages.
@@ -384,7 +413,7 @@ mod tests {
 
     #[test]
     fn one_subcommand_parses_as_the_whole_parser_does() {
-        let lines: [&[&str]; 9] = [
+        let lines: [&[&str]; 11] = [
             &["linkbase", "rewrite", "--url", "http://h/", "page.html"],
             &[
                 "linkbase",
@@ -452,6 +481,18 @@ mod tests {
                 "^x",
             ],
             &["linkbase", "check", "site", "--local", "--format", "json"],
+            &[
+                "linkbase",
+                "check",
+                "site",
+                "--local",
+                "--root-dir",
+                ".",
+                "--charset",
+                "utf-8",
+                "--fail-on-unchecked",
+            ],
+            &["linkbase", "links", "--default-charset", "utf-8", "x"],
         ];
         for args in lines {
             let one = Cli::parse_one(&os(args)).unwrap_or_else(|| panic!("{args:?}"));

@@ -239,7 +239,28 @@ pub fn summary(t: &CheckTotals, targets: usize) -> String {
         t.external,
         t.unresolvable,
         t.excluded
-    )
+    ) + &not_checked(t)
+}
+
+/// The summary's last clause: how many links were not checked, and why, so that a run that
+/// checked nothing never reads as all clear: "; 3 not checked: 2 external (no --online), 1
+/// outside the tree".
+fn not_checked(t: &CheckTotals) -> String {
+    let reasons: Vec<String> = [
+        (t.web(), "external (no --online)"),
+        (t.outside_tree, "outside the tree"),
+        (t.other_scheme, "another scheme"),
+        (t.unresolvable, "unresolvable"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} {why}"))
+    .collect();
+    if reasons.is_empty() {
+        "; 0 not checked".to_owned()
+    } else {
+        format!("; {} not checked: {}", t.unchecked(), reasons.join(", "))
+    }
 }
 
 /// Referrers shown per target in the human and Markdown reports (JSON has them all).
@@ -299,6 +320,12 @@ struct JsonSummary {
     external: usize,
     unresolvable: usize,
     excluded: usize,
+    /// External and unresolvable links: nothing was checked about them.
+    not_checked: usize,
+    /// Of `external`: `file:` URLs outside the tree.
+    outside_tree: usize,
+    /// Of `external`: neither http(s) nor file.
+    other_scheme: usize,
 }
 
 pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> io::Result<()> {
@@ -314,6 +341,9 @@ pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> i
             external: t.external,
             unresolvable: t.unresolvable,
             excluded: t.excluded,
+            not_checked: t.unchecked(),
+            outside_tree: t.outside_tree,
+            other_scheme: t.other_scheme,
         },
         broken: &targets,
     };

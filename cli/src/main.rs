@@ -429,6 +429,7 @@ fn options(
             relink: None,
         },
         output_encoding,
+        default_encoding: default_encoding(args.default_charset.as_deref(), "--default-charset")?,
         conditional_comments: args.conditional_comments.map(|s| s == args::Switch::On),
         engine: match args.engine {
             args::EngineArg::Auto => pipeline::EngineChoice::Auto,
@@ -436,6 +437,31 @@ fn options(
         },
         ..Options::default()
     })
+}
+
+/// `--default-charset LABEL` (`check --charset`): the encoding of pages that declare none. An
+/// encoding_rs (WHATWG) label; one no undeclared page can be read in is refused too.
+fn default_encoding(
+    label: Option<&str>,
+    flag: &str,
+) -> Result<Option<&'static encoding_rs::Encoding>, Fatal> {
+    let Some(label) = label else {
+        return Ok(None);
+    };
+    match encoding_rs::Encoding::for_label(label.trim().as_bytes()) {
+        None => Err(Fatal(format!(
+            "{flag} {label:?}: not an encoding label (WHATWG Encoding Standard labels, \
+             such as utf-8, windows-1252, shift_jis)"
+        ))),
+        Some(e) if e == encoding_rs::REPLACEMENT || !e.is_ascii_compatible() => {
+            Err(Fatal(format!(
+                "{flag} {label:?}: names {}, which a page without a byte order mark or a \
+             declaration cannot be read in",
+                e.name()
+            )))
+        }
+        Some(e) => Ok(Some(e)),
+    }
 }
 
 fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
@@ -1062,12 +1088,31 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         (None, _) => local_url(&args.dir)?,
     };
     let mut site = linkbase::site::Site::new(&site_url).map_err(Fatal::from)?;
+    if args.site_url.is_none() {
+        // `--local`: the checked directory (or --root-dir) is the web root of /-rooted links.
+        let root = match &args.root_dir {
+            Some(root) if !root.is_dir() => {
+                return Err(Fatal(format!(
+                    "--root-dir {}: not a directory (the web root /-rooted links start from)",
+                    root.display()
+                ))
+                .into())
+            }
+            Some(root) => local_url(root)?,
+            None => site_url.clone(),
+        };
+        site.set_web_root(&root).map_err(Fatal::from)?;
+    }
     let options = Options {
         rewrite: RewriteOptions {
             resolve: args.resolution.options(),
             drop_base: false,
             relink: None,
         },
+        default_encoding: default_encoding(
+            args.default_charset.as_deref(),
+            "--default-charset (--charset)",
+        )?,
         ..Options::default()
     };
     let tree = walk::walk(&args.dir).map_err(|e| Fatal(format!("{}: {e}", args.dir.display())))?;
@@ -1180,7 +1225,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed) + tree.undecodable.len();
     Ok(if failed > 0 {
         Exit::Unusable
-    } else if totals.broken > 0 {
+    } else if totals.broken > 0 || (args.fail_on_unchecked && totals.unchecked() > 0) {
         Exit::Problems
     } else {
         Exit::Ok

@@ -578,6 +578,36 @@ pub struct CheckTotals {
     pub outside_root: usize,
     pub unresolvable: usize,
     pub excluded: usize,
+    /// Of `external`: the links to a `file:` URL outside the tree (under `--local`, outside the
+    /// web root's part that is the tree).
+    pub outside_tree: usize,
+    /// Of `external`: the links with a scheme that is neither http(s) nor file (mailto:, …).
+    pub other_scheme: usize,
+}
+
+impl CheckTotals {
+    /// The links not checked: external (by reason) and unresolvable. Excluded links were left
+    /// unchecked on request and are counted apart.
+    pub fn unchecked(&self) -> usize {
+        self.external + self.unresolvable
+    }
+
+    /// Of `external`, the http(s) links (not fetched without --online).
+    pub fn web(&self) -> usize {
+        self.external - self.outside_tree - self.other_scheme
+    }
+
+    fn count_external(&mut self, resolved: Option<&str>) {
+        self.external += 1;
+        let scheme = resolved
+            .and_then(|r| r.split_once(':'))
+            .map(|(s, _)| s.to_ascii_lowercase());
+        match scheme.as_deref() {
+            Some("http" | "https") => {}
+            Some("file") => self.outside_tree += 1,
+            _ => self.other_scheme += 1,
+        }
+    }
 }
 
 /// What `check` leaves alone or reads elsewhere (issue 11).
@@ -642,7 +672,9 @@ pub fn check_tree(
                     for r in &records {
                         totals.links += 1;
                         match r.verdict {
-                            Verdict::External => totals.external += 1,
+                            Verdict::External => {
+                                totals.count_external(r.link.resolved.as_deref());
+                            }
                             Verdict::Unresolvable => totals.unresolvable += 1,
                             Verdict::OutsideRoot => totals.outside_root += 1,
                             Verdict::Excluded => totals.excluded += 1,

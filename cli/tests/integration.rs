@@ -12,6 +12,7 @@ mod integration {
     mod safety;
     pub mod sites;
     mod check_ci;
+    mod check_local;
     mod mirror;
     pub mod mhtml;
     pub mod util;

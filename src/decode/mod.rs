@@ -43,7 +43,8 @@ pub enum EncodingSource {
     /// A `<meta charset>`, a `<meta http-equiv=Content-Type content=…>` or an XML declaration
     /// found by `prescan` (step 5; confidence *tentative*).
     Meta,
-    /// Nothing declared an encoding: the windows-1252 default (step 8; confidence *tentative*).
+    /// Nothing declared an encoding: the default (step 8; confidence *tentative*): windows-1252,
+    /// or the one the caller chose for undeclared documents (`--default-charset`).
     Fallback,
 }
 
@@ -54,7 +55,9 @@ impl EncodingSource {
             EncodingSource::Bom => "its byte order mark",
             EncodingSource::Transport => "the transport charset (--charset or Content-Type)",
             EncodingSource::Meta => "its <meta> charset declaration",
-            EncodingSource::Fallback => "the windows-1252 default (nothing declared an encoding)",
+            EncodingSource::Fallback => {
+                "the default (windows-1252 or --default-charset; nothing declared an encoding)"
+            }
         }
     }
 }
@@ -139,8 +142,31 @@ pub fn charset_from_content_type(content_type: &str) -> Option<String> {
 /// [`DecodeError::Binary`] when the input has no byte order mark, the transport label is not
 /// UTF-16, and a NUL byte occurs within the first 8192 bytes.
 pub fn decode(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded, DecodeError> {
+    decode_with_default(bytes, transport_label, None)
+}
+
+/// [`decode`] with `default` instead of windows-1252 for a document that declares no encoding
+/// (no BOM, no transport label, nothing found by the prescan): HTML LS §13.2.3.2 step 8's
+/// "user-specified default character encoding". It never overrides a declaration.
+///
+/// ```
+/// use linkbase::decode::{decode_with_default, EncodingSource};
+/// let d = decode_with_default("<p>grüß</p>".as_bytes(), None, Some(encoding_rs::UTF_8))?;
+/// assert_eq!((d.text.as_str(), d.source), ("<p>grüß</p>", EncodingSource::Fallback));
+/// let d = decode_with_default(b"<meta charset=windows-1252>\xE9", None, Some(encoding_rs::UTF_8))?;
+/// assert_eq!(d.text, "<meta charset=windows-1252>é");
+/// # Ok::<(), linkbase::decode::DecodeError>(())
+/// ```
+///
+/// # Errors
+/// As [`decode`].
+pub fn decode_with_default(
+    bytes: &[u8],
+    transport_label: Option<&str>,
+    default: Option<&'static Encoding>,
+) -> Result<Decoded, DecodeError> {
     let mut diagnostics = Vec::new();
-    let sniffed = sniff(bytes, transport_label, &mut diagnostics)?;
+    let sniffed = sniff(bytes, transport_label, default, &mut diagnostics)?;
     // The BOM is only in the input when `sniff` found one, so this never cuts text.
     let body = bytes.get(sniffed.bom_len..).unwrap_or_default();
     // `Cow::Borrowed` (valid UTF-8, or ASCII in an ASCII-compatible encoding) is copied once by
@@ -170,8 +196,20 @@ pub fn decode(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded, De
 /// # Errors
 /// As [`decode`].
 pub fn sniff_only(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded, DecodeError> {
+    sniff_only_with_default(bytes, transport_label, None)
+}
+
+/// [`sniff_only`] with the default encoding of [`decode_with_default`].
+///
+/// # Errors
+/// As [`decode`].
+pub fn sniff_only_with_default(
+    bytes: &[u8],
+    transport_label: Option<&str>,
+    default: Option<&'static Encoding>,
+) -> Result<Decoded, DecodeError> {
     let mut diagnostics = Vec::new();
-    let sniffed = sniff(bytes, transport_label, &mut diagnostics)?;
+    let sniffed = sniff(bytes, transport_label, default, &mut diagnostics)?;
     let body = bytes.get(sniffed.bom_len..).unwrap_or_default();
     let had_errors = is_malformed(body, sniffed.encoding);
     if had_errors {
@@ -197,8 +235,20 @@ pub fn sniff_only(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded
 /// # Errors
 /// As [`decode`].
 pub fn sniff_head(head: &[u8], transport_label: Option<&str>) -> Result<Decoded, DecodeError> {
+    sniff_head_with_default(head, transport_label, None)
+}
+
+/// [`sniff_head`] with the default encoding of [`decode_with_default`].
+///
+/// # Errors
+/// As [`decode`].
+pub fn sniff_head_with_default(
+    head: &[u8],
+    transport_label: Option<&str>,
+    default: Option<&'static Encoding>,
+) -> Result<Decoded, DecodeError> {
     let mut diagnostics = Vec::new();
-    let sniffed = sniff(head, transport_label, &mut diagnostics)?;
+    let sniffed = sniff(head, transport_label, default, &mut diagnostics)?;
     Ok(Decoded {
         text: String::new(),
         encoding: sniffed.encoding,
@@ -241,10 +291,12 @@ struct Sniffed {
 }
 
 /// HTML LS §13.2.3.2 "Determining the character encoding", steps 1 (BOM sniff), 4 (transport
-/// layer), 5 (prescan) and 8 (default), with the binary check between 4 and 5.
+/// layer), 5 (prescan) and 8 (default: `default`, else windows-1252), with the binary check
+/// between 4 and 5.
 fn sniff(
     bytes: &[u8],
     transport_label: Option<&str>,
+    default: Option<&'static Encoding>,
     diagnostics: &mut Vec<String>,
 ) -> Result<Sniffed, DecodeError> {
     // Step 1. "BOM sniff": a BOM overrides everything, the transport layer included.
@@ -268,7 +320,8 @@ fn sniff(
         Some(encoding) => (encoding, EncodingSource::Transport),
         None => match prescan(bytes) {
             Some(encoding) => (encoding, EncodingSource::Meta),
-            None => (WINDOWS_1252, EncodingSource::Fallback),
+            // Step 8: "an implementation-defined or user-specified default character encoding".
+            None => (default.unwrap_or(WINDOWS_1252), EncodingSource::Fallback),
         },
     };
     if encoding == REPLACEMENT {

@@ -54,7 +54,7 @@ fn exclude_and_include_patterns() {
     // Everything excluded: nothing broken, exit 0.
     let run = check(&basic, &["--exclude", "."]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(summary(&run).ends_with("0 broken (0 outside the site root) to 0 targets; 0 external (listed, not fetched); 0 unresolvable; 38 excluded"));
+    assert!(summary(&run).ends_with("0 broken (0 outside the site root) to 0 targets; 0 external (listed, not fetched); 0 unresolvable; 38 excluded; 0 not checked"));
     // A bad pattern is bad usage.
     let run = check(&basic, &["--exclude", "("]);
     assert_eq!(run.code, 2);
@@ -114,7 +114,7 @@ fn one_missing_target_is_one_entry_however_many_pages_link_to_it() {
     assert_eq!(lines.len(), 12 * 2 + 1);
     assert_eq!(
         summary(&run),
-        "50 pages, 100 links: 100 internal, 100 broken (0 outside the site root) to 2 targets; 0 external (listed, not fetched); 0 unresolvable; 0 excluded"
+        "50 pages, 100 links: 100 internal, 100 broken (0 outside the site root) to 2 targets; 0 external (listed, not fetched); 0 unresolvable; 0 excluded; 0 not checked"
     );
 }
 

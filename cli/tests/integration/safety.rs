@@ -511,7 +511,7 @@ fn hostile_names_and_hrefs_cannot_forge_lines_or_drive_the_terminal() {
             r#"    evil\nfake: <a href> "x" -> y: missing.html: <a href> "a\u{202e}b.html""#,
             r#"missing missing\x1b[2J.html  (1 link on 1 page)"#,
             r#"    evil\nfake: <a href> "x" -> y: missing.html: <a href> "missing\x1b[2J.html""#,
-            "1 pages, 2 links: 2 internal, 2 broken (0 outside the site root) to 2 targets; 0 external (listed, not fetched); 0 unresolvable; 0 excluded",
+            "1 pages, 2 links: 2 internal, 2 broken (0 outside the site root) to 2 targets; 0 external (listed, not fetched); 0 unresolvable; 0 excluded; 0 not checked",
         ],
         "{}",
         run.stdout

@@ -169,7 +169,7 @@ fn verdicts(stdout: &str) -> BTreeMap<(String, String), String> {
 // ----- check -----------------------------------------------------------------------------------
 
 /// The stderr summary of `check` on `fixtures/sites/basic`, in every format.
-const BASIC_SUMMARY: &str = "linkbase: check: 5 pages, 38 links: 36 internal, 12 broken (2 outside the site root) to 9 targets; 2 external (listed, not fetched); 0 unresolvable; 0 excluded\n";
+const BASIC_SUMMARY: &str = "linkbase: check: 5 pages, 38 links: 36 internal, 12 broken (2 outside the site root) to 9 targets; 2 external (listed, not fetched); 0 unresolvable; 0 excluded; 2 not checked: 1 external (no --online), 1 another scheme\n";
 
 #[test]
 fn check_jsonl_is_the_hand_verified_output() {
@@ -313,7 +313,7 @@ fn check_output_is_the_same_on_one_thread_and_on_two_past_one_chunk() {
     assert_eq!(
         human.stdout.lines().last().unwrap(),
         // 344 targets: 43 pages#nope, 300 images, one /gone.html.
-        "301 pages, 929 links: 929 internal, 371 broken (28 outside the site root) to 344 targets; 0 external (listed, not fetched); 0 unresolvable; 0 excluded"
+        "301 pages, 929 links: 929 internal, 371 broken (28 outside the site root) to 344 targets; 0 external (listed, not fetched); 0 unresolvable; 0 excluded; 0 not checked"
     );
 }
 
@@ -499,7 +499,7 @@ fn check_follows_symlinks_inside_the_root_only() {
          linkbase: outside.txt: a symbolic link leaving the site root; counted as present, not read\n\
          linkbase: unreadable.txt: a symbolic link leaving the site root; counted as present, not read\n\
          linkbase: fifo.html: a FIFO (named pipe), not a regular file; skipped\n\
-         linkbase: check: 3 pages, 10 links: 10 internal, 5 broken (0 outside the site root) to 4 targets; 0 external (listed, not fetched); 0 unresolvable; 0 excluded\n"
+         linkbase: check: 3 pages, 10 links: 10 internal, 5 broken (0 outside the site root) to 4 targets; 0 external (listed, not fetched); 0 unresolvable; 0 excluded; 0 not checked\n"
     );
     let v = verdicts(&run.stdout);
     let at = |file: &str, original: &str| v[&(file.to_owned(), original.to_owned())].clone();
