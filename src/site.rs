@@ -151,15 +151,13 @@ impl Site {
     /// let mut site = Site::new("file:///srv/public/").unwrap();
     /// site.set_web_root("file:///srv/public/").unwrap();
     /// site.add_file("docs/x.html");
-    /// assert_eq!(
-    ///     site.target("file:///docs/x.html"),
-    ///     Target::Internal { path: "docs/x.html".into(), fragment: None }
-    /// );
-    /// assert_eq!(
-    ///     site.target("file:///srv/public/docs/x.html"),
-    ///     Target::Internal { path: "docs/x.html".into(), fragment: None }
-    /// );
-    /// assert_eq!(site.target("file:///srv/x.html"), Target::OutsideRoot);
+    /// let x = Target::Internal { path: "docs/x.html".into(), fragment: None };
+    /// // `/docs/x.html` on a page of the tree:
+    /// assert_eq!(site.check_reference(Some("file:///docs/x.html"), "/docs/x.html").1, x);
+    /// assert_eq!(site.check_reference(Some("file:///srv/public/docs/x.html"), "x.html").1, x);
+    /// // `../x.html` from the root climbs out; an absolute file: URL elsewhere is not the site's.
+    /// assert_eq!(site.check_reference(Some("file:///srv/x.html"), "../x.html").1, Target::OutsideRoot);
+    /// assert_eq!(site.check_reference(Some("file:///usr/x.html"), "file:///usr/x.html").1, Target::External);
     /// ```
     ///
     /// # Errors
@@ -227,13 +225,13 @@ impl Site {
 
     /// Where `resolved` (an absolute URI) points.
     pub fn target(&self, resolved: &str) -> Target {
-        self.locate(resolved).0
+        self.locate(resolved, Written::Absolute).0
     }
 
     /// [`Site::target`], and whether a path segment holds an encoded `/` (`%2F`): such a
     /// segment names one file whose name contains a slash, which no file can have, so the link
     /// is missing however the decoded path reads (in the returned path it stays `%2F`).
-    fn locate(&self, resolved: &str) -> (Target, bool) {
+    fn locate(&self, resolved: &str, written: Written) -> (Target, bool) {
         let r = UriRef::parse(resolved);
         let site = self.url.as_ref();
         let same_origin = r
@@ -277,17 +275,22 @@ impl Site {
         if trailing_slash && !normalized.ends_with('/') {
             normalized.push('/');
         }
-        // A server's path: one outside the web root is read from it (`/docs/x.html` resolved
-        // against a page's `file:` URL is `file:///docs/x.html`, served as ROOT/docs/x.html) —
-        // unless it lies beside the root on disk (in the root's top directory), where a relative
-        // link that climbs out of the root lands (`../x` from `/srv/public/index.html`).
+        // A web root (`check --local`): a `/`-rooted reference is a server's path, read from
+        // the root (`/docs/x.html` resolved against a page's `file:` URL is
+        // `file:///docs/x.html`, served as ROOT/docs/x.html); a relative reference that lands
+        // outside the root climbed out of it (`../x` from ROOT/index.html). An absolute `file:`
+        // URL names that file on disk: inside the tree it is checked, outside it is not.
         if let Some(root) = &self.web_root {
             if !normalized.starts_with(root.as_str()) {
-                let top = |p: &str| p.split('/').nth(1).map(str::to_owned);
-                if climbed || top(&normalized) == top(root) {
-                    return (Target::OutsideRoot, false);
+                match written {
+                    Written::PathAbsolute if !climbed => {
+                        normalized = format!("{}{normalized}", root.trim_end_matches('/'));
+                    }
+                    Written::PathAbsolute | Written::Relative => {
+                        return (Target::OutsideRoot, false)
+                    }
+                    Written::Absolute => {}
                 }
-                normalized = format!("{}{normalized}", root.trim_end_matches('/'));
             }
         }
         let site_path = self.decoded_path.as_str();
@@ -326,10 +329,20 @@ impl Site {
 
     /// The verdict on a link whose resolution is `resolved` (`None`: it could not be resolved).
     pub fn check(&self, resolved: Option<&str>) -> (Verdict, Target) {
+        self.verdict(resolved, Written::Absolute)
+    }
+
+    /// [`Site::check`] for a link written as `original` (which decides, under a web root, how a
+    /// resolved `file:` path outside the tree is read: [`Site::set_web_root`]).
+    pub fn check_reference(&self, resolved: Option<&str>, original: &str) -> (Verdict, Target) {
+        self.verdict(resolved, Written::of(original))
+    }
+
+    fn verdict(&self, resolved: Option<&str>, written: Written) -> (Verdict, Target) {
         let Some(resolved) = resolved else {
             return (Verdict::Unresolvable, Target::External);
         };
-        let (target, encoded_slash) = self.locate(resolved);
+        let (target, encoded_slash) = self.locate(resolved, written);
         let verdict = match &target {
             Target::External => Verdict::External,
             Target::OutsideRoot => Verdict::OutsideRoot,
@@ -377,10 +390,13 @@ impl Site {
     /// assert_eq!(site.relative(page, "https://other.example/"), None);
     /// ```
     pub fn relative(&self, document: &str, resolved: &str) -> Option<String> {
-        let (Target::Internal { path: from, .. }, false) = self.locate(document) else {
+        let (Target::Internal { path: from, .. }, false) = self.locate(document, Written::Absolute)
+        else {
             return None;
         };
-        let (Target::Internal { path: to, fragment }, false) = self.locate(resolved) else {
+        let (Target::Internal { path: to, fragment }, false) =
+            self.locate(resolved, Written::Absolute)
+        else {
             return None;
         };
         if !self.files.contains(&to) {
@@ -552,7 +568,7 @@ impl Site {
                     Some(Some(r)) => Some(r.as_str()),
                     _ => link.resolved.as_deref(),
                 };
-                let (verdict, target) = self.check(checked);
+                let (verdict, target) = self.check_reference(checked, &link.original);
                 let target = match target {
                     Target::Internal { path, .. } => Some(path),
                     _ => None,
@@ -565,6 +581,31 @@ impl Site {
                 }
             })
             .collect())
+    }
+}
+
+/// How a reference was written (RFC 2396 §3, §5): what a web root does with it depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// With a scheme or an authority: names its place itself.
+    Absolute,
+    /// An absolute path (`/docs/x.html`; `\docs` reads the same in a browser).
+    PathAbsolute,
+    /// A relative path, a query or a fragment.
+    Relative,
+}
+
+impl Written {
+    fn of(original: &str) -> Self {
+        let reference = original.trim_matches(|c: char| c.is_ascii_whitespace());
+        let r = UriRef::parse(reference);
+        if r.scheme.is_some() || r.authority.is_some() || reference.starts_with("\\\\") {
+            Written::Absolute
+        } else if reference.starts_with(['/', '\\']) {
+            Written::PathAbsolute
+        } else {
+            Written::Relative
+        }
     }
 }
 
@@ -714,22 +755,53 @@ mod tests {
         let mut s = Site::new("file:///srv/www/blog/").unwrap();
         s.add_file("post.html");
         s.add_file("index.html");
-        let v = |s: &Site, u: &str| s.check(Some(u)).0;
+        let v = |s: &Site, u: &str, original: &str| s.check_reference(Some(u), original).0;
         // Without a web root, `/blog/post.html` resolved against a file: URL is another place.
-        assert_eq!(v(&s, "file:///blog/post.html"), Verdict::External);
+        assert_eq!(
+            v(&s, "file:///blog/post.html", "/blog/post.html"),
+            Verdict::External
+        );
         s.set_web_root("file:///srv/www/").unwrap();
-        assert_eq!(v(&s, "file:///blog/post.html"), Verdict::Ok);
-        assert_eq!(v(&s, "file:///blog/gone.html"), Verdict::Missing);
-        assert_eq!(v(&s, "file:///blog/"), Verdict::Ok);
-        assert_eq!(v(&s, "file:///srv/www/blog/post.html"), Verdict::Ok);
+        assert_eq!(
+            v(&s, "file:///blog/post.html", "/blog/post.html"),
+            Verdict::Ok
+        );
+        assert_eq!(
+            v(&s, "file:///blog/gone.html", "/blog/gone.html"),
+            Verdict::Missing
+        );
+        assert_eq!(v(&s, "file:///blog/", "/blog/"), Verdict::Ok);
+        assert_eq!(v(&s, "file:///blog/", "\\blog/"), Verdict::Ok);
+        assert_eq!(
+            v(&s, "file:///srv/www/blog/post.html", "post.html"),
+            Verdict::Ok
+        );
         // In the web root, outside the checked tree: not checked.
-        assert_eq!(v(&s, "file:///about.html"), Verdict::External);
-        assert_eq!(v(&s, "file:///srv/www/about.html"), Verdict::External);
-        // Beside the root on disk (`../../x` from a page at the root), or climbing: outside.
-        assert_eq!(v(&s, "file:///srv/x.html"), Verdict::OutsideRoot);
-        assert_eq!(v(&s, "file:///../blog/post.html"), Verdict::OutsideRoot);
+        assert_eq!(
+            v(&s, "file:///about.html", "/about.html"),
+            Verdict::External
+        );
+        assert_eq!(
+            v(&s, "file:///srv/www/about.html", "../about.html"),
+            Verdict::External
+        );
+        // A relative link out of the root, or a `/`-rooted one climbing above it: outside.
+        assert_eq!(
+            v(&s, "file:///srv/x.html", "../../x.html"),
+            Verdict::OutsideRoot
+        );
+        assert_eq!(
+            v(&s, "file:///../blog/post.html", "/../blog/post.html"),
+            Verdict::OutsideRoot
+        );
+        // An absolute file: URL names that file: inside the tree it is checked, else not.
+        let usr = "file:///usr/share/doc/x.html";
+        assert_eq!(v(&s, usr, usr), Verdict::External);
+        let own = "file:///srv/www/blog/post.html";
+        assert_eq!(v(&s, own, own), Verdict::Ok);
         // Other origins are untouched, and the web root must share the site's.
-        assert_eq!(v(&s, "https://h.example/blog/post.html"), Verdict::External);
+        let other = "https://h.example/blog/post.html";
+        assert_eq!(v(&s, other, other), Verdict::External);
         assert!(s.set_web_root("https://h.example/").is_err());
     }
 

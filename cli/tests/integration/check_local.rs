@@ -434,3 +434,33 @@ fn links_and_rewrite_default_charset_is_only_a_fallback() {
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert_eq!(page, "<a href=\"erstiebegr%C3%BC%C3%9Fung.html\">x</a>");
 }
+
+/// Found checking the README's python3.11-doc mirror after the web root came in: Debian's pages
+/// carry `<link rel=canonical href="file:///usr/share/doc/…">`, an absolute `file:` URL of a
+/// file outside the mirror. Read as a `/`-rooted path it became `MIRROR/usr/share/doc/…`, one
+/// false `missing` per page (530). Only a reference written `/`-rooted is read from the web
+/// root; an absolute `file:` URL names that file, and outside the tree it is not checked.
+#[test]
+fn check_local_reads_only_root_relative_references_from_the_web_root() {
+    let dir = tmp();
+    let outside = dir.path().join("elsewhere.html");
+    std::fs::write(&outside, b"x").unwrap();
+    let outside_url = format!("file://{}", outside.display());
+    let page = format!(
+        "<link rel=canonical href=\"{outside_url}\"><a href=\"/x.html\">x</a><a href=\"../y.html\">y</a>"
+    );
+    tree(
+        &dir.path().join("site"),
+        &[("index.html", page.as_bytes()), ("x.html", b"x")],
+    );
+    let run = check(&dir.path().join("site"), &["--local", "--format", "jsonl"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        records(&run),
+        [
+            triple(&outside_url, "external", ""),
+            triple("/x.html", "ok", "x.html"),
+            triple("../y.html", "outside-root", ""),
+        ]
+    );
+}
