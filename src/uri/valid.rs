@@ -19,9 +19,20 @@ use std::borrow::Cow;
 
 use encoding_rs::Encoding;
 
-/// Whether `b` may stay as it is in every component.
+/// Per byte: whether it may stay as it is in every component (a table: this runs over every
+/// resolved URL, and a lookup is a third of the comparisons' instructions).
+static FINE_EVERYWHERE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = b'!';
+    while b < 0x7f {
+        table[b as usize] = !matches!(b, b'"' | b'<' | b'>' | b'`' | b'{' | b'}');
+        b += 1;
+    }
+    table
+};
+
 fn fine_everywhere(b: u8) -> bool {
-    b > b' ' && b < 0x7f && !matches!(b, b'"' | b'<' | b'>' | b'`' | b'{' | b'}')
+    FINE_EVERYWHERE[usize::from(b)]
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
