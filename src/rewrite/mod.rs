@@ -1089,9 +1089,7 @@ impl<'a> Planner<'a> {
         let mut outcome = self.resolve_url(ctx, raw, in_css);
         // Written and reported as a URI, in every profile (issue 24): a space or a non-ASCII
         // character resolved by an RFC profile is percent-encoded as a browser would send it.
-        // (The URL Standard's parser has encoded them already under the whatwg profile.)
-        let whatwg = self.options.resolve.profile == Profile::Whatwg;
-        if let Some(resolved) = outcome.resolved.as_ref().filter(|_| !whatwg) {
+        if let Some(resolved) = &outcome.resolved {
             if let std::borrow::Cow::Owned(valid) = crate::uri::valid_uri(resolved, self.encoding) {
                 if outcome.replacement.as_ref() == Some(resolved) {
                     outcome.replacement = Some(valid.clone());
