@@ -28,6 +28,7 @@ fn reference() -> impl Strategy<Value = String> {
             Just("{"),
             Just("%"),
             Just("//ü.example/"),
+            Just("//ü "),
             Just("http://h/ä "),
         ],
         1..8,
