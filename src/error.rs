@@ -97,6 +97,9 @@ pub enum DiagnosticCode {
     PartSkipped,
     /// About an archived HTTP payload (codings that do not decode, a chunked body that is not).
     WarcPayload,
+    /// A WARC record read past damage, as warcio reads it: a `Content-Length` that does not end
+    /// it, a short terminator, the archive ending inside it (`truncated`).
+    WarcRecord,
     /// Markup nested in markup (`iframe srcdoc`, `<noscript>` in `<noscript>`) past the nesting
     /// limit: left as it was, its links neither reported nor rewritten.
     NestingLimit,
@@ -122,6 +125,7 @@ impl DiagnosticCode {
             DiagnosticCode::Mime => "mime",
             DiagnosticCode::PartSkipped => "part-skipped",
             DiagnosticCode::WarcPayload => "warc-payload",
+            DiagnosticCode::WarcRecord => "warc-record",
             DiagnosticCode::NestingLimit => "nesting-limit",
         }
     }

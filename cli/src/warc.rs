@@ -94,8 +94,9 @@ fn run<T: Send>(
     }
 }
 
-/// What a run says at its end, and its exit code: damage makes it 1 (the archive is not whole),
-/// as do records the pipeline could not read.
+/// What a run says at its end, and its exit code: damage makes it 1 (the archive is not whole,
+/// even where its records were read past it), as do records past a limit, revisits whose
+/// original is not in the file, and records the pipeline could not read.
 fn finish(name: &str, archive: &Archive, failed: u64) -> Exit {
     let counts = archive.counts();
     let failed_note = if failed > 0 {
@@ -104,15 +105,41 @@ fn finish(name: &str, archive: &Archive, failed: u64) -> Exit {
         String::new()
     };
     eprintln!("linkbase: {}: {counts}{failed_note}", escape_controls(name));
-    if counts.damaged > 0 || counts.past_limit > 0 || failed > 0 {
+    if counts.incomplete() || failed > 0 {
         Exit::Problems
     } else {
         Exit::Ok
     }
 }
 
-/// Damage, and records skipped past a bound, each on a line of its own.
+/// Damage, records read past damage, records skipped past a bound and revisits without their
+/// original, each on a line of its own.
 fn say_damage(name: &str, event: &Event) {
+    let salvaged = match event {
+        Event::Html(h) => h.damage.as_deref().map(|d| (h.id(), h.offset, d)),
+        Event::Skipped {
+            reference,
+            offset,
+            damage: Some(d),
+            ..
+        } => Some((
+            reference
+                .warc_record_id
+                .as_deref()
+                .unwrap_or("(no WARC-Record-ID)"),
+            *offset,
+            d.as_str(),
+        )),
+        _ => None,
+    };
+    if let Some((id, offset, damage)) = salvaged {
+        eprintln!(
+            "linkbase: {}: record {} at offset {offset} read past damage: {}",
+            escape_controls(name),
+            escape_controls(id),
+            escape_controls(damage)
+        );
+    }
     match event {
         Event::Damaged(d) => eprintln!(
             "linkbase: {}: damaged record at {}",

@@ -16,5 +16,6 @@ mod integration {
     pub mod mhtml;
     pub mod util;
     mod warc;
+    mod warc_salvage;
     mod injection;
 }
