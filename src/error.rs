@@ -95,6 +95,10 @@ pub enum DiagnosticCode {
     Mime,
     /// A MIME part left as it was, and why.
     PartSkipped,
+    /// A MIME structure read past damage (issue 23): a multipart whose boundary never occurs or
+    /// is not declared (its delimiter sniffed, or its body read as one part), a multipart without
+    /// its closing delimiter (its last part ends at the end of the input). Says what was read.
+    MimeMalformed,
     /// About an archived HTTP payload (codings that do not decode, a chunked body that is not).
     WarcPayload,
     /// A WARC record read past damage, as warcio reads it: a `Content-Length` that does not end
@@ -124,6 +128,7 @@ impl DiagnosticCode {
             DiagnosticCode::DomEngine => "dom-engine",
             DiagnosticCode::Mime => "mime",
             DiagnosticCode::PartSkipped => "part-skipped",
+            DiagnosticCode::MimeMalformed => "mime-malformed",
             DiagnosticCode::WarcPayload => "warc-payload",
             DiagnosticCode::WarcRecord => "warc-record",
             DiagnosticCode::NestingLimit => "nesting-limit",

@@ -17,5 +17,6 @@ mod integration {
     pub mod util;
     mod warc;
     mod warc_salvage;
+    mod mime_malformed;
     mod injection;
 }
