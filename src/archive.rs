@@ -76,6 +76,8 @@ pub struct HtmlRecord {
     pub reference: RecordRef,
     /// The record's offset in the file.
     pub offset: u64,
+    /// Its place in a gzip member holding several records ([`warc::Record::within`]).
+    pub within: u64,
     /// Where the record ends in the file, when that is a boundary (see
     /// [`warc::Record::raw_end`]).
     pub raw_end: Option<u64>,
@@ -108,6 +110,14 @@ impl HtmlRecord {
         }
     }
 
+    /// Where the record is: its offset, and its place in its gzip member.
+    pub fn place(&self) -> warc::Place {
+        warc::Place {
+            offset: self.offset,
+            within: self.within,
+        }
+    }
+
     /// The record's ID, for messages.
     pub fn id(&self) -> &str {
         self.reference
@@ -129,6 +139,8 @@ pub enum Event {
         reference: RecordRef,
         /// Its offset in the file.
         offset: u64,
+        /// Its place in a gzip member holding several records ([`warc::Record::within`]).
+        within: u64,
         /// Where it ends, when that is a boundary.
         raw_end: Option<u64>,
         /// Why, for counting and for messages.
@@ -338,6 +350,7 @@ impl Archive {
         let skip = |(reason, message)| Event::Skipped {
             reference: RecordRef::of(&record),
             offset: record.offset,
+            within: record.within,
             raw_end: record.raw_end,
             reason,
             message,
@@ -370,13 +383,7 @@ impl Archive {
                 if let Some(damage) = &html.damage {
                     let d = Diagnostic::new(
                         crate::error::DiagnosticCode::WarcRecord,
-                        format!(
-                            "record at {}: {damage}",
-                            warc::Place {
-                                offset: record.offset,
-                                within: record.within,
-                            }
-                        ),
+                        format!("record at {}: {damage}", html.place()),
                     );
                     html.diagnostics.push(d);
                 }
@@ -442,6 +449,7 @@ impl Archive {
         html.reference = RecordRef::of(revisit);
         html.raw_end = revisit.raw_end;
         html.offset = revisit.offset;
+        html.within = revisit.within;
         html.revisit_of = original.record_id().map(str::to_owned);
         html.damage = [&original, revisit]
             .iter()
@@ -581,6 +589,7 @@ fn html_of(
     Ok(HtmlRecord {
         reference: RecordRef::of(record),
         offset: record.offset,
+        within: record.within,
         raw_end: record.raw_end,
         status: http.as_ref().and_then(Headers::status),
         payload,

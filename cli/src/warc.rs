@@ -6,6 +6,7 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use linkbase::archive::{self, Archive, ArchiveOptions, Event, HtmlRecord};
+use linkbase::input::warc::Place;
 use linkbase::pipeline::Options;
 use linkbase::report::{escape_controls, write_jsonl, write_tsv};
 use rayon::prelude::*;
@@ -116,10 +117,11 @@ fn finish(name: &str, archive: &Archive, failed: u64) -> Exit {
 /// original, each on a line of its own.
 fn say_damage(name: &str, event: &Event) {
     let salvaged = match event {
-        Event::Html(h) => h.damage.as_deref().map(|d| (h.id(), h.offset, d)),
+        Event::Html(h) => h.damage.as_deref().map(|d| (h.id(), h.place(), d)),
         Event::Skipped {
             reference,
             offset,
+            within,
             damage: Some(d),
             ..
         } => Some((
@@ -127,14 +129,17 @@ fn say_damage(name: &str, event: &Event) {
                 .warc_record_id
                 .as_deref()
                 .unwrap_or("(no WARC-Record-ID)"),
-            *offset,
+            Place {
+                offset: *offset,
+                within: *within,
+            },
             d.as_str(),
         )),
         _ => None,
     };
-    if let Some((id, offset, damage)) = salvaged {
+    if let Some((id, at, damage)) = salvaged {
         eprintln!(
-            "linkbase: {}: record {} at offset {offset} read past damage: {}",
+            "linkbase: {}: record {} at {at} read past damage: {}",
             escape_controls(name),
             escape_controls(id),
             escape_controls(damage)
@@ -149,10 +154,11 @@ fn say_damage(name: &str, event: &Event) {
         Event::Skipped {
             reference,
             offset,
+            within,
             message: Some(message),
             ..
         } => eprintln!(
-            "linkbase: {}: record {} at offset {offset} skipped: {}",
+            "linkbase: {}: record {} at {} skipped: {}",
             escape_controls(name),
             escape_controls(
                 reference
@@ -160,6 +166,10 @@ fn say_damage(name: &str, event: &Event) {
                     .as_deref()
                     .unwrap_or("(no WARC-Record-ID)")
             ),
+            Place {
+                offset: *offset,
+                within: *within
+            },
             escape_controls(message)
         ),
         _ => {}
@@ -168,10 +178,10 @@ fn say_damage(name: &str, event: &Event) {
 
 fn say_failure(name: &str, record: &HtmlRecord, e: &linkbase::Error) {
     eprintln!(
-        "linkbase: {}: record {} at offset {}: {}",
+        "linkbase: {}: record {} at {}: {}",
         escape_controls(name),
         escape_controls(record.id()),
-        record.offset,
+        record.place(),
         escape_controls(&e.to_string())
     );
 }
@@ -488,10 +498,10 @@ fn extract(
                 Err(e) => {
                     unwritten += 1;
                     eprintln!(
-                        "linkbase: {}: record {} at offset {}: {} not written: {}",
+                        "linkbase: {}: record {} at {}: {} not written: {}",
                         escape_controls(name),
                         escape_controls(h.id()),
-                        h.offset,
+                        h.place(),
                         escape_controls(&dir.join(&rel).display().to_string()),
                         escape_controls(&e)
                     );

@@ -89,16 +89,32 @@ fn single_member_gzip_resolves_revisits_whatever_their_place() {
         None,
     );
     // `gzip file.warc`: one member for the whole file.
-    let (run, got, stderr) = links("one.warc.gz", &gz(&[info, a, r].concat()));
-    assert_eq!(
-        got,
-        ["http://h/a/ http://h/a/x", "http://h/b/ http://h/b/x"]
-    );
+    let file = [info.clone(), a.clone(), r.clone()].concat();
+    let (run, got, stderr) = links("one.warc.gz", &gz(&file));
+    let both = ["http://h/a/ http://h/a/x", "http://h/b/ http://h/b/x"];
+    assert_eq!(got, both);
     assert_eq!(
         stderr,
         "linkbase: 3 records read: 2 HTML (1 of them revisits), 1 skipped, 0 damaged\n"
     );
     assert_eq!(run.code, 0);
+    // A revisit of a record that is not there, in the same member: said with its place.
+    let gone = rec(
+        "revisit",
+        8,
+        "http://h/g/",
+        &format!("{HTTP}{PROFILE}WARC-Refers-To: <urn:uuid:gone>\r\n"),
+        HEAD,
+        None,
+    );
+    let (run, got, stderr) = links("one.warc.gz", &gz(&[file.clone(), gone].concat()));
+    assert_eq!(got, both);
+    assert_eq!(
+        stderr,
+        format!("linkbase: record <urn:uuid:8> at offset 0 (byte {} of its gzip member) skipped: its original is not in this file (refers to record <urn:uuid:gone>)\n\
+linkbase: 4 records read: 2 HTML (1 of them revisits), 2 skipped (1 revisit whose original is not in the file), 0 damaged\n", file.len())
+    );
+    assert_eq!(run.code, 1);
 }
 
 #[test]
