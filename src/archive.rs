@@ -277,6 +277,10 @@ pub struct Archive {
     /// keep it to a few dozen bytes per record; the record read back is checked against the
     /// revisit's reference.
     originals: HashMap<u64, Original>,
+    /// The last HTML records read inside a gzip member that holds several (`gzip file.warc`),
+    /// up to [`SHARED_MEMBER_CACHE`] bytes of blocks: reading one back means decompressing its
+    /// member again from the start.
+    recent: RecentRecords,
     counts: Counts,
 }
 
@@ -286,6 +290,51 @@ impl std::fmt::Debug for Archive {
             .field("path", &self.path)
             .field("counts", &self.counts)
             .finish_non_exhaustive()
+    }
+}
+
+/// How many bytes of blocks [`Archive`] keeps of the last HTML records read inside a gzip member
+/// holding several: a revisit of one of them is resolved without decompressing the member again
+/// from its start (which costs the member's bytes up to the record, for each revisit).
+pub const SHARED_MEMBER_CACHE: usize = 64 * 1024 * 1024;
+
+/// The last records added, up to [`SHARED_MEMBER_CACHE`] bytes of blocks, the oldest dropped
+/// first.
+#[derive(Debug, Default)]
+struct RecentRecords {
+    records: HashMap<warc::Place, Record>,
+    order: std::collections::VecDeque<warc::Place>,
+    bytes: usize,
+}
+
+impl RecentRecords {
+    fn add(&mut self, record: &Record) {
+        let size = record.block.as_ref().map_or(0, Vec::len);
+        if size > SHARED_MEMBER_CACHE {
+            return;
+        }
+        while self.bytes + size > SHARED_MEMBER_CACHE {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(r) = self.records.remove(&old) {
+                self.bytes -= r.block.as_ref().map_or(0, Vec::len);
+            }
+        }
+        let at = warc::Place {
+            offset: record.offset,
+            within: record.within,
+        };
+        if let Some(r) = self.records.insert(at, record.clone()) {
+            self.bytes -= r.block.as_ref().map_or(0, Vec::len);
+        } else {
+            self.order.push_back(at);
+        }
+        self.bytes += size;
+    }
+
+    fn get(&self, at: warc::Place) -> Option<&Record> {
+        self.records.get(&at)
     }
 }
 
@@ -321,6 +370,7 @@ impl Archive {
             reader,
             options,
             originals: HashMap::new(),
+            recent: RecentRecords::default(),
             counts: Counts::default(),
         })
     }
@@ -360,6 +410,9 @@ impl Archive {
             "response" | "resource" => {
                 let html = html_of(&record, None, &self.options);
                 self.index(&record, html.is_ok());
+                if html.is_ok() && record.within > 0 {
+                    self.recent.add(&record);
+                }
                 match html {
                     Ok(mut html) => {
                         html.raw_end = record.raw_end;
@@ -425,7 +478,10 @@ impl Archive {
                 not_html = true;
                 return None;
             }
-            let original = read_record_at(&self.path, found.at).ok()??;
+            let original = match self.recent.get(found.at) {
+                Some(r) => r.clone(),
+                None => read_record_at(&self.path, found.at).ok()??,
+            };
             // A hash can collide: the record found must be the one referred to.
             references(&original, false)
                 .contains(key)
@@ -1191,6 +1247,35 @@ mod tests {
                 "revisit-without-original",
             ]
         );
+    }
+
+    /// Issue 23: a record inside a gzip member that holds several is read back from its place
+    /// (what a revisit does when its original has left [`RecentRecords`]).
+    #[test]
+    fn records_inside_a_shared_gzip_member_are_read_back_from_their_place() {
+        let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>";
+        let a = rec("response", "a", "http://h/a/", "", page);
+        let b = rec("response", "b", "http://h/b/", "", page);
+        let path = std::env::temp_dir().join(format!("linkbase-shared-{}", std::process::id()));
+        std::fs::write(&path, gzip_member(&[a.clone(), b].concat()).unwrap()).unwrap();
+        let at = warc::Place {
+            offset: 0,
+            within: a.len() as u64,
+        };
+        let got = read_record_at(&path, at).unwrap().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(got.record_id(), Some("<b>"));
+        assert_eq!((got.offset, got.within), (0, a.len() as u64));
+        // The cache drops the oldest records past its bound.
+        let mut recent = RecentRecords::default();
+        let mut big = got.clone();
+        big.block = Some(vec![0; SHARED_MEMBER_CACHE / 2 + 1]);
+        recent.add(&big);
+        big.within += 1;
+        recent.add(&big);
+        assert!(recent.get(at).is_none());
+        assert_eq!(recent.records.len(), 1);
+        assert_eq!(recent.bytes, SHARED_MEMBER_CACHE / 2 + 1);
     }
 
     #[test]

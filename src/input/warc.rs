@@ -426,7 +426,7 @@ fn terminator_len(bytes: &[u8]) -> u64 {
 }
 
 /// Where a record is: its [`Record::offset`], and its place in its gzip member.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Place {
     /// The file offset (of the record, or of the gzip member holding it).
     pub offset: u64,
