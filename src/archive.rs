@@ -8,7 +8,9 @@
 //! (`Transfer-Encoding: chunked`, `Content-Encoding: gzip`, `deflate`, `br`). A `revisit` record
 //! of the identical-payload-digest profile is resolved to the original's payload, found in the
 //! same file by `WARC-Refers-To`, by `WARC-Refers-To-Target-URI` + `WARC-Refers-To-Date`, or by
-//! payload digest, and resolved against the revisit's own target URI.
+//! payload digest (a `response` or a `resource`, in its own gzip member or in one shared by the
+//! whole file), and resolved against the revisit's own target URI. A revisit whose original is
+//! not in the file is skipped, said (what it refers to) and counted.
 //!
 //! [`conversion_record`] writes a rewritten payload as a WARC/1.1 `conversion` record that
 //! refers to the original.
@@ -50,6 +52,10 @@ pub struct RecordRef {
     pub warc_target_uri: Option<String>,
     /// `WARC-Date`.
     pub warc_date: Option<String>,
+    /// The archive ends inside the record: its block was read as far as it goes. Present only
+    /// when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 impl RecordRef {
@@ -58,6 +64,7 @@ impl RecordRef {
             warc_record_id: record.record_id().map(str::to_owned),
             warc_target_uri: record.target_uri().map(str::to_owned),
             warc_date: record.date().map(str::to_owned),
+            truncated: record.truncated,
         }
     }
 }
@@ -69,6 +76,8 @@ pub struct HtmlRecord {
     pub reference: RecordRef,
     /// The record's offset in the file.
     pub offset: u64,
+    /// Its place in a gzip member holding several records ([`warc::Record::within`]).
+    pub within: u64,
     /// Where the record ends in the file, when that is a boundary (see
     /// [`warc::Record::raw_end`]).
     pub raw_end: Option<u64>,
@@ -84,6 +93,9 @@ pub struct HtmlRecord {
     pub diagnostics: Vec<Diagnostic>,
     /// For a resolved `revisit`: the original record's ID.
     pub revisit_of: Option<String>,
+    /// The record was read past damage ([`warc::Record::damage`]): what was wrong. Also a
+    /// `warc-record` diagnostic of its document.
+    pub damage: Option<String>,
 }
 
 impl HtmlRecord {
@@ -95,6 +107,14 @@ impl HtmlRecord {
             layers: self.layers.clone(),
             charset: self.charset.clone(),
             diagnostics: self.diagnostics.clone(),
+        }
+    }
+
+    /// Where the record is: its offset, and its place in its gzip member.
+    pub fn place(&self) -> warc::Place {
+        warc::Place {
+            offset: self.offset,
+            within: self.within,
         }
     }
 
@@ -119,13 +139,18 @@ pub enum Event {
         reference: RecordRef,
         /// Its offset in the file.
         offset: u64,
+        /// Its place in a gzip member holding several records ([`warc::Record::within`]).
+        within: u64,
         /// Where it ends, when that is a boundary.
         raw_end: Option<u64>,
         /// Why, for counting and for messages.
         reason: SkipReason,
         /// What was found, when there is more to say than the reason: the bound a record
-        /// passed ([`SkipReason::PastLimit`]), which a run reports.
+        /// passed ([`SkipReason::PastLimit`]), the original a revisit refers to
+        /// ([`SkipReason::RevisitWithoutOriginal`]), which a run reports.
         message: Option<String>,
+        /// The record was read past damage ([`warc::Record::damage`]): what was wrong.
+        damage: Option<String>,
     },
     /// Damage in the file; reading went on after it.
     Damaged(Damage),
@@ -139,7 +164,8 @@ pub enum SkipReason {
     NotAResponse,
     /// A response or resource whose payload is not HTML.
     NotHtml,
-    /// A `revisit` whose original payload is not in the same input (or not HTML).
+    /// A `revisit` whose original is not in the same input (wget `--warc-dedup` refers to
+    /// earlier files): said in the event's message, and counted.
     RevisitWithoutOriginal,
     /// A `response` without `WARC-Target-URI`: there is no retrieval URI to resolve against.
     NoTargetUri,
@@ -180,6 +206,20 @@ pub struct Counts {
     pub damaged: u64,
     /// Revisits resolved to an original payload in the file.
     pub revisits: u64,
+    /// Of the skipped records, revisits whose original is not in the file
+    /// ([`SkipReason::RevisitWithoutOriginal`]).
+    pub revisits_unresolved: u64,
+    /// Records read past damage, as warcio reads them ([`warc::Record::damage`]): a
+    /// `Content-Length` off, a short terminator, a truncated last record.
+    pub salvaged: u64,
+}
+
+impl Counts {
+    /// Whether the run read less than the archive holds, or read it past damage: a run with
+    /// any of these exits 1.
+    pub fn incomplete(&self) -> bool {
+        self.damaged > 0 || self.past_limit > 0 || self.revisits_unresolved > 0 || self.salvaged > 0
+    }
 }
 
 impl std::fmt::Display for Counts {
@@ -189,10 +229,29 @@ impl std::fmt::Display for Counts {
             "{} records read: {} HTML ({} of them revisits), {} skipped",
             self.records, self.html, self.revisits, self.skipped
         )?;
+        let mut notes = Vec::new();
         if self.past_limit > 0 {
-            write!(f, " ({} past a limit)", self.past_limit)?;
+            notes.push(format!("{} past a limit", self.past_limit));
         }
-        write!(f, ", {} damaged", self.damaged)
+        if self.revisits_unresolved > 0 {
+            notes.push(format!(
+                "{} revisit{} whose original is not in the file",
+                self.revisits_unresolved,
+                if self.revisits_unresolved == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ));
+        }
+        if !notes.is_empty() {
+            write!(f, " ({})", notes.join(", "))?;
+        }
+        write!(f, ", {} damaged", self.damaged)?;
+        if self.salvaged > 0 {
+            write!(f, ", {} read past damage", self.salvaged)?;
+        }
+        Ok(())
     }
 }
 
@@ -213,10 +272,15 @@ pub struct Archive {
     path: std::path::PathBuf,
     reader: WarcReader<BufReader<File>>,
     options: ArchiveOptions,
-    /// Offsets of HTML records by a hash of their record ID, of their target URI + date, and of
-    /// their payload digest: where a revisit's original is. Hashes keep it to a few dozen bytes
-    /// per record; the record read back is checked against the revisit's reference.
-    originals: HashMap<u64, u64>,
+    /// Where the `response` and `resource` records are, by a hash of their record ID, of their
+    /// target URI + date, and of their payload digest: where a revisit's original is. Hashes
+    /// keep it to a few dozen bytes per record; the record read back is checked against the
+    /// revisit's reference.
+    originals: HashMap<u64, Original>,
+    /// The last HTML records read inside a gzip member that holds several (`gzip file.warc`),
+    /// up to [`SHARED_MEMBER_CACHE`] bytes of blocks: reading one back means decompressing its
+    /// member again from the start.
+    recent: RecentRecords,
     counts: Counts,
 }
 
@@ -227,6 +291,58 @@ impl std::fmt::Debug for Archive {
             .field("counts", &self.counts)
             .finish_non_exhaustive()
     }
+}
+
+/// How many bytes of blocks [`Archive`] keeps of the last HTML records read inside a gzip member
+/// holding several: a revisit of one of them is resolved without decompressing the member again
+/// from its start (which costs the member's bytes up to the record, for each revisit).
+pub const SHARED_MEMBER_CACHE: usize = 64 * 1024 * 1024;
+
+/// The last records added, up to [`SHARED_MEMBER_CACHE`] bytes of blocks, the oldest dropped
+/// first.
+#[derive(Debug, Default)]
+struct RecentRecords {
+    records: HashMap<warc::Place, Record>,
+    order: std::collections::VecDeque<warc::Place>,
+    bytes: usize,
+}
+
+impl RecentRecords {
+    fn add(&mut self, record: &Record) {
+        let size = record.block.as_ref().map_or(0, Vec::len);
+        if size > SHARED_MEMBER_CACHE {
+            return;
+        }
+        while self.bytes + size > SHARED_MEMBER_CACHE {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(r) = self.records.remove(&old) {
+                self.bytes -= r.block.as_ref().map_or(0, Vec::len);
+            }
+        }
+        let at = warc::Place {
+            offset: record.offset,
+            within: record.within,
+        };
+        if let Some(r) = self.records.insert(at, record.clone()) {
+            self.bytes -= r.block.as_ref().map_or(0, Vec::len);
+        } else {
+            self.order.push_back(at);
+        }
+        self.bytes += size;
+    }
+
+    fn get(&self, at: warc::Place) -> Option<&Record> {
+        self.records.get(&at)
+    }
+}
+
+/// Where a revisit's original is, and whether it is HTML (a non-HTML original is not read back).
+#[derive(Debug, Clone, Copy)]
+struct Original {
+    at: warc::Place,
+    html: bool,
 }
 
 /// The record types whose blocks are read into memory.
@@ -254,6 +370,7 @@ impl Archive {
             reader,
             options,
             originals: HashMap::new(),
+            recent: RecentRecords::default(),
             counts: Counts::default(),
         })
     }
@@ -277,37 +394,59 @@ impl Archive {
             Item::Record(r) => r,
         };
         self.counts.records += 1;
+        if record.damage.is_some() {
+            self.counts.salvaged += 1;
+        }
         let skip = |(reason, message)| Event::Skipped {
             reference: RecordRef::of(&record),
             offset: record.offset,
+            within: record.within,
             raw_end: record.raw_end,
             reason,
             message,
+            damage: record.damage.clone(),
         };
-        let event = match record.record_type().as_str() {
-            "response" | "resource" => match html_of(&record, None, &self.options) {
-                Ok(mut html) => {
-                    self.index(&record, html.offset);
-                    html.raw_end = record.raw_end;
+        let mut event = match record.record_type().as_str() {
+            "response" | "resource" => {
+                let html = html_of(&record, None, &self.options);
+                self.index(&record, html.is_ok());
+                if html.is_ok() && record.within > 0 {
+                    self.recent.add(&record);
+                }
+                match html {
+                    Ok(mut html) => {
+                        html.raw_end = record.raw_end;
+                        Event::Html(Box::new(html))
+                    }
+                    Err(reason) => skip(reason),
+                }
+            }
+            "revisit" => match self.revisit(&record) {
+                Ok(html) => {
+                    self.counts.revisits += 1;
                     Event::Html(Box::new(html))
                 }
                 Err(reason) => skip(reason),
             },
-            "revisit" => match self.revisit(&record) {
-                Some(html) => {
-                    self.counts.revisits += 1;
-                    Event::Html(Box::new(html))
-                }
-                None => skip((SkipReason::RevisitWithoutOriginal, None)),
-            },
             _ => skip((SkipReason::NotAResponse, None)),
         };
-        match &event {
-            Event::Html(_) => self.counts.html += 1,
+        match &mut event {
+            Event::Html(html) => {
+                self.counts.html += 1;
+                if let Some(damage) = &html.damage {
+                    let d = Diagnostic::new(
+                        crate::error::DiagnosticCode::WarcRecord,
+                        format!("record at {}: {damage}", html.place()),
+                    );
+                    html.diagnostics.push(d);
+                }
+            }
             Event::Skipped { reason, .. } => {
                 self.counts.skipped += 1;
-                if *reason == SkipReason::PastLimit {
-                    self.counts.past_limit += 1;
+                match reason {
+                    SkipReason::PastLimit => self.counts.past_limit += 1,
+                    SkipReason::RevisitWithoutOriginal => self.counts.revisits_unresolved += 1,
+                    _ => {}
                 }
             }
             Event::Damaged(_) => {}
@@ -315,29 +454,66 @@ impl Archive {
         event
     }
 
-    fn index(&mut self, record: &Record, offset: u64) {
+    fn index(&mut self, record: &Record, html: bool) {
+        let original = Original {
+            at: warc::Place {
+                offset: record.offset,
+                within: record.within,
+            },
+            html,
+        };
         for key in references(record, false) {
-            self.originals.insert(key_hash(&key), offset);
+            self.originals.insert(key_hash(&key), original);
         }
     }
 
-    /// A revisit's original payload, under the revisit's own target URI and headers.
-    fn revisit(&mut self, revisit: &Record) -> Option<HtmlRecord> {
+    /// A revisit's original payload, under the revisit's own target URI and headers. A revisit
+    /// whose original is not in the file is said with what it refers to.
+    fn revisit(&mut self, revisit: &Record) -> Result<HtmlRecord, (SkipReason, Option<String>)> {
         let wanted = references(revisit, true);
+        let mut not_html = false;
         let original = wanted.iter().find_map(|key| {
-            let offset = *self.originals.get(&key_hash(key))?;
-            let original = read_record_at(&self.path, offset).ok()??;
+            let found = *self.originals.get(&key_hash(key))?;
+            if !found.html {
+                not_html = true;
+                return None;
+            }
+            let original = match self.recent.get(found.at) {
+                Some(r) => r.clone(),
+                None => read_record_at(&self.path, found.at).ok()??,
+            };
             // A hash can collide: the record found must be the one referred to.
             references(&original, false)
                 .contains(key)
                 .then_some(original)
-        })?;
-        let mut html = html_of(&original, Some(revisit), &self.options).ok()?;
+        });
+        let Some(original) = original else {
+            if not_html {
+                return Err((SkipReason::NotHtml, None));
+            }
+            let refers = if wanted.is_empty() {
+                "it names no original (no WARC-Refers-To, WARC-Refers-To-Target-URI + WARC-Refers-To-Date or WARC-Payload-Digest)".to_owned()
+            } else {
+                format!(
+                    "its original is not in this file (refers to {})",
+                    wanted.join(", ")
+                )
+            };
+            return Err((SkipReason::RevisitWithoutOriginal, Some(refers)));
+        };
+        let mut html = html_of(&original, Some(revisit), &self.options)?;
         html.reference = RecordRef::of(revisit);
         html.raw_end = revisit.raw_end;
         html.offset = revisit.offset;
+        html.within = revisit.within;
         html.revisit_of = original.record_id().map(str::to_owned);
-        Some(html)
+        html.damage = [&original, revisit]
+            .iter()
+            .filter_map(|r| r.damage.as_deref())
+            .next_back()
+            .map(str::to_owned);
+        html.reference.truncated |= original.truncated;
+        Ok(html)
     }
 }
 
@@ -357,13 +533,13 @@ fn references(record: &Record, referring: bool) -> Vec<String> {
     };
     let mut keys = Vec::new();
     if let Some(id) = id {
-        keys.push(format!("id {}", id.trim()));
+        keys.push(format!("record {}", id.trim()));
     }
     if let (Some(uri), Some(date)) = (uri, date) {
-        keys.push(format!("at {} {}", uri.trim(), date.trim()));
+        keys.push(format!("{} at {}", uri.trim(), date.trim()));
     }
     if let Some(d) = h.get("WARC-Payload-Digest") {
-        keys.push(format!("digest {}", d.trim()));
+        keys.push(format!("payload {}", d.trim()));
     }
     keys
 }
@@ -384,11 +560,11 @@ impl Iterator for Archive {
     }
 }
 
-/// The record at `offset` of the file (a revisit's original).
-fn read_record_at(path: &Path, offset: u64) -> io::Result<Option<Record>> {
+/// The record at `at` in the file (a revisit's original).
+fn read_record_at(path: &Path, at: warc::Place) -> io::Result<Option<Record>> {
     let mut file = BufReader::new(File::open(path)?);
-    file.seek(SeekFrom::Start(offset))?;
-    let reader = WarcReader::new(file)?.keep(wanted);
+    file.seek(SeekFrom::Start(at.offset))?;
+    let reader = WarcReader::new(file)?.keep(wanted).skip_within(at.within)?;
     Ok(reader.into_iter().next().and_then(|i| match i {
         Item::Record(r) => Some(r),
         Item::Damaged(_) => None,
@@ -414,13 +590,14 @@ fn html_of(
             )),
         )
     })?;
-    let warc_type = outer
-        .headers
-        .get("Content-Type")
-        .unwrap_or("")
-        .to_ascii_lowercase();
     let is_http = record.record_type() == "response"
-        && (warc_type.starts_with("application/http") || block.starts_with(b"HTTP/"));
+        && (record
+            .headers
+            .get("Content-Type")
+            .unwrap_or("")
+            .to_ascii_lowercase()
+            .starts_with("application/http")
+            || block.starts_with(b"HTTP/"));
     let mut diagnostics = Vec::new();
     let (http, body) = if is_http {
         let (head, body) = split_http(block);
@@ -435,9 +612,15 @@ fn html_of(
         }
         _ => http,
     };
+    // Without HTTP headers, the type is the record's own (a `resource`): the original's, for
+    // a revisit of one (warcit's directory URLs), unless the revisit names one.
     let content_type = match &http {
         Some(h) => h.get("Content-Type").map(str::to_owned),
-        None => Some(warc_type.clone()).filter(|t| !t.is_empty()),
+        None => [outer, record]
+            .iter()
+            .filter_map(|r| r.headers.get("Content-Type"))
+            .map(|t| t.trim().to_ascii_lowercase())
+            .find(|t| !t.is_empty() && !t.starts_with("application/http")),
     };
     let payload = match &http {
         Some(h) => decode_payload(h, body, &mut diagnostics)?,
@@ -462,6 +645,7 @@ fn html_of(
     Ok(HtmlRecord {
         reference: RecordRef::of(record),
         offset: record.offset,
+        within: record.within,
         raw_end: record.raw_end,
         status: http.as_ref().and_then(Headers::status),
         payload,
@@ -469,6 +653,7 @@ fn html_of(
         charset,
         diagnostics,
         revisit_of: None,
+        damage: record.damage.clone(),
     })
 }
 
@@ -1062,6 +1247,35 @@ mod tests {
                 "revisit-without-original",
             ]
         );
+    }
+
+    /// Issue 23: a record inside a gzip member that holds several is read back from its place
+    /// (what a revisit does when its original has left [`RecentRecords`]).
+    #[test]
+    fn records_inside_a_shared_gzip_member_are_read_back_from_their_place() {
+        let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>";
+        let a = rec("response", "a", "http://h/a/", "", page);
+        let b = rec("response", "b", "http://h/b/", "", page);
+        let path = std::env::temp_dir().join(format!("linkbase-shared-{}", std::process::id()));
+        std::fs::write(&path, gzip_member(&[a.clone(), b].concat()).unwrap()).unwrap();
+        let at = warc::Place {
+            offset: 0,
+            within: a.len() as u64,
+        };
+        let got = read_record_at(&path, at).unwrap().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(got.record_id(), Some("<b>"));
+        assert_eq!((got.offset, got.within), (0, a.len() as u64));
+        // The cache drops the oldest records past its bound.
+        let mut recent = RecentRecords::default();
+        let mut big = got.clone();
+        big.block = Some(vec![0; SHARED_MEMBER_CACHE / 2 + 1]);
+        recent.add(&big);
+        big.within += 1;
+        recent.add(&big);
+        assert!(recent.get(at).is_none());
+        assert_eq!(recent.records.len(), 1);
+        assert_eq!(recent.bytes, SHARED_MEMBER_CACHE / 2 + 1);
     }
 
     #[test]

@@ -95,8 +95,15 @@ pub enum DiagnosticCode {
     Mime,
     /// A MIME part left as it was, and why.
     PartSkipped,
+    /// A MIME structure read past damage (issue 23): a multipart whose boundary never occurs or
+    /// is not declared (its delimiter sniffed, or its body read as one part), a multipart without
+    /// its closing delimiter (its last part ends at the end of the input). Says what was read.
+    MimeMalformed,
     /// About an archived HTTP payload (codings that do not decode, a chunked body that is not).
     WarcPayload,
+    /// A WARC record read past damage, as warcio reads it: a `Content-Length` that does not end
+    /// it, a short terminator, the archive ending inside it (`truncated`).
+    WarcRecord,
     /// Markup nested in markup (`iframe srcdoc`, `<noscript>` in `<noscript>`) past the nesting
     /// limit: left as it was, its links neither reported nor rewritten.
     NestingLimit,
@@ -121,7 +128,9 @@ impl DiagnosticCode {
             DiagnosticCode::DomEngine => "dom-engine",
             DiagnosticCode::Mime => "mime",
             DiagnosticCode::PartSkipped => "part-skipped",
+            DiagnosticCode::MimeMalformed => "mime-malformed",
             DiagnosticCode::WarcPayload => "warc-payload",
+            DiagnosticCode::WarcRecord => "warc-record",
             DiagnosticCode::NestingLimit => "nesting-limit",
         }
     }

@@ -704,16 +704,19 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
 }
 
 /// Says on stderr each MIME part of a message that was not read or not rewritten (its
-/// `part-skipped` diagnostics, issue 21), then how many: such a run exits 1. Returns the count.
+/// `part-skipped` diagnostics, issue 21) and each structure read past damage (its
+/// `mime-malformed` diagnostics, issue 23), then how many of each: such a run exits 1. Returns
+/// the counts.
 fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
     let name = linkbase::report::escape_controls(name);
-    let mut skipped = 0;
+    let (mut skipped, mut malformed) = (0, 0);
     for report in reports {
         for d in &report.base.diagnostics {
-            if d.code != linkbase::DiagnosticCode::PartSkipped {
-                continue;
+            match d.code {
+                linkbase::DiagnosticCode::PartSkipped => skipped += 1,
+                linkbase::DiagnosticCode::MimeMalformed => malformed += 1,
+                _ => continue,
             }
-            skipped += 1;
             let message = linkbase::report::escape_controls(&d.message);
             // The message's own diagnostics name their part; a part's own name none.
             match report.base.part.as_deref() {
@@ -724,14 +727,21 @@ fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
             }
         }
     }
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    if malformed > 0 {
+        eprintln!(
+            "linkbase: {name}: {malformed} mime-malformed diagnostic{} above: the message is read past damage, as said",
+            plural(malformed)
+        );
+    }
     if skipped > 0 {
         eprintln!(
             "linkbase: {name}: {skipped} part-skipped diagnostic{} above: what {} is kept as it was",
-            if skipped == 1 { "" } else { "s" },
+            plural(skipped),
             if skipped == 1 { "it names" } else { "they name" }
         );
     }
-    skipped
+    skipped + malformed
 }
 
 fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
@@ -926,7 +936,7 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         .load(std::sync::atomic::Ordering::Relaxed);
     if skipped_parts > 0 {
         eprintln!(
-            "linkbase: {skipped_parts} MIME message{} with parts left as they were (see above)",
+            "linkbase: {skipped_parts} MIME message{} with parts left as they were or read past damage (see above)",
             if skipped_parts == 1 { "" } else { "s" }
         );
     }

@@ -263,7 +263,8 @@ pub struct Counts {
     /// Pages with links left relative or unresolvable, and how many such links (issue 10).
     pub unresolved_pages: AtomicUsize,
     pub unresolved_links: AtomicUsize,
-    /// MIME messages with parts left as they were (`part-skipped`, issue 21), each said.
+    /// MIME messages with parts left as they were (`part-skipped`, issue 21) or read past damage
+    /// (`mime-malformed`, issue 23), each said.
     pub skipped_parts: AtomicUsize,
 }
 

@@ -6,6 +6,7 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use linkbase::archive::{self, Archive, ArchiveOptions, Event, HtmlRecord};
+use linkbase::input::warc::Place;
 use linkbase::pipeline::Options;
 use linkbase::report::{escape_controls, write_jsonl, write_tsv};
 use rayon::prelude::*;
@@ -94,8 +95,9 @@ fn run<T: Send>(
     }
 }
 
-/// What a run says at its end, and its exit code: damage makes it 1 (the archive is not whole),
-/// as do records the pipeline could not read.
+/// What a run says at its end, and its exit code: damage makes it 1 (the archive is not whole,
+/// even where its records were read past it), as do records past a limit, revisits whose
+/// original is not in the file, and records the pipeline could not read.
 fn finish(name: &str, archive: &Archive, failed: u64) -> Exit {
     let counts = archive.counts();
     let failed_note = if failed > 0 {
@@ -104,15 +106,45 @@ fn finish(name: &str, archive: &Archive, failed: u64) -> Exit {
         String::new()
     };
     eprintln!("linkbase: {}: {counts}{failed_note}", escape_controls(name));
-    if counts.damaged > 0 || counts.past_limit > 0 || failed > 0 {
+    if counts.incomplete() || failed > 0 {
         Exit::Problems
     } else {
         Exit::Ok
     }
 }
 
-/// Damage, and records skipped past a bound, each on a line of its own.
+/// Damage, records read past damage, records skipped past a bound and revisits without their
+/// original, each on a line of its own.
 fn say_damage(name: &str, event: &Event) {
+    let salvaged = match event {
+        Event::Html(h) => h.damage.as_deref().map(|d| (h.id(), h.place(), d)),
+        Event::Skipped {
+            reference,
+            offset,
+            within,
+            damage: Some(d),
+            ..
+        } => Some((
+            reference
+                .warc_record_id
+                .as_deref()
+                .unwrap_or("(no WARC-Record-ID)"),
+            Place {
+                offset: *offset,
+                within: *within,
+            },
+            d.as_str(),
+        )),
+        _ => None,
+    };
+    if let Some((id, at, damage)) = salvaged {
+        eprintln!(
+            "linkbase: {}: record {} at {at} read past damage: {}",
+            escape_controls(name),
+            escape_controls(id),
+            escape_controls(damage)
+        );
+    }
     match event {
         Event::Damaged(d) => eprintln!(
             "linkbase: {}: damaged record at {}",
@@ -122,10 +154,11 @@ fn say_damage(name: &str, event: &Event) {
         Event::Skipped {
             reference,
             offset,
+            within,
             message: Some(message),
             ..
         } => eprintln!(
-            "linkbase: {}: record {} at offset {offset} skipped: {}",
+            "linkbase: {}: record {} at {} skipped: {}",
             escape_controls(name),
             escape_controls(
                 reference
@@ -133,6 +166,10 @@ fn say_damage(name: &str, event: &Event) {
                     .as_deref()
                     .unwrap_or("(no WARC-Record-ID)")
             ),
+            Place {
+                offset: *offset,
+                within: *within
+            },
             escape_controls(message)
         ),
         _ => {}
@@ -141,10 +178,10 @@ fn say_damage(name: &str, event: &Event) {
 
 fn say_failure(name: &str, record: &HtmlRecord, e: &linkbase::Error) {
     eprintln!(
-        "linkbase: {}: record {} at offset {}: {}",
+        "linkbase: {}: record {} at {}: {}",
         escape_controls(name),
         escape_controls(record.id()),
-        record.offset,
+        record.place(),
         escape_controls(&e.to_string())
     );
 }
@@ -461,10 +498,10 @@ fn extract(
                 Err(e) => {
                     unwritten += 1;
                     eprintln!(
-                        "linkbase: {}: record {} at offset {}: {} not written: {}",
+                        "linkbase: {}: record {} at {}: {} not written: {}",
                         escape_controls(name),
                         escape_controls(h.id()),
-                        h.offset,
+                        h.place(),
                         escape_controls(&dir.join(&rel).display().to_string()),
                         escape_controls(&e)
                     );

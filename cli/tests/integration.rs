@@ -17,5 +17,7 @@ mod integration {
     pub mod mhtml;
     pub mod util;
     mod warc;
+    mod warc_salvage;
+    mod mime_malformed;
     mod injection;
 }

@@ -304,7 +304,8 @@ impl WarcReader {
                     linkbase::archive::Event::Damaged(d) => {
                         damaged.push((d.offset, d.record_id, d.message));
                     }
-                    // A record past a bound is one that could not be read.
+                    // A record past a bound is one that could not be read; a revisit whose
+                    // original is not in the file (issue 23) is one that cannot be.
                     linkbase::archive::Event::Skipped {
                         reference,
                         offset,

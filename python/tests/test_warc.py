@@ -50,6 +50,8 @@ def test_records_links_and_provenance(tmp_path):
         "past_limit": 0,
         "damaged": 0,
         "revisits": 1,
+        "revisits_unresolved": 0,
+        "salvaged": 0,
     }
     by_uri = {r["warc_target_uri"]: r for r in records}
     resolved = lambda uri: [(l["resolved"], l["base_source"]) for l in by_uri[uri]["links"]]  # noqa: E731

@@ -169,6 +169,85 @@ struct Entity<'a> {
     body_start: usize,
     /// Heading fields past [`MAX_FIELDS`], not read.
     fields_dropped: usize,
+    /// How a multipart's body is split ([`Framing`]); `None` for any other entity.
+    framing: Option<Framing>,
+}
+
+/// How a multipart's body is split into parts (RFC 2046 §5.1.1), and, when its heading does not
+/// say how, what was done instead (issue 23: read what can be read, as Chromium and mail clients
+/// do, and say so).
+#[derive(Debug, Clone)]
+struct Framing {
+    /// The delimiter (`--boundary`); `None` when the body is read as one part.
+    delimiter: Option<String>,
+    /// What was wrong, and what was read instead: a `mime-malformed` diagnostic.
+    repaired: Option<String>,
+}
+
+impl Framing {
+    /// The declared boundary when it occurs at a line start in the body; else the boundary of the
+    /// body's first `--xxx` line (sniffed, as mail clients do); else, when the body has text,
+    /// the body as one part; `None` for an empty body.
+    fn of(raw: &[u8], body_start: usize, declared: Option<&String>) -> Option<Framing> {
+        if let Some(b) = declared {
+            let d = format!("--{b}");
+            if Delimiters::new(raw, &d).next_line(body_start).is_some() {
+                return Some(Framing {
+                    delimiter: Some(d),
+                    repaired: None,
+                });
+            }
+        }
+        let what = match declared {
+            Some(b) => format!("its boundary {b:?} never occurs"),
+            None => "it has no boundary parameter".to_owned(),
+        };
+        let body = raw.get(body_start..).unwrap_or_default();
+        if let Some(b) = sniff_boundary(body) {
+            return Some(Framing {
+                repaired: Some(format!(
+                    "{what}; the boundary {b:?} of its first delimiter line is used"
+                )),
+                delimiter: Some(format!("--{b}")),
+            });
+        }
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        Some(Framing {
+            delimiter: None,
+            repaired: Some(format!(
+                "{what} and no line is a delimiter; its body is read as one part"
+            )),
+        })
+    }
+}
+
+/// The boundary of the first line of `body` that looks like a delimiter: `--` then 1 to 70
+/// characters of RFC 2046 §5.1.1 `bchars`, not ending in a space (trailing whitespace and a
+/// closing `--` are not part of it).
+fn sniff_boundary(body: &[u8]) -> Option<String> {
+    let mut at = 0;
+    loop {
+        let line_start = if at == 0 && body.starts_with(b"--") {
+            0
+        } else {
+            at + memchr::memmem::find(body.get(at..)?, b"\n--")? + 1
+        };
+        let rest = body.get(line_start + 2..)?;
+        let line = rest
+            .get(..memchr::memchr(b'\n', rest).unwrap_or(rest.len()))
+            .unwrap_or_default();
+        let mut b = line.trim_ascii_end();
+        if let Some(open) = b.strip_suffix(b"--") {
+            b = open;
+        }
+        let bchar = |c: &u8| c.is_ascii_alphanumeric() || b"'()+_,-./:=? ".contains(c);
+        if (1..=70).contains(&b.len()) && b.iter().all(bchar) && !b.ends_with(b" ") {
+            return std::str::from_utf8(b).ok().map(str::to_owned);
+        }
+        at = line_start + 2;
+    }
 }
 
 impl<'a> Entity<'a> {
@@ -191,33 +270,38 @@ impl<'a> Entity<'a> {
                 ctype
             }
         };
+        let framing = if ctype.mimetype.starts_with("multipart") && raw.len() > body_start {
+            Framing::of(raw, body_start, ctype.params.get("boundary"))
+        } else {
+            None
+        };
         Ok(Entity {
             raw,
             headers,
             ctype,
             body_start,
             fields_dropped,
+            framing,
         })
     }
 
-    /// The delimiter (`--boundary`) when this entity is split into parts, as mailparse decides
-    /// it: a type starting with `multipart`, a `boundary` parameter, and a body.
-    fn delimiter(&self) -> Option<String> {
-        let boundary = self.ctype.params.get("boundary")?;
-        (self.raw.len() > self.body_start && self.ctype.mimetype.starts_with("multipart"))
-            .then(|| format!("--{boundary}"))
+    /// The delimiter (`--boundary`) when this entity is split into parts: a type starting with
+    /// `multipart`, a body, and a boundary that occurs in it (declared or sniffed, [`Framing`]).
+    fn delimiter(&self) -> Option<&str> {
+        self.framing.as_ref()?.delimiter.as_deref()
     }
 
     /// The body: for a multipart, the preamble before its first delimiter line (mailparse's
-    /// `body_bytes`).
+    /// `body_bytes`); none when the body is read as one part.
     fn body(&self) -> &'a [u8] {
         let raw = self.raw;
-        let end = match self.delimiter() {
-            Some(d) => match Delimiters::new(raw, &d).next_line(self.body_start) {
+        let end = match (&self.framing, self.delimiter()) {
+            (_, Some(d)) => match Delimiters::new(raw, d).next_line(self.body_start) {
                 Some(at) => strip_trailing_eol(raw, self.body_start, at),
                 None => self.body_start,
             },
-            None => raw.len(),
+            (Some(_), None) => self.body_start,
+            (None, None) => raw.len(),
         };
         raw.get(self.body_start..end).unwrap_or_default()
     }
@@ -248,10 +332,14 @@ impl<'a> Entity<'a> {
     fn split(&self) -> Vec<Range<usize>> {
         let mut spans = Vec::new();
         let Some(delimiter) = self.delimiter() else {
+            // No delimiter in the body ([`Framing`]): the body is the one part.
+            if self.framing.is_some() {
+                spans.push(self.body_start..self.raw.len());
+            }
             return spans;
         };
         let raw = self.raw;
-        let lines = Delimiters::new(raw, &delimiter);
+        let lines = Delimiters::new(raw, delimiter);
         let Some(first) = lines.next_line(self.body_start) else {
             return spans;
         };
@@ -404,14 +492,23 @@ fn add(
     } else {
         None
     };
-    if kind == PartKind::Multipart {
+    if let Some(framing) = &mail.framing {
+        // A boundary that never occurs or is not declared: what was read instead.
+        if let Some(repaired) = &framing.repaired {
+            tree.malformed(format!(
+                "part {} ({}): {repaired}",
+                display_path(&section),
+                mime_type
+            ));
+        }
         // A multipart ended by the end of the input lacks its closing delimiter (RFC 2046
-        // §5.1.1): say so, the message was probably cut.
-        if let Some(boundary) = mail.ctype.params.get("boundary") {
-            let close = format!("--{boundary}--");
+        // §5.1.1): its last part ends at the end of the input, as Chromium reads it; the
+        // message was probably cut.
+        if let Some(delimiter) = &framing.delimiter {
+            let close = format!("{delimiter}--");
             if memchr::memmem::find(mail.raw, close.as_bytes()).is_none() {
-                tree.note(format!(
-                    "part {}: no closing boundary {close:?}; the message is truncated",
+                tree.malformed(format!(
+                    "part {}: no closing boundary {close:?}; the message is truncated: its last part ends at the end of the input",
                     display_path(&section)
                 ));
             }
@@ -504,9 +601,14 @@ fn add(
                 }
             }
             if spans.is_empty() {
-                tree.note(format!(
-                    "part {}: multipart without parts (missing boundary?)",
-                    display_path(&path)
+                tree.malformed(format!(
+                    "part {}: multipart without parts ({})",
+                    display_path(&path),
+                    if mail.delimiter().is_some() {
+                        "nothing follows its delimiter line"
+                    } else {
+                        "its body is empty"
+                    }
                 ));
             }
         }
@@ -639,6 +741,12 @@ impl MessageTree {
             .push(Diagnostic::new(DiagnosticCode::Mime, message));
     }
 
+    /// A `mime-malformed` diagnostic: a structure read past damage, and how.
+    fn malformed(&mut self, message: String) {
+        self.diagnostics
+            .push(Diagnostic::new(DiagnosticCode::MimeMalformed, message));
+    }
+
     /// A `part-skipped` diagnostic about the part at `path`, not read.
     fn skip(&mut self, path: &str, message: String) {
         self.skipped.push((
@@ -743,6 +851,17 @@ impl MessageTree {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+
+    #[test]
+    fn sniffed_boundaries_are_the_first_delimiter_like_line() {
+        assert_eq!(
+            sniff_boundary(b"x\r\n--\r\n--  \r\n---\x01\r\n--ok--\r\n--later\r\n").as_deref(),
+            Some("ok")
+        );
+        assert_eq!(sniff_boundary(b"--=_a b\r\n").as_deref(), Some("=_a b"));
+        assert_eq!(sniff_boundary(b"no delimiter\r\n-x\r\n"), None);
+        assert_eq!(sniff_boundary(&[b'-'; 80]), None);
+    }
 
     /// The parts of `mail` in pre-order, as mailparse splits them (not descending into
     /// enclosed messages): media type and body span.

@@ -4,11 +4,16 @@
 //!
 //! A damaged archive is read as far as it can be, as warcio does: a truncated or corrupt gzip
 //! member (the first one included), a `Content-Length` that does not end where the record ends or
-//! runs past the end of the file, garbage between records. Each is an [`Item::Damaged`] naming
-//! the offset and how many bytes were skipped to which offset, and reading goes on at the next
-//! record: the next gzip member after the damaged record's, or the next `WARC/1.` version line
-//! from the start of the damaged block (at a line start or not: damage need not end with a
-//! newline). Nothing is dropped without a word.
+//! runs past the end of the file, garbage between records. A record whose `Content-Length` is off
+//! (or whose terminator is short) is read again from its block's start up to the next `WARC/1.`
+//! version line, and that is its block when it is within [`SALVAGE_SLACK`] of the length declared;
+//! a record the archive ends inside is read as far as it goes ([`Record::truncated`]). Such a
+//! record says what was wrong ([`Record::damage`]). What cannot be read is an [`Item::Damaged`]
+//! naming the offset and how many bytes were skipped to which offset, and reading goes on at the
+//! next record: the next gzip member after the damaged record's, or the next `WARC/1.` version
+//! line from the start of the damaged block (at a line start or not: damage need not end with a
+//! newline). Nothing is dropped without a word. A `.warc.gz` made of one member (`gzip
+//! file.warc`) is read record by record too; offsets inside it are [`Place`]s.
 //!
 //! Why not a WARC crate: `fastwarc` 2.0 and `warc` 0.4 were measured on the corpus archive
 //! (BENCHMARKS.md): both read it fast, but both stop at the first damaged record, and `fastwarc`
@@ -53,6 +58,9 @@ pub struct Record {
     /// Where it starts in the file: the record's first byte, or for `.warc.gz` the start of
     /// the gzip member that holds it (as CDX indexes give it).
     pub offset: u64,
+    /// Where it starts in its gzip member, when the member holds several records (`gzip
+    /// file.warc`): the decompressed bytes before it; 0 otherwise. See [`WarcReader::skip_within`].
+    pub within: u64,
     /// Where the input has been read to when the record ends, when that is a record boundary
     /// of the file (always in a `.warc`; in a `.warc.gz`, when the record ends its member).
     pub raw_end: Option<u64>,
@@ -64,7 +72,16 @@ pub struct Record {
     pub content_length: u64,
     /// The block, when it was kept (see [`WarcReader::keep`]).
     pub block: Option<Vec<u8>>,
+    /// What was wrong with the record when it was read past damage (a `Content-Length` that
+    /// does not end it, a short terminator, the archive ending inside it), as warcio reads it.
+    pub damage: Option<String>,
+    /// The archive ends inside the block: it is read as far as it goes.
+    pub truncated: bool,
 }
+
+/// A salvaged block may be this much longer than its `Content-Length` says; further, the bytes
+/// up to the next record are not taken for the record's block (they are said and skipped).
+pub const SALVAGE_SLACK: u64 = 64 * 1024;
 
 impl Record {
     /// `WARC-Type`, lower-cased.
@@ -105,15 +122,32 @@ pub(crate) fn strip_angle(value: &str) -> &str {
 pub struct Damage {
     /// Where it starts (as [`Record::offset`]).
     pub offset: u64,
+    /// Where it starts in its gzip member (as [`Record::within`]).
+    pub within: u64,
     /// The record's `WARC-Record-ID`, when its header could be read.
     pub record_id: Option<String>,
     /// What was wrong, and what was skipped.
     pub message: String,
 }
 
+impl Damage {
+    fn new(at: Place, record_id: Option<String>, message: String) -> Damage {
+        Damage {
+            offset: at.offset,
+            within: at.within,
+            record_id,
+            message,
+        }
+    }
+}
+
 impl std::fmt::Display for Damage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "offset {}", self.offset)?;
+        let at = Place {
+            offset: self.offset,
+            within: self.within,
+        };
+        write!(f, "{at}")?;
         if let Some(id) = &self.record_id {
             write!(f, " (record {id})")?;
         }
@@ -191,20 +225,18 @@ impl<R: BufRead + Seek> WarcReader<R> {
             Ok(false) => return None,
             Err(e) => return Some(self.damaged_stream(e, None)),
         }
-        let offset = self.src.record_offset();
+        let at = self.src.place();
         let header = match self.src.read_header() {
             Ok(h) => h,
-            Err(e) => return Some(self.damaged_stream(e, Some(offset))),
+            Err(e) => return Some(self.damaged_stream(e, Some(at))),
         };
         let Some(header) = header else {
-            return Some(Item::Damaged(Damage {
-                offset,
-                record_id: None,
-                message: format!(
-                    "not a WARC record (no WARC/ version line){}",
-                    self.src.skip_to_record()
-                ),
-            }));
+            let skip = self.src.skip_to_record(None);
+            return Some(Item::Damaged(Damage::new(
+                at,
+                None,
+                format!("not a WARC record (no WARC/ version line){skip}"),
+            )));
         };
         let (version, headers) = parse_header(&header);
         let id = headers.get("WARC-Record-ID").map(str::to_owned);
@@ -212,34 +244,59 @@ impl<R: BufRead + Seek> WarcReader<R> {
             .get("Content-Length")
             .and_then(|v| v.trim().parse::<u64>().ok())
         else {
-            return Some(Item::Damaged(Damage {
-                offset,
-                record_id: id,
-                message: format!("no valid Content-Length{}", self.src.skip_to_record()),
-            }));
+            let skip = self.src.skip_to_record(None);
+            return Some(Item::Damaged(Damage::new(
+                at,
+                id,
+                format!("no valid Content-Length{skip}"),
+            )));
         };
         // Where the block starts, to read it again when its length proves wrong.
         let block_start = self.src.position();
-        let block_member = self.src.member_start;
+        let block_at = self.src.place();
         let keep = (self.keep)(&headers, length);
+        let mut block = Vec::new();
+        let mut got = 0;
         let read = if keep {
-            self.src.read_vec(length).map(|b| (b.len() as u64, Some(b)))
+            let r = self.src.read_vec(length, &mut block);
+            got = block.len() as u64;
+            r
         } else {
-            self.src.discard(length).map(|n| (n, None))
+            self.src.discard(length, &mut got)
         };
-        let (got, block) = match read {
-            Ok(r) => r,
-            Err(e) => {
-                // The damaged member may be a later one: the records in between are read again.
-                self.src.member_start = block_member;
-                return Some(self.damaged_stream(e, Some(offset)).with_id(id, length));
+        let mut record = Record {
+            offset: at.offset,
+            within: at.within,
+            raw_end: None,
+            version,
+            headers,
+            content_length: length,
+            block: keep.then_some(block),
+            damage: None,
+            truncated: false,
+        };
+        if let Err(e) = read {
+            if e.kind() != io::ErrorKind::UnexpectedEof {
+                // A corrupt member: the records in between are read again from the next one.
+                self.src.member_start = block_at.offset;
+                return Some(self.damaged_stream(e, Some(at)).with_id(id, length));
             }
-        };
+            // A truncated gzip member: the block is read as far as it goes (warcio and pywb
+            // read it too), and reading goes on at a later member, if there is one.
+            record.truncated = true;
+            record.damage = Some(format!(
+                "truncated: {e}, {got} bytes into a block of Content-Length {length}; read as far as it goes"
+            ));
+            if !matches!(self.src.resync(), Ok(true)) {
+                self.done = true;
+            }
+            return Some(Item::Record(record));
+        }
         // The block is followed by CRLF CRLF (ISO 28500 §4).
         let mut tail = [0u8; 4];
         let tail_got = match self.src.read_up_to(&mut tail) {
             Ok(n) => n,
-            Err(e) => return Some(self.damaged_stream(e, Some(offset)).with_id(id, length)),
+            Err(e) => return Some(self.damaged_stream(e, Some(at)).with_id(id, length)),
         };
         let tail = tail.get(..tail_got).unwrap_or_default();
         let whole = got == length
@@ -248,42 +305,82 @@ impl<R: BufRead + Seek> WarcReader<R> {
                 || (tail_got < 4
                     && tail.iter().all(|b| *b == b'\r' || *b == b'\n')
                     && self.src.at_eof()));
-        if !whole {
-            // A Content-Length that does not end the record: too short, too long, or past the
-            // end of the file. The next record may start inside the claimed block: read the
-            // block again from its start, up to the next version line (as warcio resynchronises).
-            let what = if got < length {
-                format!("Content-Length {length} runs past the end of the archive")
-            } else {
-                format!("Content-Length {length} does not end at the record's end")
-            };
-            let mut seen = block.unwrap_or_default();
-            seen.extend_from_slice(tail);
-            let skipped = match self.src.reread_from(block_start, block_member, seen) {
-                Ok(()) => self.src.skip_to_record(),
-                Err(e) => format!("; then: {e}"),
-            };
-            return Some(Item::Damaged(Damage {
-                offset,
-                record_id: id,
-                message: format!("{what}{skipped}"),
-            }));
+        if whole {
+            record.raw_end = self.src.boundary();
+            return Some(Item::Record(record));
         }
-        let raw_end = self.src.boundary();
-        Some(Item::Record(Record {
-            offset,
-            raw_end,
-            version,
-            headers,
-            content_length: length,
-            block,
-        }))
+        // A Content-Length that does not end the record (too short, too long, past the end of
+        // the file) or a terminator short of a line end. The next record may start inside the
+        // claimed block: the block is read again from its start up to the next version line, as
+        // warcio resynchronises, and is the record's block when it is near the length declared.
+        let seen = record.block.take().map(|mut b| {
+            b.extend_from_slice(tail);
+            b
+        });
+        if let Err(e) = self.src.reread_from(block_start, block_at, seen) {
+            self.done = true;
+            return Some(Item::Damaged(Damage::new(
+                at,
+                id,
+                format!("Content-Length {length} does not end at the record's end; then: {e}"),
+            )));
+        }
+        let mut salvaged = Vec::new();
+        let bound = length.saturating_add(SALVAGE_SLACK);
+        let skip = self
+            .src
+            .skip_to_record(keep.then_some((&mut salvaged, bound)));
+        if skip.overflow {
+            // Far from the length declared: not this record's block.
+            let what = if got < length {
+                "runs past the end of the archive"
+            } else {
+                "does not end at the record's end"
+            };
+            return Some(Item::Damaged(Damage::new(
+                at,
+                id,
+                format!("Content-Length {length} {what}{skip}"),
+            )));
+        }
+        // What ends the block: its terminator, whole or in part; none when the archive ends
+        // inside the block.
+        let real = skip.read - terminator_len(&skip.tail).min(skip.read);
+        let truncated = got < length && matches!(skip.end, SkipEnd::Eof) && real == skip.read;
+        let found = match skip.end {
+            SkipEnd::Record(next) => format!("the next record, at {next}"),
+            SkipEnd::Eof => "the end of the archive".to_owned(),
+            SkipEnd::Damage => "the damage said next".to_owned(),
+        };
+        record.damage = Some(if truncated {
+            format!(
+                "truncated: the archive ends {real} bytes into a block of Content-Length {length}; read as far as it goes"
+            )
+        } else if real == length {
+            format!(
+                "the block is not followed by CRLF CRLF (ISO 28500 §4) but by {} bytes up to {found}; read whole",
+                skip.read - real
+            )
+        } else {
+            format!(
+                "Content-Length {length} does not end at the record's end: its block is {real} bytes, read up to {found}"
+            )
+        });
+        record.truncated = truncated;
+        if keep {
+            salvaged.truncate(usize::try_from(real).unwrap_or(usize::MAX));
+            record.block = Some(salvaged);
+        }
+        if matches!(skip.end, SkipEnd::Eof) {
+            record.raw_end = self.src.boundary();
+        }
+        Some(Item::Record(record))
     }
 
     /// The stream failed (a corrupt or truncated gzip member, or a short read): say so, and go
     /// on at the next member or record.
-    fn damaged_stream(&mut self, e: io::Error, offset: Option<u64>) -> Item {
-        let offset = offset.unwrap_or_else(|| self.src.record_offset());
+    fn damaged_stream(&mut self, e: io::Error, at: Option<Place>) -> Item {
+        let at = at.unwrap_or_else(|| self.src.place());
         let what = if e.kind() == io::ErrorKind::UnexpectedEof {
             "truncated: the archive ends inside this record".to_owned()
         } else {
@@ -294,11 +391,86 @@ impl<R: BufRead + Seek> WarcReader<R> {
             Ok(false) => self.done = true,
             Err(_) => self.done = true,
         }
-        Item::Damaged(Damage {
-            offset,
-            record_id: None,
-            message: what,
-        })
+        Item::Damaged(Damage::new(at, None, what))
+    }
+
+    /// Skips `n` decompressed bytes: from a gzip member's start to a record inside it
+    /// ([`Record::within`]).
+    ///
+    /// # Errors
+    /// When the stream fails.
+    pub fn skip_within(mut self, n: u64) -> io::Result<Self> {
+        let mut done = 0;
+        self.src.discard(n, &mut done)?;
+        Ok(self)
+    }
+}
+
+/// How many bytes at the end of `bytes` are a record's terminator (CRLF CRLF, or what there is
+/// of it): the last line ends, at most two.
+fn terminator_len(bytes: &[u8]) -> u64 {
+    let mut rest = bytes;
+    let mut n = 0;
+    for _ in 0..2 {
+        if let Some(r) = rest.strip_suffix(b"\r\n") {
+            rest = r;
+            n += 2;
+        } else if let Some(r) = rest.strip_suffix(b"\n") {
+            rest = r;
+            n += 1;
+        } else {
+            break;
+        }
+    }
+    n
+}
+
+/// Where a record is: its [`Record::offset`], and its place in its gzip member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Place {
+    /// The file offset (of the record, or of the gzip member holding it).
+    pub offset: u64,
+    /// In a gzip member that holds several records: how many decompressed bytes of it come
+    /// before this record (0 for the first, and in a `.warc`).
+    pub within: u64,
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "offset {}", self.offset)?;
+        if self.within > 0 {
+            write!(f, " (byte {} of its gzip member)", self.within)?;
+        }
+        Ok(())
+    }
+}
+
+/// How far [`Source::skip_to_record`] went.
+struct Skip {
+    /// Bytes skipped (the next record's version line not counted).
+    read: u64,
+    /// What ended the skip.
+    end: SkipEnd,
+    /// The bytes passed the bound they were kept within.
+    overflow: bool,
+    /// The last bytes skipped (up to 16).
+    tail: Vec<u8>,
+}
+
+enum SkipEnd {
+    Record(Place),
+    Eof,
+    Damage,
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let read = self.read;
+        match self.end {
+            SkipEnd::Record(at) => write!(f, "; skipped {read} bytes to the next record, at {at}"),
+            SkipEnd::Eof => write!(f, "; skipped {read} bytes to the end of the archive"),
+            SkipEnd::Damage => write!(f, "; skipped {read} bytes, up to the damage said next"),
+        }
     }
 }
 
@@ -375,6 +547,9 @@ struct Source<R: BufRead + Seek> {
     consumed: u64,
     /// The file offset of the gzip member the buffer's bytes come from.
     member_start: u64,
+    /// `consumed` where that member's first decompressed byte is: a record's place inside a
+    /// member that holds several (`gzip file.warc` makes one member of the whole file).
+    member_base: u64,
     /// The file's length, once a `.warc.gz` has been read to its end.
     eof_at: Option<u64>,
     /// A stream error met while looking ahead, for the next read to report.
@@ -400,6 +575,7 @@ impl<R: BufRead + Seek> Source<R> {
             pending_pos: 0,
             consumed: start,
             member_start: start,
+            member_base: start,
             eof_at: None,
             stashed: None,
         }
@@ -510,6 +686,7 @@ impl<R: BufRead + Seek> Source<R> {
         };
         let mut r = dec.into_inner();
         self.member_start = r.stream_position()?;
+        self.member_base = self.consumed;
         **slot = Some(flate2::bufread::GzDecoder::new(r));
         Ok(true)
     }
@@ -607,21 +784,25 @@ impl<R: BufRead + Seek> Source<R> {
     }
 
     /// Skips to the next version line (`WARC/1.`), at a line start or not (damage need not end
-    /// with a newline), and says how far: `; skipped N bytes to the next record, at offset M`.
-    fn skip_to_record(&mut self) -> String {
+    /// with a newline). The bytes skipped are appended to `keep`, when given, while it holds no
+    /// more than its bound (a salvaged block, [`SALVAGE_SLACK`]).
+    fn skip_to_record(&mut self, mut keep: Option<(&mut Vec<u8>, u64)>) -> Skip {
         const VERSION: &[u8] = b"WARC/1.";
         let mut read = 0u64;
+        let mut overflow = false;
+        // The last bytes skipped: the terminator of the record before, when there is one.
+        let mut tail: Vec<u8> = Vec::with_capacity(32);
         // Bytes of VERSION matched so far. VERSION has no border (no proper prefix that is also
         // a suffix), so on a mismatch the match restarts at the mismatching byte: linear.
         let mut matched = 0;
-        loop {
+        let end = loop {
             match self.fill() {
-                Ok(0) => return format!("; skipped {read} bytes to the end of the archive"),
+                Ok(0) => break SkipEnd::Eof,
                 Ok(_) => {}
                 Err(e) => {
                     // The next read reports it, and resynchronises.
                     self.stashed = Some(e);
-                    return format!("; skipped {read} bytes, up to the damage said next");
+                    break SkipEnd::Damage;
                 }
             }
             let c = self.chunk();
@@ -643,22 +824,50 @@ impl<R: BufRead + Seek> Source<R> {
                     }
                 }
             }
+            if let Some((out, bound)) = keep.as_mut() {
+                if out.len() as u64 + n as u64 > bound.saturating_add(VERSION.len() as u64) {
+                    overflow = true;
+                } else {
+                    out.extend_from_slice(c.get(..n).unwrap_or_default());
+                }
+            }
+            tail.extend_from_slice(c.get(n.saturating_sub(16)..n).unwrap_or_default());
+            tail.drain(..tail.len().saturating_sub(16));
             self.consume(n);
             read += n as u64;
             if matched == VERSION.len() {
                 self.push_back(VERSION.to_vec());
-                return format!(
-                    "; skipped {} bytes to the next record, at offset {}",
-                    read - VERSION.len() as u64,
-                    self.record_offset()
-                );
+                read -= VERSION.len() as u64;
+                tail.truncate(tail.len().saturating_sub(VERSION.len()));
+                if let Some((out, _)) = keep.as_mut() {
+                    out.truncate(out.len().saturating_sub(VERSION.len()));
+                }
+                break SkipEnd::Record(self.place());
             }
+        };
+        Skip {
+            read,
+            end,
+            overflow,
+            tail,
         }
     }
 
-    /// Up to `length` bytes: fewer at the end of the input.
-    fn read_vec(&mut self, length: u64) -> io::Result<Vec<u8>> {
-        let mut out = Vec::with_capacity(usize::try_from(length.min(1 << 20)).unwrap_or(0));
+    /// The record starting at the next byte: its offset, and its place in its gzip member.
+    fn place(&self) -> Place {
+        Place {
+            offset: self.record_offset(),
+            within: match self.inner {
+                Inner::Plain(_) => 0,
+                Inner::Gzip(_) => self.position().saturating_sub(self.member_base),
+            },
+        }
+    }
+
+    /// Up to `length` bytes appended to `out`: fewer at the end of the input, or up to a stream
+    /// error (what was read before it stays in `out`).
+    fn read_vec(&mut self, length: u64, out: &mut Vec<u8>) -> io::Result<()> {
+        out.reserve(usize::try_from(length.min(1 << 20)).unwrap_or(0));
         let mut left = length;
         while left > 0 {
             if self.fill()? == 0 {
@@ -670,24 +879,23 @@ impl<R: BufRead + Seek> Source<R> {
             self.consume(n);
             left -= n as u64;
         }
-        Ok(out)
+        Ok(())
     }
 
-    /// Skips up to `length` bytes; how many there were.
-    fn discard(&mut self, length: u64) -> io::Result<u64> {
-        let mut left = length;
-        while left > 0 {
+    /// Skips up to `length` bytes, counting them in `done` (up to a stream error too).
+    fn discard(&mut self, length: u64, done: &mut u64) -> io::Result<()> {
+        while *done < length {
             if self.fill()? == 0 {
                 break;
             }
             let n = self
                 .chunk()
                 .len()
-                .min(usize::try_from(left).unwrap_or(usize::MAX));
+                .min(usize::try_from(length - *done).unwrap_or(usize::MAX));
             self.consume(n);
-            left -= n as u64;
+            *done += n as u64;
         }
-        Ok(length - left)
+        Ok(())
     }
 
     /// Where the next byte is: the file offset for a `.warc` (pushed-back bytes counted back).
@@ -696,14 +904,13 @@ impl<R: BufRead + Seek> Source<R> {
         self.consumed.saturating_sub(pending)
     }
 
-    /// Goes back to a block's start (`position` and `member` as they were there) to read it
-    /// again; `seen` is what was read of it since, when it was kept. A `.warc` is sought back;
-    /// in a `.warc.gz`, the bytes seen are pushed back while the read stayed in the record's
-    /// member, else reading goes on at the member after the record's (ISO 28500 Annex D: one
-    /// record per member).
-    fn reread_from(&mut self, position: u64, member: u64, seen: Vec<u8>) -> io::Result<()> {
-        match &mut self.inner {
-            Inner::Plain(r) => {
+    /// Goes back to a block's start (`position`, and `at`, its place, as they were there) to
+    /// read it again; `seen` is what was read of it since, when it was kept. A `.warc` is sought
+    /// back; in a `.warc.gz`, the bytes seen are pushed back while the read stayed in the
+    /// record's member, else the member is decompressed again up to the block.
+    fn reread_from(&mut self, position: u64, at: Place, seen: Option<Vec<u8>>) -> io::Result<()> {
+        match (&mut self.inner, seen) {
+            (Inner::Plain(r), _) => {
                 r.seek(SeekFrom::Start(position))?;
                 self.buf.clear();
                 self.pos = 0;
@@ -712,16 +919,36 @@ impl<R: BufRead + Seek> Source<R> {
                 self.consumed = position;
                 Ok(())
             }
-            Inner::Gzip(_) if self.member_start == member => {
+            (Inner::Gzip(_), Some(seen)) if self.member_start == at.offset => {
                 self.push_back(seen);
                 Ok(())
             }
-            Inner::Gzip(_) => {
-                self.member_start = member;
-                self.eof_at = None;
-                self.resync().map(|_| ())
-            }
+            (Inner::Gzip(_), _) => self.seek_within(at),
         }
+    }
+
+    /// In a `.warc.gz`: decompresses the member at `at.offset` again, up to `at.within` (a
+    /// record in a member that holds several). Costs the member's bytes up to there; holds none.
+    fn seek_within(&mut self, at: Place) -> io::Result<()> {
+        let Inner::Gzip(slot) = &mut self.inner else {
+            return Ok(());
+        };
+        let Some(dec) = slot.take() else {
+            return Ok(());
+        };
+        let mut r = dec.into_inner();
+        r.seek(SeekFrom::Start(at.offset))?;
+        **slot = Some(flate2::bufread::GzDecoder::new(r));
+        self.stashed = None;
+        self.buf.clear();
+        self.pos = 0;
+        self.pending.clear();
+        self.pending_pos = 0;
+        self.eof_at = None;
+        self.member_start = at.offset;
+        self.member_base = self.consumed;
+        let mut done = 0;
+        self.discard(at.within, &mut done)
     }
 
     fn read_up_to(&mut self, out: &mut [u8]) -> io::Result<usize> {
@@ -749,6 +976,7 @@ impl<R: BufRead + Seek> Source<R> {
         self.pos = 0;
         self.pending.clear();
         self.pending_pos = 0;
+        self.member_base = self.consumed;
         let Inner::Gzip(slot) = &mut self.inner else {
             return Ok(false);
         };
@@ -818,11 +1046,20 @@ mod tests {
             .iter()
             .map(|i| match i {
                 Item::Record(r) => format!(
-                    "{}@{}..{:?} {}",
+                    "{}@{}..{:?} {}{}",
                     r.target_uri().unwrap_or("-"),
-                    r.offset,
+                    if r.within > 0 {
+                        format!("{}+{}", r.offset, r.within)
+                    } else {
+                        r.offset.to_string()
+                    },
                     r.raw_end,
-                    String::from_utf8_lossy(r.block.as_deref().unwrap_or_default())
+                    String::from_utf8_lossy(r.block.as_deref().unwrap_or_default()),
+                    match (&r.damage, r.truncated) {
+                        (Some(d), true) => format!(" [truncated] {d}"),
+                        (Some(d), false) => format!(" [damaged] {d}"),
+                        (None, _) => String::new(),
+                    }
                 ),
                 Item::Damaged(d) => format!("damaged@{} {}", d.offset, d.message),
             })
@@ -884,20 +1121,18 @@ mod tests {
             let at = memchr::memmem::find(&a, cl).unwrap_or(0);
             let new = format!("Content-Length: {}", 10 + delta);
             a.splice(at..at + cl.len(), new.bytes());
+            let next = a.len();
             a.extend_from_slice(&record("response", "http://b/", b"B"));
             a.extend_from_slice(&record("response", "http://c/", b"C"));
             let s = summary(&read_all(a));
-            assert!(s[0].starts_with("damaged@0"), "{delta}: {s:?}");
-            assert!(
-                s.iter().any(|x| x.starts_with("http://c/")),
-                "{delta}: {s:?}"
+            // Read up to the next record, as warcio does: the block and the records after.
+            assert_eq!(
+                s[0],
+                format!("http://a/@0..None 0123456789 [damaged] Content-Length {} does not end at the record's end: its block is 10 bytes, read up to the next record, at offset {next}", 10 + delta),
+                "{delta}"
             );
-            if delta < 40 {
-                assert!(
-                    s.iter().any(|x| x.starts_with("http://b/")),
-                    "{delta}: {s:?}"
-                );
-            }
+            assert!(s[1].starts_with("http://b/"), "{delta}: {s:?}");
+            assert!(s[2].starts_with("http://c/"), "{delta}: {s:?}");
         }
     }
 
@@ -1034,11 +1269,6 @@ mod tests {
             let mut a = record("response", "http://a/", b"AAA");
             let at = memchr::memmem::find(&a, b"Content-Length: 3").unwrap();
             a.splice(at..at + 17, format!("Content-Length: {claimed}").bytes());
-            let what = if claimed == 100 {
-                "does not end at the record's end"
-            } else {
-                "runs past the end of the archive"
-            };
             let mut file = a.clone();
             file.extend_from_slice(&b);
             file.extend_from_slice(&c);
@@ -1046,7 +1276,7 @@ mod tests {
             assert_eq!(
                 summary(&read_all(file)),
                 [
-                    format!("damaged@0 Content-Length {claimed} {what}; skipped 7 bytes to the next record, at offset {}", a.len()),
+                    format!("http://a/@0..None AAA [damaged] Content-Length {claimed} does not end at the record's end: its block is 3 bytes, read up to the next record, at offset {}", a.len()),
                     format!("http://b/@{}..Some({ab}) BB", a.len()),
                     format!("http://c/@{ab}..Some({end}) C"),
                 ],
@@ -1059,7 +1289,7 @@ mod tests {
             assert_eq!(
                 summary(&read_all(file)),
                 [
-                    format!("damaged@0 Content-Length {claimed} {what}; skipped 0 bytes to the next record, at offset {}", a.len()),
+                    format!("http://a/@0..None AAA [damaged] Content-Length {claimed} does not end at the record's end: its block is 3 bytes, read up to the next record, at offset {}", a.len()),
                     format!("http://b/@{}..Some({ab}) BB", a.len()),
                     format!("http://c/@{ab}..Some({end}) C"),
                 ],
@@ -1101,7 +1331,7 @@ mod tests {
         assert_eq!(
             summary(&read_all(file)),
             [
-                format!("damaged@0 Content-Length 8 does not end at the record's end; skipped 14 bytes to the next record, at offset {}", a.len()),
+                format!("http://a/@0..None 0123456789 [damaged] Content-Length 8 does not end at the record's end: its block is 10 bytes, read up to the next record, at offset {}", a.len()),
                 format!("http://b/@{}..Some({end}) B", a.len()),
             ]
         );
@@ -1126,6 +1356,48 @@ mod tests {
                 "byte {at}"
             );
         }
+    }
+
+    /// Issue 23: a block read up to the next record is the record's only when it is near the
+    /// length declared ([`SALVAGE_SLACK`]); a block not kept is found again in a gzip member
+    /// holding several records by decompressing the member again.
+    #[test]
+    fn salvage_is_bounded_and_works_on_blocks_not_kept() {
+        let big = vec![b'x'; SALVAGE_SLACK as usize + 100];
+        let mut a = record("response", "http://a/", &big);
+        let cl = format!("Content-Length: {}", big.len());
+        let at = memchr::memmem::find(&a, cl.as_bytes()).unwrap();
+        a.splice(at..at + cl.len(), b"Content-Length: 1".iter().copied());
+        let b = record("response", "http://b/", b"B");
+        let file = [a.clone(), b.clone()].concat();
+        assert_eq!(
+            summary(&read_all(file)),
+            [
+                format!(
+                    "damaged@0 Content-Length 1 does not end at the record's end; skipped {} bytes to the next record, at offset {}",
+                    big.len() + 4,
+                    a.len()
+                ),
+                format!("http://b/@{}..Some({}) B", a.len(), a.len() + b.len()),
+            ]
+        );
+        // One gzip member, blocks not kept, a Content-Length 3 bytes short.
+        let mut a = record("metadata", "http://a/", b"0123456789");
+        let at = memchr::memmem::find(&a, b"Content-Length: 10").unwrap();
+        a.splice(at..at + 18, b"Content-Length: 7".iter().copied());
+        let file = gz(&[a.clone(), b.clone()].concat());
+        let end = file.len();
+        let items: Vec<Item> = WarcReader::new(Cursor::new(file))
+            .unwrap()
+            .keep(|h, _| h.get("WARC-Type") == Some("response"))
+            .collect();
+        assert_eq!(
+            summary(&items),
+            [
+                format!("http://a/@0..None  [damaged] Content-Length 7 does not end at the record's end: its block is 10 bytes, read up to the next record, at offset 0 (byte {} of its gzip member)", a.len()),
+                format!("http://b/@0+{}..Some({end}) B", a.len()),
+            ]
+        );
     }
 
     /// Garbage after a member: the record before it still ends at its member's end, and the

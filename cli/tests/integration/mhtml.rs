@@ -1702,7 +1702,8 @@ fn a_tree_run_says_skipped_parts_and_exits_1() {
                  depth 100)\n\
                  linkbase: deep.eml: 1 part-skipped diagnostic above: what it names is kept as it \
                  was\n\
-                 linkbase: 1 MIME message with parts left as they were (see above)\n"
+                 linkbase: 1 MIME message with parts left as they were or read past damage (see \
+                 above)\n"
             )
             .as_str()
         )
