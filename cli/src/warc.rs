@@ -11,7 +11,7 @@ use linkbase::report::{escape_controls, write_jsonl, write_tsv};
 use rayon::prelude::*;
 
 use crate::args::{BaseFormat, InputArgs, LinksFormat, RewriteArgs};
-use crate::{fsout, Exit, Failure, Fatal};
+use crate::{fsout, say, Exit, Failure, Fatal};
 
 /// A batch holds at most this many records, or this many payload bytes: memory stays flat in
 /// the archive's size while every core has work.
@@ -99,16 +99,37 @@ fn run<T: Send>(
 fn finish(name: &str, archive: &Archive, failed: u64) -> Exit {
     let counts = archive.counts();
     let failed_note = if failed > 0 {
-        format!(", {failed} HTML records could not be processed")
+        format!(", {} could not be processed", say::n(failed, "HTML record"))
     } else {
         String::new()
     };
-    eprintln!("linkbase: {}: {counts}{failed_note}", escape_controls(name));
+    eprintln!(
+        "linkbase: {}: {}{failed_note}",
+        escape_controls(name),
+        counts_line(&counts)
+    );
     if counts.damaged > 0 || counts.past_limit > 0 || failed > 0 {
         Exit::Problems
     } else {
         Exit::Ok
     }
+}
+
+/// The archive's counts, as `linkbase::archive::Counts` says them but with "1 record".
+fn counts_line(c: &linkbase::archive::Counts) -> String {
+    let past_limit = if c.past_limit > 0 {
+        format!(" ({} past a limit)", c.past_limit)
+    } else {
+        String::new()
+    };
+    format!(
+        "{} read: {} HTML ({} of them revisits), {} skipped{past_limit}, {} damaged",
+        say::n(c.records, "record"),
+        c.html,
+        c.revisits,
+        c.skipped,
+        c.damaged
+    )
 }
 
 /// Damage, and records skipped past a bound, each on a line of its own.
@@ -359,8 +380,9 @@ pub fn rewrite(
         }
     }
     eprintln!(
-        "linkbase: {}: {converted} conversion records added",
-        escape_controls(name)
+        "linkbase: {}: {} added",
+        escape_controls(name),
+        say::n(converted, "conversion record")
     );
     Ok(finish(name, &archive, failed))
 }
@@ -486,8 +508,9 @@ fn extract(
         notes.push(format!("{unwritten} could not be written, see above"));
     }
     eprintln!(
-        "linkbase: {}: {written} pages written to {}{}",
+        "linkbase: {}: {} written to {}{}",
         escape_controls(name),
+        say::n(written, "page"),
         escape_controls(&dir.display().to_string()),
         if notes.is_empty() {
             String::new()

@@ -18,4 +18,5 @@ mod integration {
     pub mod util;
     mod warc;
     mod injection;
+    mod feedback;
 }

@@ -852,7 +852,7 @@ fn extract_never_writes_through_a_symbolic_link_in_the_directory() {
         format!(
             "linkbase: {path}: record <urn:uuid:00000000-0000-4000-8000-000000000001> at offset 0: \
              {d}/ex.org/a.html not written: {d}/ex.org: a symbolic link in the tree; not written or read through\n\
-             linkbase: {path}: 1 pages written to {d} (1 could not be written, see above)\n"
+             linkbase: {path}: 1 page written to {d} (1 could not be written, see above)\n"
         )
     );
     assert_eq!(std::fs::read(outside.join("a.html")).unwrap(), b"precious");
@@ -898,4 +898,42 @@ fn extract_reports_a_page_it_cannot_write_and_goes_on() {
         )
     );
     assert_eq!(files_under(&dir), ["site.org/about", "site.org/blog"]);
+}
+
+/// Issue 26: counts say "1 record", "1 conversion record", "1 page", never "1 records".
+#[test]
+fn one_record_one_conversion_one_page_are_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = archive_of(
+        dir.path(),
+        "one.warc",
+        &[response(
+            1,
+            "http://ex.org/a.html",
+            HTML_200,
+            b"<a href=b>b</a>",
+        )],
+    );
+    let out = dir.path().join("out.warc");
+    let run = linkbase(&["rewrite", &path, "-o", out.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {path}: 1 conversion record added\n\
+             linkbase: {path}: 1 record read: 1 HTML (0 of them revisits), 0 skipped, 0 damaged\n"
+        )
+    );
+    let extracted = dir.path().join("x");
+    let run = linkbase(
+        &["rewrite", &path, "--extract", extracted.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!(": 1 page written to {}\n", extracted.display())),
+        "{}",
+        run.stderr
+    );
 }
