@@ -4,6 +4,7 @@
 mod args;
 mod checkout;
 mod fsout;
+mod man;
 mod say;
 mod walk;
 mod warc;
@@ -51,7 +52,7 @@ fn main() -> ExitCode {
         Command::Base(args) => run_base(&args),
         Command::Check(args) => run_check(&args),
         Command::Completions { shell } => run_completions(shell),
-        Command::Man => run_man(),
+        Command::Man(args) => run_man(&args),
     };
     match result {
         Ok(exit) => ExitCode::from(exit as u8),
@@ -109,14 +110,9 @@ fn run_completions(shell: clap_complete::Shell) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
-/// `linkbase man`: the manual page, from the same definitions as `--help`.
-fn run_man() -> Result<Exit, Failure> {
-    use clap::CommandFactory;
-    let mut out = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut out)?;
-    let mut stdout = io::stdout().lock();
-    stdout.write_all(&out)?;
-    stdout.flush()?;
+/// `linkbase man`: the manual pages, from the same definitions as `--help`.
+fn run_man(args: &args::ManArgs) -> Result<Exit, Failure> {
+    man::run(args).map_err(Fatal)?;
     Ok(Exit::Ok)
 }
 

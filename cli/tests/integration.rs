@@ -19,4 +19,5 @@ mod integration {
     mod warc;
     mod injection;
     mod feedback;
+    mod help;
 }
