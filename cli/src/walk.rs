@@ -819,6 +819,10 @@ mod tests {
         let template = progress_template("pages");
         assert!(template.contains("{pos}/{len} pages"), "{template}");
         assert!(template.contains("ETA {eta}"), "{template}");
+        assert!(
+            ProgressStyle::with_template(&template).is_ok(),
+            "{template}"
+        );
         let bar = Progress::new(3, "check: ids", "pages");
         (0..3).for_each(|_| bar.inc());
         assert_eq!(bar.position(), 3);
