@@ -226,8 +226,12 @@ impl std::fmt::Display for Counts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} records read: {} HTML ({} of them revisits), {} skipped",
-            self.records, self.html, self.revisits, self.skipped
+            "{} record{} read: {} HTML ({} of them revisits), {} skipped",
+            self.records,
+            if self.records == 1 { "" } else { "s" },
+            self.html,
+            self.revisits,
+            self.skipped
         )?;
         let mut notes = Vec::new();
         if self.past_limit > 0 {

@@ -144,8 +144,11 @@ impl std::fmt::Display for UnresolvedSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} of {} links left relative or unresolvable ({})",
-            self.unresolved, self.links, self.reason
+            "{} of {} link{} left relative or unresolvable ({})",
+            self.unresolved,
+            self.links,
+            if self.links == 1 { "" } else { "s" },
+            self.reason
         )
     }
 }

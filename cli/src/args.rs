@@ -5,7 +5,13 @@ use linkbase::{DotSegments, Profile, ResolveOptions, SameScheme};
 
 /// Find the base URI of a document (RFC 2396 §5.1) and make its relative links absolute (§5.2).
 #[derive(Debug, Parser)]
-#[command(name = "linkbase", version, about, max_term_width = 100)]
+#[command(
+    name = "linkbase",
+    version,
+    about,
+    max_term_width = 100,
+    after_help = EXAMPLES_TOP
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -42,6 +48,59 @@ impl Cli {
     }
 }
 
+/// The EXAMPLES block of each command's help (`after_help`) and manual page: short, real
+/// commands. The first line is the heading; the manual renders the rest.
+pub const EXAMPLES_TOP: &str = "\
+Examples:
+  linkbase rewrite page.html --url https://example.com/docs/page.html -o out.html
+  linkbase links page.html --url https://example.com/docs/ --format tsv
+  linkbase check public/ --site-url https://example.com/
+  linkbase man | man -l -";
+
+pub const EXAMPLES_RESOLVE: &str = "\
+Examples:
+  linkbase resolve --base 'http://a/b/c/d;p?q' ../g '?y' '#s'
+  printf '../x\\n#top\\n' | linkbase resolve --base https://example.com/a/b --format jsonl
+  linkbase resolve --base http://a/b/c --profile whatwg ../../../g";
+
+pub const EXAMPLES_REWRITE: &str = "\
+Examples:
+  linkbase rewrite page.html --url https://example.com/docs/page.html -o out.html
+  linkbase rewrite page.html --headers head.txt --url https://example.com/ --in-place
+  linkbase rewrite saved.mhtml -o absolute.mhtml
+  linkbase rewrite public/ --site-url https://example.com/ -o absolute/
+  linkbase rewrite public/ --site-url https://example.com/ --relative -o mirror/
+  linkbase rewrite crawl.warc.gz -o rewritten.warc.gz";
+
+pub const EXAMPLES_LINKS: &str = "\
+Examples:
+  linkbase links page.html --url https://example.com/docs/ --format tsv
+  linkbase links message.eml -o links.jsonl
+  linkbase links crawl.warc.gz | jq -r .resolved";
+
+pub const EXAMPLES_BASE: &str = "\
+Examples:
+  linkbase base page.html --url https://example.com/a/ --format text
+  linkbase base saved.mhtml --root
+  curl -s https://example.com/ | linkbase base --url https://example.com/";
+
+pub const EXAMPLES_CHECK: &str = "\
+Examples:
+  linkbase check public/ --site-url https://example.com/
+  linkbase check mirror/ --local --format markdown -o report.md
+  linkbase check public/ --site-url https://example.com/ --exclude '/api/' --format junit -o j.xml";
+
+pub const EXAMPLES_COMPLETIONS: &str = "\
+Examples:
+  linkbase completions bash > ~/.local/share/bash-completion/completions/linkbase
+  linkbase completions zsh > ~/.zfunc/_linkbase";
+
+pub const EXAMPLES_MAN: &str = "\
+Examples:
+  linkbase man | man -l -
+  linkbase man rewrite | man -l -
+  linkbase man --dir /usr/local/share/man/man1";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Resolve references against a base URI, one result per reference.
@@ -49,6 +108,7 @@ pub enum Command {
     /// References come from the arguments, else one per line from stdin (an empty line is the
     /// empty reference). Exit 0 when all resolved, 1 when some could not be, 2 on bad usage or
     /// an unusable base.
+    #[command(after_help = EXAMPLES_RESOLVE)]
     Resolve(ResolveArgs),
     /// Rewrite every relative URL of a document to absolute form, keeping everything else.
     ///
@@ -57,10 +117,13 @@ pub enum Command {
     /// Exit 0 on success, 2 on unusable input or bad usage (nothing is written). For a directory:
     /// 1 when some files could not be rewritten (copied unchanged into OUTDIR, or left as they
     /// were in place).
+    #[command(after_help = EXAMPLES_REWRITE)]
     Rewrite(RewriteArgs),
     /// List every URL occurrence with its resolution and the base it was resolved against.
+    #[command(after_help = EXAMPLES_LINKS)]
     Links(LinksArgs),
     /// Print the established base URI and the RFC 2396 §5.1 layer that supplied it.
+    #[command(after_help = EXAMPLES_BASE)]
     Base(BaseArgs),
     /// Check every link of a site tree: internal targets must exist (a directory means its
     /// index.html) and #fragments must name an id; external links are listed, not fetched.
@@ -72,17 +135,32 @@ pub enum Command {
     /// Exit 0 when nothing is broken, 1 when links are broken (missing file, missing fragment,
     /// outside the site root) or, with --fail-on-unchecked, when any link was not checked, 2
     /// when files could not be read or parsed.
+    #[command(after_help = EXAMPLES_CHECK)]
     Check(CheckArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
-    ///
-    /// For example: `linkbase completions bash > /etc/bash_completion.d/linkbase`.
+    #[command(after_help = EXAMPLES_COMPLETIONS)]
     Completions {
         /// The shell.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff) to stdout: `linkbase man | man -l -`.
-    Man,
+    /// Print the manual (roff): linkbase(1), or one command's page; with --dir, write them all.
+    ///
+    /// Without arguments: linkbase(1), the overview with EXIT STATUS and FILES, to stdout. With
+    /// COMMAND: linkbase-COMMAND(1). With --dir DIR: linkbase.1 and a linkbase-COMMAND.1 for
+    /// every command, written into DIR (created if missing), each path printed.
+    #[command(after_help = EXAMPLES_MAN)]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (rewrite, links, base, resolve, check, completions, man).
+    #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+    pub command: Option<String>,
+    /// Write every page into this directory instead of printing one.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -91,53 +169,68 @@ pub struct CheckArgs {
     #[arg(value_name = "DIR")]
     pub dir: std::path::PathBuf,
     /// The URL the root is published at; each file's URL is this joined with its path.
-    #[arg(long, value_name = "URL", required_unless_present = "local")]
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "local",
+        help_heading = "Site"
+    )]
     pub site_url: Option<String>,
     /// Check the tree as it browses from disk: each page at its own file: URL (an offline
     /// mirror made by `rewrite DIR --relative`); absolute http(s) links are external. DIR is the
     /// web root /-rooted links start from (/docs/x.html is DIR/docs/x.html), as a server has it;
     /// --root-dir chooses another.
-    #[arg(long, conflicts_with = "site_url")]
+    #[arg(long, conflicts_with = "site_url", help_heading = "Site")]
     pub local: bool,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
     /// object; markdown: a table (for CI job summaries, PR comments); junit: JUnit XML, a test
     /// case per page; jsonl / tsv: every link with its verdict, for tools.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human, help_heading = "Output")]
     pub format: CheckFormat,
     /// Write the report here instead of stdout.
-    #[arg(short = 'o', long, value_name = "FILE")]
+    #[arg(short = 'o', long, value_name = "FILE", help_heading = "Output")]
     pub output: Option<std::path::PathBuf>,
     /// Leave links whose URL (resolved, else as written) matches this regular expression
     /// unchecked (repeatable). DIR/.linkbaseignore adds one pattern a line (# comments).
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", help_heading = "Filters")]
     pub exclude: Vec<String>,
     /// Check links matching this regular expression even when an exclude pattern matches
     /// (repeatable).
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", help_heading = "Filters")]
     pub include: Vec<String>,
     /// 'PREFIX TARGET': check links whose resolved URL starts with PREFIX as if it were
     /// TARGET: a URL prefix, or a directory (a path) inside DIR (repeatable; the first match
     /// applies).
-    #[arg(long, value_name = "PREFIX TARGET")]
+    #[arg(long, value_name = "PREFIX TARGET", help_heading = "Filters")]
     pub remap: Vec<String>,
     /// Worker threads (default: every core).
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", help_heading = "Site")]
     pub jobs: Option<usize>,
     /// With --local: the web root that /-rooted links (`<a href="/docs/x.html">`) start from
     /// [default: DIR]. /docs/x.html names ROOT/docs/x.html, checked like any internal link when
     /// it lies in DIR, counted as not checked (outside the tree) when it does not. A file: URL
     /// outside ROOT is read the same way, as a server would serve it, except one beside ROOT on
     /// disk (in ROOT's top directory, where a relative ../ out of ROOT lands): outside-root.
-    #[arg(long, value_name = "ROOT", conflicts_with = "site_url")]
+    #[arg(
+        long,
+        value_name = "ROOT",
+        conflicts_with = "site_url",
+        help_heading = "Site"
+    )]
     pub root_dir: Option<std::path::PathBuf>,
     /// The encoding of pages that declare none (no byte order mark or <meta> charset) instead
     /// of HTML's windows-1252 default, e.g. utf-8 (a WHATWG label). Never overrides a
     /// declaration. Also spelled --charset here (files have no transport charset).
-    #[arg(long, value_name = "LABEL", visible_alias = "charset")]
+    #[arg(
+        long,
+        value_name = "LABEL",
+        visible_alias = "charset",
+        help_heading = "Input"
+    )]
     pub default_charset: Option<String>,
     /// Exit 1 when any link was not checked (external without --online, outside the tree, an
     /// unsupported scheme, unresolvable), as for a broken one. Excluded links do not count.
-    #[arg(long)]
+    #[arg(long, help_heading = "Exit status")]
     pub fail_on_unchecked: bool,
     #[command(flatten)]
     pub resolution: ResolutionArgs,
@@ -158,43 +251,49 @@ pub struct RewriteArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Write the result here instead of stdout.
-    #[arg(short = 'o', long, value_name = "FILE", conflicts_with = "in_place")]
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "FILE",
+        conflicts_with = "in_place",
+        help_heading = "Output"
+    )]
     pub output: Option<std::path::PathBuf>,
     /// Replace INPUT with the result (temporary file, then rename).
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub in_place: bool,
     /// Encode the output in this encoding (a WHATWG label) instead of the document's own;
     /// <meta charset> declarations follow.
-    #[arg(long, value_name = "LABEL")]
+    #[arg(long, value_name = "LABEL", help_heading = "Output")]
     pub output_charset: Option<String>,
     /// With a WARC file as INPUT: write each archived page (2xx responses and resources),
     /// rewritten, under DIR as wget names its files (DIR/host/path, a directory's page as
     /// index.html), instead of an archive with conversion records.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "in_place"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "in_place"], help_heading = "Output")]
     pub extract: Option<std::path::PathBuf>,
     /// Remove the <base> element instead of making its href absolute.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub drop_base: bool,
     /// With a directory INPUT: the URL the directory is published at. Each file's URL is this
     /// joined with its path; HTML and MIME files are rewritten, others copied to -o OUTDIR.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help_heading = "Site")]
     pub site_url: Option<String>,
     /// An offline mirror: a link to a file of the tree (by --site-url, as check maps URLs to
     /// files) becomes the shortest relative path to it, every other link absolute; <base>
     /// elements are removed. For a single INPUT, --root DIR names the tree it belongs to.
     /// With a WARC file and --extract DIR: links between extracted pages become relative.
-    #[arg(long)]
+    #[arg(long, help_heading = "Site")]
     pub relative: bool,
     /// With --relative and a single INPUT: the root of the tree INPUT is a page of.
-    #[arg(long, value_name = "DIR", requires = "relative")]
+    #[arg(long, value_name = "DIR", requires = "relative", help_heading = "Site")]
     pub root: Option<std::path::PathBuf>,
     /// Worker threads for a directory (default: every core).
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", help_heading = "Site")]
     pub jobs: Option<usize>,
     /// Exit 1 when any link of an HTML document was left relative or unresolvable (a one-line
     /// summary on stderr says so either way). Exit codes: 0 done, 1 links left unresolved with
     /// this flag (or, for a directory, files left unchanged), 2 bad usage or unusable input.
-    #[arg(long)]
+    #[arg(long, help_heading = "Exit status")]
     pub fail_on_unresolved: bool,
 }
 
@@ -203,10 +302,10 @@ pub struct LinksArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format: JSON Lines (one object per link) or tab-separated values with a header.
-    #[arg(long, value_enum, default_value_t = LinksFormat::Jsonl)]
+    #[arg(long, value_enum, default_value_t = LinksFormat::Jsonl, help_heading = "Output")]
     pub format: LinksFormat,
     /// Write the records here instead of stdout.
-    #[arg(short = 'o', long, value_name = "FILE")]
+    #[arg(short = 'o', long, value_name = "FILE", help_heading = "Output")]
     pub output: Option<std::path::PathBuf>,
 }
 
@@ -215,14 +314,14 @@ pub struct BaseArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format: a JSON object per document, or "BASE<TAB>SOURCE" text.
-    #[arg(long, value_enum, default_value_t = BaseFormat::Jsonl)]
+    #[arg(long, value_enum, default_value_t = BaseFormat::Jsonl, help_heading = "Output")]
     pub format: BaseFormat,
     /// Write the records here instead of stdout.
-    #[arg(short = 'o', long, value_name = "FILE")]
+    #[arg(short = 'o', long, value_name = "FILE", help_heading = "Output")]
     pub output: Option<std::path::PathBuf>,
     /// For a MIME/MHTML message, print only the root document's base (RFC 2557 §5: the `start`
     /// part of multipart/related, else its first part). A bare HTML document is its own root.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub root: bool,
 }
 
@@ -251,48 +350,48 @@ pub struct InputArgs {
     #[arg(value_name = "INPUT", default_value = "-")]
     pub input: String,
     /// §5.1.3 the URI the document was retrieved from (after redirects).
-    #[arg(long, value_name = "URI")]
+    #[arg(long, value_name = "URI", help_heading = "Base")]
     pub url: Option<String>,
     /// §5.1.2 Content-Base of the encapsulating entity.
-    #[arg(long, value_name = "URI")]
+    #[arg(long, value_name = "URI", help_heading = "Base")]
     pub content_base: Option<String>,
     /// §5.1.2 Content-Location of the encapsulating entity (may be relative: resolved against
     /// --url, then --default-base).
-    #[arg(long, value_name = "URI")]
+    #[arg(long, value_name = "URI", help_heading = "Base")]
     pub content_location: Option<String>,
     /// A header field of the encapsulating entity, "Name: value" (repeatable).
-    #[arg(long = "header", value_name = "NAME: VALUE")]
+    #[arg(long = "header", value_name = "NAME: VALUE", help_heading = "Base")]
     pub headers: Vec<String>,
     /// A raw HTTP response or MIME header block (e.g. from curl -D or wget -S; the last
     /// response of a redirect chain counts).
-    #[arg(long = "headers", value_name = "FILE")]
+    #[arg(long = "headers", value_name = "FILE", help_heading = "Base")]
     pub headers_file: Option<std::path::PathBuf>,
     /// Whether Content-Base / Content-Location from --header/--headers set the base: entity
     /// (RFC 2396 §5.1.2, RFC 2068/2616, MHTML) or browser (RFC 7231 §3.1.4.2: they do not).
     /// --content-base and --content-location always count.
-    #[arg(long, value_enum, default_value_t = HeaderBaseArg::Entity, value_name = "MODE")]
+    #[arg(long, value_enum, default_value_t = HeaderBaseArg::Entity, value_name = "MODE", help_heading = "Base")]
     pub header_base: HeaderBaseArg,
     /// §5.1.4 the application default base, used when no other layer gives one.
-    #[arg(long, value_name = "URI")]
+    #[arg(long, value_name = "URI", help_heading = "Base")]
     pub default_base: Option<String>,
     /// The transport charset (a WHATWG label); overrides a Content-Type charset from headers
     /// and the document's <meta> (only a byte order mark wins over it).
-    #[arg(long, value_name = "LABEL")]
+    #[arg(long, value_name = "LABEL", help_heading = "Input")]
     pub charset: Option<String>,
     /// The encoding of a document that declares none (no byte order mark, transport charset or
     /// <meta> charset), instead of HTML's windows-1252 default: e.g. utf-8 for a static site
     /// whose pages do not say. Never overrides a declaration (--charset does).
-    #[arg(long, value_name = "LABEL")]
+    #[arg(long, value_name = "LABEL", help_heading = "Input")]
     pub default_charset: Option<String>,
     /// URLs inside downlevel-hidden conditional comments (`<!--[if mso]> … <![endif]-->`), which
     /// Outlook renders and browsers ignore: rewritten and reported (kind conditional-comment).
     /// Default: on for MIME messages (e-mail), off for web pages.
-    #[arg(long, value_enum, value_name = "ON|OFF")]
+    #[arg(long, value_enum, value_name = "ON|OFF", help_heading = "Input")]
     pub conditional_comments: Option<Switch>,
     /// auto: the streaming engine (only URL bytes change), handing the rare document it cannot
     /// settle exactly to the DOM engine (a `dom-engine` diagnostic says why); dom: parse every
     /// document into a tree (the reference the streaming engine is tested against).
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto, value_name = "ENGINE")]
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, value_name = "ENGINE", help_heading = "Input")]
     pub engine: EngineArg,
     /// Documents larger than this many bytes are streamed: read twice (stdin is spooled to a
     /// temporary file first), written as they are read, in memory that does not grow with them.
@@ -317,19 +416,19 @@ pub enum HeaderBaseArg {
 #[derive(Debug, Args)]
 pub struct ResolveArgs {
     /// The base URI; must be absolute (have a scheme).
-    #[arg(long, value_name = "URI")]
+    #[arg(long, value_name = "URI", help_heading = "Base")]
     pub base: String,
     #[command(flatten)]
     pub resolution: ResolutionArgs,
-    /// Print one JSON object per reference: {"ref", "resolved", "same_document", "error"}
-    /// (the same as --format jsonl).
-    #[arg(long)]
+    /// The same as --format jsonl (the spelling before --format; kept for scripts, hidden).
+    #[arg(long, hide = true)]
     pub json: bool,
-    /// text: one resolved URI a line (an empty line when it cannot be resolved); jsonl: as --json.
-    #[arg(long, value_enum, default_value_t = ResolveFormat::Text)]
+    /// text: one resolved URI a line (an empty line when it cannot be resolved); jsonl: one
+    /// JSON object per reference, {"ref", "resolved", "same_document", "error"}.
+    #[arg(long, value_enum, default_value_t = ResolveFormat::Text, help_heading = "Output")]
     pub format: ResolveFormat,
     /// Write the results here instead of stdout.
-    #[arg(short = 'o', long, value_name = "FILE")]
+    #[arg(short = 'o', long, value_name = "FILE", help_heading = "Output")]
     pub output: Option<std::path::PathBuf>,
     /// The references to resolve; read from stdin, one per line, when none are given.
     #[arg(value_name = "REF", allow_hyphen_values = true)]
@@ -346,15 +445,15 @@ pub enum ResolveFormat {
 #[derive(Debug, Args, Clone)]
 pub struct ResolutionArgs {
     /// Resolution algorithm.
-    #[arg(long, value_enum, default_value_t = ProfileArg::Rfc2396)]
+    #[arg(long, value_enum, default_value_t = ProfileArg::Rfc2396, help_heading = "Resolution")]
     pub profile: ProfileArg,
     /// RFC 2396 §5.2 step 6g: more ".." than the base path has levels [default: keep; rfc3986
     /// and whatwg always remove].
-    #[arg(long, value_enum, value_name = "POLICY")]
+    #[arg(long, value_enum, value_name = "POLICY", help_heading = "Resolution")]
     pub dot_segments: Option<DotSegmentsArg>,
     /// RFC 2396 §5.2 step 3: "http:g" against an http base stays "http:g" (strict) or becomes
     /// relative (compat; hierarchical schemes only).
-    #[arg(long, value_enum, default_value_t = SameSchemeArg::Strict, value_name = "MODE")]
+    #[arg(long, value_enum, default_value_t = SameSchemeArg::Strict, value_name = "MODE", help_heading = "Resolution")]
     pub same_scheme: SameSchemeArg,
 }
 

@@ -11,7 +11,7 @@ use linkbase::site::Verdict;
 use regex::Regex;
 
 use crate::walk::{CheckRecord, CheckTotals};
-use crate::Fatal;
+use crate::{say, Fatal};
 
 /// The ignore file at the root of a checked tree: one regular expression a line, `#` comments.
 pub const IGNORE_FILE: &str = ".linkbaseignore";
@@ -229,17 +229,32 @@ impl Grouped {
 /// The one-line summary (stdout for human, stderr for every format).
 pub fn summary(t: &CheckTotals, targets: usize) -> String {
     format!(
-        "{} pages, {} links: {} internal, {} broken ({} outside the site root) to {} targets; {} external (listed, not fetched); {} unresolvable; {} excluded",
-        t.pages,
-        t.links,
+        "{}, {}: {} internal, {} broken ({} outside the site root) to {}; {} external (listed, not fetched); {} unresolvable; {} excluded",
+        say::n(t.pages, "page"),
+        say::n(t.links, "link"),
         t.internal + t.outside_root,
         t.broken,
         t.outside_root,
-        targets,
+        say::n(targets, "target"),
         t.external,
         t.unresolvable,
         t.excluded
     ) + &not_checked(t)
+}
+
+/// Whether the summary line goes to stderr too. It does in every format, so a CI log shows it
+/// whatever the report's form, except when the report itself ends with it (human, markdown)
+/// and is written to stdout while stdout and stderr are both terminals: the user would read
+/// the same line twice (issue 26: "the summary line prints twice on a terminal").
+pub fn summary_on_stderr(
+    format: crate::args::CheckFormat,
+    to_stdout: bool,
+    stdout_terminal: bool,
+    stderr_terminal: bool,
+) -> bool {
+    use crate::args::CheckFormat;
+    let report_has_it = matches!(format, CheckFormat::Human | CheckFormat::Markdown);
+    !(report_has_it && to_stdout && stdout_terminal && stderr_terminal)
 }
 
 /// The summary's last clause: how many links were not checked, and why, so that a run that
@@ -275,13 +290,11 @@ pub fn write_human(
     for t in &targets {
         writeln!(
             out,
-            "{} {}  ({} link{} on {} page{})",
+            "{} {}  ({} on {})",
             t.verdict.name(),
             esc(&t.target),
-            t.links,
-            if t.links == 1 { "" } else { "s" },
-            t.pages,
-            if t.pages == 1 { "" } else { "s" }
+            say::n(t.links, "link"),
+            say::n(t.pages, "page")
         )?;
         for r in t.referrers.iter().take(SHOWN) {
             let place = match &r.attribute {
@@ -365,12 +378,10 @@ pub fn write_markdown(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) 
     let targets = grouped.targets();
     writeln!(
         out,
-        "## linkbase check: {} broken link{} to {} target{} on {} pages\n",
-        t.broken,
-        if t.broken == 1 { "" } else { "s" },
-        targets.len(),
-        if targets.len() == 1 { "" } else { "s" },
-        t.pages
+        "## linkbase check: {} to {} on {}\n",
+        say::n(t.broken, "broken link"),
+        say::n(targets.len(), "target"),
+        say::n(t.pages, "page")
     )?;
     if !targets.is_empty() {
         writeln!(out, "| verdict | target | links | pages | linked from |")?;
@@ -478,9 +489,8 @@ pub fn write_junit(
                 )?;
                 writeln!(
                     out,
-                    r#"      <failure type="broken-link" message="{} broken link{}">{}</failure>"#,
-                    b.len(),
-                    if b.len() == 1 { "" } else { "s" },
+                    r#"      <failure type="broken-link" message="{}">{}</failure>"#,
+                    say::n(b.len(), "broken link"),
                     xml(&b.join("\n"))
                 )?;
                 writeln!(out, "    </testcase>")?;
@@ -507,6 +517,21 @@ pub fn write_junit(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn the_summary_is_said_once_on_a_terminal() {
+        use crate::args::CheckFormat::{Human, Json, Jsonl, Markdown};
+        // Report on a terminal that is also stderr: the report's last line is the summary.
+        assert!(!summary_on_stderr(Human, true, true, true));
+        assert!(!summary_on_stderr(Markdown, true, true, true));
+        // Piped, redirected, or written with -o: stderr has the only copy a log sees.
+        assert!(summary_on_stderr(Human, true, false, true));
+        assert!(summary_on_stderr(Human, true, true, false));
+        assert!(summary_on_stderr(Human, false, true, true));
+        // Formats whose report has no summary line say it on stderr, terminal or not.
+        assert!(summary_on_stderr(Json, true, true, true));
+        assert!(summary_on_stderr(Jsonl, true, true, true));
+    }
 
     #[test]
     fn includes_win_over_excludes() {

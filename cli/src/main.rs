@@ -4,10 +4,12 @@
 mod args;
 mod checkout;
 mod fsout;
+mod man;
+mod say;
 mod walk;
 mod warc;
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 use std::path::Path;
@@ -50,7 +52,7 @@ fn main() -> ExitCode {
         Command::Base(args) => run_base(&args),
         Command::Check(args) => run_check(&args),
         Command::Completions { shell } => run_completions(shell),
-        Command::Man => run_man(),
+        Command::Man(args) => run_man(&args),
     };
     match result {
         Ok(exit) => ExitCode::from(exit as u8),
@@ -108,14 +110,9 @@ fn run_completions(shell: clap_complete::Shell) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
-/// `linkbase man`: the manual page, from the same definitions as `--help`.
-fn run_man() -> Result<Exit, Failure> {
-    use clap::CommandFactory;
-    let mut out = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut out)?;
-    let mut stdout = io::stdout().lock();
-    stdout.write_all(&out)?;
-    stdout.flush()?;
+/// `linkbase man`: the manual pages, from the same definitions as `--help`.
+fn run_man(args: &args::ManArgs) -> Result<Exit, Failure> {
+    man::run(args).map_err(Fatal)?;
     Ok(Exit::Ok)
 }
 
@@ -524,6 +521,8 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         }
     }
     let skipped = say_skipped_parts(&loaded.name, &rewritten.reports);
+    let bases: Vec<_> = rewritten.reports.iter().map(|r| r.base.clone()).collect();
+    say_base_removed_by_relative(args, &escape_controls(&loaded.name), &bases);
     let bytes = rewritten.bytes;
     let exit = match unresolved {
         _ if skipped > 0 => Exit::Problems,
@@ -639,6 +638,7 @@ fn rewrite_streamed(
     if let Some(summary) = &unresolved {
         eprintln!("linkbase: {name}: {summary}");
     }
+    say_base_removed_by_relative(args, &name, std::slice::from_ref(&base));
     Ok(match unresolved {
         Some(_) if args.fail_on_unresolved => Exit::Problems,
         _ => Exit::Ok,
@@ -727,18 +727,21 @@ fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
             }
         }
     }
-    let plural = |n: usize| if n == 1 { "" } else { "s" };
     if malformed > 0 {
         eprintln!(
-            "linkbase: {name}: {malformed} mime-malformed diagnostic{} above: the message is read past damage, as said",
-            plural(malformed)
+            "linkbase: {name}: {} above: the message is read past damage, as said",
+            say::n(malformed, "mime-malformed diagnostic")
         );
     }
     if skipped > 0 {
         eprintln!(
-            "linkbase: {name}: {skipped} part-skipped diagnostic{} above: what {} is kept as it was",
-            plural(skipped),
-            if skipped == 1 { "it names" } else { "they name" }
+            "linkbase: {name}: {} above: what {} is kept as it was",
+            say::n(skipped, "part-skipped diagnostic"),
+            if skipped == 1 {
+                "it names"
+            } else {
+                "they name"
+            }
         );
     }
     skipped + malformed
@@ -866,6 +869,7 @@ fn set_jobs(jobs: Option<usize>) -> Result<(), Fatal> {
 
 /// `rewrite DIR --site-url URL (-o OUTDIR | --in-place)`.
 fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
+    let started = std::time::Instant::now();
     let root = Path::new(&args.input.input);
     let site_url = args.site_url.as_deref().ok_or_else(|| {
         Fatal(format!(
@@ -908,71 +912,47 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         eprintln!("linkbase: {}", linkbase::report::escape_controls(s));
     }
     set_jobs(args.jobs)?;
+    let mut implied_drop = false;
     if args.relative {
         for entry in &tree.entries {
             site.add_file(&entry.rel);
         }
-        relative_options(&mut options, &site);
+        implied_drop = relative_options(&mut options, &site);
     }
     let counts = walk::rewrite_tree(&tree, &site, destination, &options);
     // One sync for the whole tree instead of one fsync per file (issue 21): the run's writes
     // are on disk when it returns.
     let synced = written.sync();
-    let unresolved_pages = counts
-        .unresolved_pages
-        .load(std::sync::atomic::Ordering::Relaxed);
-    if unresolved_pages > 0 {
-        // The same summary as for one document (issue 10), over the run.
-        eprintln!(
-            "linkbase: {} links left relative or unresolvable on {unresolved_pages} pages \
-             (see `linkbase links` on a page for each one)",
-            counts
-                .unresolved_links
-                .load(std::sync::atomic::Ordering::Relaxed)
-        );
-    }
-    let skipped_parts = counts
-        .skipped_parts
-        .load(std::sync::atomic::Ordering::Relaxed);
-    if skipped_parts > 0 {
-        eprintln!(
-            "linkbase: {skipped_parts} MIME message{} with parts left as they were or read past damage (see above)",
-            if skipped_parts == 1 { "" } else { "s" }
-        );
-    }
-    let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed);
-    let copied = counts
-        .copied_unchanged
-        .load(std::sync::atomic::Ordering::Relaxed);
-    let total = tree.entries.len() + tree.undecodable.len() + tree.special.len();
-    if failed > 0 {
-        // What happened to them, as counted: a failed file of an -o run is in OUT only when
-        // its copy succeeded.
-        let what = match destination {
-            walk::Destination::Out(_) if copied == failed => "copied unchanged".to_owned(),
-            walk::Destination::Out(_) if copied == 0 => "not written to the output".to_owned(),
-            walk::Destination::Out(_) => format!(
-                "{copied} copied unchanged, {} not written to the output",
-                failed - copied
-            ),
-            walk::Destination::InPlace(_) => "left unchanged".to_owned(),
-        };
-        eprintln!("linkbase: {failed} of {total} files could not be rewritten ({what}, see above)");
-    }
-    if !tree.special.is_empty() {
-        let what = match destination {
-            walk::Destination::Out(_) => "not in the output",
-            walk::Destination::InPlace(_) => "left alone",
-        };
-        eprintln!(
-            "linkbase: {} of {total} files are not regular files (FIFOs, sockets, devices): \
-             skipped, {what} (see above)",
-            tree.special.len()
-        );
-    }
     if let Err(e) = &synced {
         eprintln!("linkbase: {}", linkbase::report::escape_controls(e));
     }
+    let load = |n: &std::sync::atomic::AtomicUsize| n.load(std::sync::atomic::Ordering::Relaxed);
+    let unresolved_pages = load(&counts.unresolved_pages);
+    let skipped_parts = load(&counts.skipped_parts);
+    let failed = load(&counts.failed);
+    let summary = TreeSummary {
+        pages: load(&counts.pages),
+        links: load(&counts.links),
+        left: load(&counts.unresolved_links),
+        left_pages: unresolved_pages,
+        reasons: counts
+            .reasons
+            .lock()
+            .map(|r| r.iter().copied().collect())
+            .unwrap_or_default(),
+        relative: args.relative,
+        others: load(&counts.others),
+        failed,
+        copied: load(&counts.copied_unchanged),
+        total: tree.entries.len() + tree.undecodable.len() + tree.special.len(),
+        special: tree.special.len(),
+        skipped_parts,
+        bases_removed: load(&counts.bases_removed),
+        base_by_relative: implied_drop,
+        output: args.output.as_deref(),
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    eprintln!("linkbase: rewrite: {}", summary.line());
     if failed > 0 || !tree.special.is_empty() || synced.is_err() {
         return Ok(Exit::Problems);
     }
@@ -983,14 +963,136 @@ fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
 }
 
 /// `--relative`: links to files of the tree become relative paths (`Site::relative`), and
-/// `<base>` elements go, since they would redirect those paths.
-fn relative_options(options: &mut Options, site: &linkbase::site::Site) {
+/// `<base>` elements go, since they would redirect those paths. True when that is --relative's
+/// doing (no --drop-base): the run says so when it removed some.
+fn relative_options(options: &mut Options, site: &linkbase::site::Site) -> bool {
     options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(site.clone())));
-    if !options.rewrite.drop_base {
-        options.rewrite.drop_base = true;
+    let implied = !options.rewrite.drop_base;
+    options.rewrite.drop_base = true;
+    implied
+}
+
+/// `rewrite FILE --relative` without --drop-base: says that a `<base>` element went, when one
+/// did (and only then).
+fn say_base_removed_by_relative(args: &RewriteArgs, name: &str, bases: &[linkbase::BaseRecord]) {
+    if args.relative && !args.drop_base && bases.iter().any(walk::base_removed) {
         eprintln!(
-            "linkbase: --relative: <base> elements are removed (they would redirect the relative links)"
+            "linkbase: {name}: --relative: the <base> element is removed (it would redirect the relative links)"
         );
+    }
+}
+
+/// The one closing line of `rewrite DIR`, in `check`'s style: what was read, what became of its
+/// links and files, where the output went, and how long it took.
+struct TreeSummary<'a> {
+    pages: usize,
+    links: usize,
+    /// Links left relative or unresolvable, on `left_pages` pages, for `reasons`.
+    left: usize,
+    left_pages: usize,
+    reasons: Vec<&'static str>,
+    relative: bool,
+    /// Files that are not pages: copied to OUT, or left in place.
+    others: usize,
+    /// Files that could not be rewritten, of `total`; `copied` of them copied unchanged.
+    failed: usize,
+    copied: usize,
+    total: usize,
+    special: usize,
+    skipped_parts: usize,
+    bases_removed: usize,
+    /// The `<base>` elements went because of --relative, not --drop-base.
+    base_by_relative: bool,
+    /// -o OUTDIR, or in place.
+    output: Option<&'a Path>,
+    seconds: f64,
+}
+
+impl TreeSummary<'_> {
+    fn line(&self) -> String {
+        let mut line = format!(
+            "{}, {}: {} {}, {}",
+            say::n(self.pages, "page"),
+            say::n(self.links, "link"),
+            self.links - self.left.min(self.links),
+            if self.relative {
+                "absolute or relative"
+            } else {
+                "absolute"
+            },
+            self.left
+        );
+        line += " left relative or unresolvable";
+        if self.left > 0 {
+            line += &format!(
+                " on {} ({})",
+                say::n(self.left_pages, "page"),
+                self.reasons.join(", ")
+            );
+        }
+        line += &match self.output {
+            Some(_) => format!("; {} copied", say::n(self.others, "other file")),
+            None => format!("; {} left as they were", say::n(self.others, "other file")),
+        };
+        if self.failed == 0 {
+            line += "; 0 failed";
+        } else {
+            let what = match self.output {
+                Some(_) if self.copied == self.failed => "copied unchanged".to_owned(),
+                Some(_) if self.copied == 0 => "not written to the output".to_owned(),
+                Some(_) => format!(
+                    "{} copied unchanged, {} not written to the output",
+                    self.copied,
+                    self.failed - self.copied
+                ),
+                None => "left unchanged".to_owned(),
+            };
+            line += &format!(
+                "; {} of {} failed ({what}, see above)",
+                self.failed,
+                say::n(self.total, "file")
+            );
+        }
+        if self.special > 0 {
+            line += &format!(
+                "; {} (FIFOs, sockets, devices) skipped, {}",
+                say::n_as(
+                    self.special,
+                    "file not a regular file",
+                    "files not regular files"
+                ),
+                if self.output.is_some() {
+                    "not in the output"
+                } else {
+                    "left alone"
+                }
+            );
+        }
+        if self.skipped_parts > 0 {
+            line += &format!(
+                "; {} with parts left as they were or read past damage (see above)",
+                say::n(self.skipped_parts, "MIME message")
+            );
+        }
+        if self.bases_removed > 0 {
+            line += &format!(
+                "; <base> removed from {}{}",
+                say::n(self.bases_removed, "page"),
+                if self.base_by_relative {
+                    " (by --relative: it would redirect the relative links)"
+                } else {
+                    ""
+                }
+            );
+        }
+        line += &match self.output {
+            Some(out) => format!(
+                "; written to {}",
+                escape_controls(&out.display().to_string())
+            ),
+            None => "; rewritten in place".to_owned(),
+        };
+        line + &format!("; {:.2} s", self.seconds)
     }
 }
 
@@ -1227,11 +1329,19 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             result.ok_or_else(|| Fatal(format!("{}: not written", path.display())))?
         }
     };
-    // Said on stderr in every format, so a CI log shows it whatever the report's form.
-    eprintln!(
-        "linkbase: check: {}",
-        checkout::summary(&totals, grouped.targets().len())
-    );
+    // Said on stderr in every format, so a CI log shows it whatever the report's form; once
+    // on a terminal.
+    if checkout::summary_on_stderr(
+        format,
+        args.output.is_none(),
+        io::stdout().is_terminal(),
+        io::stderr().is_terminal(),
+    ) {
+        eprintln!(
+            "linkbase: check: {}",
+            checkout::summary(&totals, grouped.targets().len())
+        );
+    }
     let failed = counts.failed.load(std::sync::atomic::Ordering::Relaxed) + tree.undecodable.len();
     Ok(if failed > 0 {
         Exit::Unusable

@@ -221,12 +221,17 @@ pub struct Progress {
     shown: std::sync::atomic::AtomicBool,
 }
 
+/// The bar's template: what it counts is named (`pages`, `files`), with the time so far and
+/// the time left.
+pub fn progress_template(unit: &str) -> String {
+    format!("{{msg}} {{bar:40}} {{pos}}/{{len}} {unit}, {{elapsed}}, ETA {{eta}}")
+}
+
 impl Progress {
-    pub fn new(total: usize, message: &'static str) -> Progress {
+    /// A bar over `total` things called `unit` (plural), labelled `message`.
+    pub fn new(total: usize, message: &'static str, unit: &str) -> Progress {
         let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::hidden());
-        if let Ok(style) =
-            ProgressStyle::with_template("{msg} {bar:40} {pos}/{len} files, {elapsed}")
-        {
+        if let Ok(style) = ProgressStyle::with_template(&progress_template(unit)) {
             bar.set_style(style);
         }
         bar.set_message(message);
@@ -248,6 +253,19 @@ impl Progress {
         }
     }
 
+    /// The same bar, back at 0 for a second pass over the same things, labelled `message`.
+    pub fn restart(&self, message: &'static str) {
+        self.bar.set_message(message);
+        self.bar.reset();
+    }
+
+    /// The position, for tests.
+    #[cfg(test)]
+    pub fn position(&self) -> u64 {
+        self.bar.position()
+    }
+
+    /// Clears the bar: the run's summary line is printed once, by the caller, never by the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
@@ -266,6 +284,54 @@ pub struct Counts {
     /// MIME messages with parts left as they were (`part-skipped`, issue 21) or read past damage
     /// (`mime-malformed`, issue 23), each said.
     pub skipped_parts: AtomicUsize,
+    /// `rewrite DIR`: pages (HTML files and MIME messages) rewritten, their links (same-document
+    /// references aside), the files that are not pages (copied to OUT, or left in place), and
+    /// the pages whose `<base>` elements went (`--drop-base`, `--relative`).
+    pub pages: AtomicUsize,
+    pub links: AtomicUsize,
+    pub others: AtomicUsize,
+    pub bases_removed: AtomicUsize,
+    /// Why links were left relative, each reason once (`no base`, `bad base`, …).
+    pub reasons: std::sync::Mutex<std::collections::BTreeSet<&'static str>>,
+}
+
+/// What one page of `rewrite DIR` came to.
+#[derive(Debug, Default)]
+pub struct PageTally {
+    /// A page (HTML or MIME), not a file copied or a link made.
+    pub page: bool,
+    pub links: usize,
+    pub unresolved: usize,
+    pub reasons: Vec<&'static str>,
+    pub base_removed: bool,
+}
+
+impl PageTally {
+    fn add(&mut self, base: &linkbase::BaseRecord, tally: linkbase::LinkTally, drop_base: bool) {
+        self.page = true;
+        self.links += tally.links;
+        if let Some(summary) = tally.unresolved_summary(base) {
+            self.unresolved += summary.unresolved;
+            self.reasons.push(summary.reason);
+        }
+        self.base_removed |= drop_base && base_removed(base);
+    }
+}
+
+/// Whether `--drop-base` took a `<base>` element out of the document `base` describes: one set
+/// the base or was ignored (relative, unusable), and none was kept for links that need it.
+pub fn base_removed(base: &linkbase::BaseRecord) -> bool {
+    use linkbase::DiagnosticCode;
+    let had_one = base.base_source == linkbase::BaseSource::BaseElement
+        || base
+            .diagnostics
+            .iter()
+            .any(|d| d.code == DiagnosticCode::BaseIgnored);
+    had_one
+        && !base
+            .diagnostics
+            .iter()
+            .any(|d| d.code == DiagnosticCode::BaseKept)
 }
 
 /// A path for a message: control characters made visible, so a hostile name cannot forge lines
@@ -337,17 +403,33 @@ pub fn rewrite_tree(
         }
         fail(&counts, rel, e.message);
     };
-    let progress = Progress::new(tree.entries.len() + tree.undecodable.len(), "rewrite");
+    let progress = Progress::new(
+        tree.entries.len() + tree.undecodable.len(),
+        "rewrite",
+        "files",
+    );
     tree.entries
         .par_iter()
         .for_each_init(DirCache::default, |dirs, entry| {
             match rewrite_one(entry, site, destination, options, dirs, &counts) {
-                Ok(0) => {}
-                Ok(unresolved) => {
-                    counts.unresolved_pages.fetch_add(1, Ordering::Relaxed);
-                    counts
-                        .unresolved_links
-                        .fetch_add(unresolved, Ordering::Relaxed);
+                Ok(page) if !page.page => {
+                    counts.others.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(page) => {
+                    counts.pages.fetch_add(1, Ordering::Relaxed);
+                    counts.links.fetch_add(page.links, Ordering::Relaxed);
+                    if page.base_removed {
+                        counts.bases_removed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if page.unresolved > 0 {
+                        counts.unresolved_pages.fetch_add(1, Ordering::Relaxed);
+                        counts
+                            .unresolved_links
+                            .fetch_add(page.unresolved, Ordering::Relaxed);
+                        if let Ok(mut reasons) = counts.reasons.lock() {
+                            reasons.extend(page.reasons);
+                        }
+                    }
                 }
                 Err(e) => fail_file(&entry.rel, e),
             }
@@ -456,7 +538,7 @@ fn rewrite_one(
     options: &Options,
     dirs: &mut DirCache,
     counts: &Counts,
-) -> Result<usize, FileError> {
+) -> Result<PageTally, FileError> {
     let rel = Path::new(&entry.rel);
     let out = match destination {
         Destination::Out(out) => Some(out),
@@ -464,7 +546,7 @@ fn rewrite_one(
     };
     if entry.is_link && out.is_none() {
         // In place, a link inside the tree is left a link: its target is rewritten on its own.
-        return Ok(0);
+        return Ok(PageTally::default());
     }
     if entry.kind == FileKind::OutsideLink {
         if let Some(out) = out {
@@ -473,29 +555,26 @@ fn rewrite_one(
             let (dir, name) = dirs.file_of(out, rel, true)?;
             dir.symlink(name, &link)?;
         }
-        return Ok(0);
+        return Ok(PageTally::default());
     }
     if entry.kind == FileKind::Other {
         if let Some(out) = out {
             copy_unchanged(&mut entry.open()?, out, rel, dirs)?;
         }
-        return Ok(0);
+        return Ok(PageTally::default());
     }
     let (bytes, snapshot) = entry.read()?;
     let url = site.file_url(&entry.rel);
-    let unresolved = |reports: &[linkbase::Report]| -> usize {
-        reports
-            .iter()
-            .filter_map(linkbase::Report::unresolved_summary)
-            .map(|s| s.unresolved)
-            .sum()
-    };
+    let drop_base = options.rewrite.drop_base;
+    let mut tally = PageTally::default();
     let rewritten = match entry.kind {
         FileKind::Html => {
             // Only the count of links left relative is needed: they are counted, not kept.
             let mut new = Vec::with_capacity(bytes.len() + bytes.len() / 8);
-            pipeline::rewrite_to(&html_input(&entry.rel, &bytes, url), options, &mut new)
-                .map(|w| (w.links.unresolved, new))
+            pipeline::rewrite_to(&html_input(&entry.rel, &bytes, url), options, &mut new).map(|w| {
+                tally.add(&w.base, w.links, drop_base);
+                new
+            })
         }
         _ => linkbase::message::rewrite_message(
             &linkbase::message::MessageInput {
@@ -512,10 +591,17 @@ fn rewrite_one(
             if crate::say_skipped_parts(&entry.rel, &r.reports) > 0 {
                 counts.skipped_parts.fetch_add(1, Ordering::Relaxed);
             }
-            (unresolved(&r.reports), r.bytes)
+            for report in &r.reports {
+                let mut links = linkbase::LinkTally::default();
+                report.links.iter().for_each(|l| links.add(l));
+                tally.add(&report.base, links, drop_base);
+            }
+            // A message is one page, with or without HTML parts.
+            tally.page = true;
+            r.bytes
         }),
     };
-    let (left, new) = match (rewritten, out) {
+    let new = match (rewritten, out) {
         (Ok(done), _) => done,
         (Err(e), Some(out)) => {
             // No holes in the copy: the page as it was (the bytes read, not the file again),
@@ -563,7 +649,7 @@ fn rewrite_one(
             )?;
         }
     }
-    Ok(left)
+    Ok(tally)
 }
 
 pub use linkbase::site::CheckRecord;
@@ -637,7 +723,9 @@ pub fn check_tree(
         .iter()
         .filter(|e| e.kind == FileKind::Html)
         .collect();
-    let progress = Progress::new(pages.len() * 2, "check");
+    // Two passes over the pages, each counted once: the bar goes to the page count twice, and
+    // says which pass it is, rather than counting 2 × pages as files.
+    let progress = Progress::new(pages.len(), "check: ids", "pages");
     let ids: Vec<(String, Option<Vec<String>>)> = pages
         .par_iter()
         .map(|entry| {
@@ -655,6 +743,7 @@ pub fn check_tree(
         }
     }
     drop(ids);
+    progress.restart("check: links");
     let site = &*site;
     let mut totals = CheckTotals::default();
     for chunk in pages.chunks(64) {
@@ -719,5 +808,29 @@ impl linkbase::site::CheckRules for CheckRules {
             std::borrow::Cow::Owned(s) => Some(s),
             std::borrow::Cow::Borrowed(_) => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_bar_counts_pages_once_per_pass_with_an_eta() {
+        let template = progress_template("pages");
+        assert!(template.contains("{pos}/{len} pages"), "{template}");
+        assert!(template.contains("ETA {eta}"), "{template}");
+        assert!(
+            ProgressStyle::with_template(&template).is_ok(),
+            "{template}"
+        );
+        let bar = Progress::new(3, "check: ids", "pages");
+        (0..3).for_each(|_| bar.inc());
+        assert_eq!(bar.position(), 3);
+        bar.restart("check: links");
+        assert_eq!(bar.position(), 0);
+        (0..3).for_each(|_| bar.inc());
+        assert_eq!(bar.position(), 3);
+        bar.finish();
     }
 }

@@ -12,7 +12,7 @@ use linkbase::report::{escape_controls, write_jsonl, write_tsv};
 use rayon::prelude::*;
 
 use crate::args::{BaseFormat, InputArgs, LinksFormat, RewriteArgs};
-use crate::{fsout, Exit, Failure, Fatal};
+use crate::{fsout, say, Exit, Failure, Fatal};
 
 /// A batch holds at most this many records, or this many payload bytes: memory stays flat in
 /// the archive's size while every core has work.
@@ -95,17 +95,21 @@ fn run<T: Send>(
     }
 }
 
-/// What a run says at its end, and its exit code: damage makes it 1 (the archive is not whole,
-/// even where its records were read past it), as do records past a limit, revisits whose
-/// original is not in the file, and records the pipeline could not read.
-fn finish(name: &str, archive: &Archive, failed: u64) -> Exit {
+/// What a run says at its end, in one line (`tail`: what a rewrite wrote, where, and its time),
+/// and its exit code: damage makes it 1 (the archive is not whole, even where its records were
+/// read past it), as do records past a limit, revisits whose original is not in the file, and
+/// records the pipeline could not read.
+fn finish(name: &str, archive: &Archive, failed: u64, tail: &str) -> Exit {
     let counts = archive.counts();
     let failed_note = if failed > 0 {
-        format!(", {failed} HTML records could not be processed")
+        format!(", {} could not be processed", say::n(failed, "HTML record"))
     } else {
         String::new()
     };
-    eprintln!("linkbase: {}: {counts}{failed_note}", escape_controls(name));
+    eprintln!(
+        "linkbase: {}: {counts}{failed_note}{tail}",
+        escape_controls(name)
+    );
     if counts.incomplete() || failed > 0 {
         Exit::Problems
     } else {
@@ -221,7 +225,7 @@ pub fn links(
         },
     )?;
     out.flush()?;
-    Ok(finish(name, &archive, failed))
+    Ok(finish(name, &archive, failed, ""))
 }
 
 /// `base` of a WARC file: one line per HTML record.
@@ -262,7 +266,7 @@ pub fn base(
         },
     )?;
     out.flush()?;
-    Ok(finish(name, &archive, failed))
+    Ok(finish(name, &archive, failed, ""))
 }
 
 /// `rewrite` of a WARC file: to an archive (every record copied as it is, a `conversion`
@@ -280,6 +284,7 @@ pub fn rewrite(
         )
         .into());
     }
+    let started = std::time::Instant::now();
     let mut archive = open(path, name, &args.input)?;
     if let Some(dir) = &args.extract {
         if args.relative {
@@ -297,13 +302,12 @@ pub fn rewrite(
             }
             let mut options = options.clone();
             options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(relinker)));
+            // Said in the summary, with the count, when some were (issue 26).
+            let by_relative = !options.rewrite.drop_base;
             options.rewrite.drop_base = true;
-            eprintln!(
-                "linkbase: --relative: <base> elements are removed (they would redirect the relative links)"
-            );
-            return extract(&mut archive, name, dir, &options);
+            return extract(&mut archive, name, dir, &options, by_relative, started);
         }
-        return extract(&mut archive, name, dir, options);
+        return extract(&mut archive, name, dir, options, false, started);
     }
     if args.relative {
         return Err(Fatal(
@@ -395,11 +399,16 @@ pub fn rewrite(
             stdout.flush()?;
         }
     }
-    eprintln!(
-        "linkbase: {}: {converted} conversion records added",
-        escape_controls(name)
+    let tail = format!(
+        "; {} added; written to {}; {:.2} s",
+        say::n(converted, "conversion record"),
+        match &args.output {
+            Some(out) => escape_controls(&out.display().to_string()).into_owned(),
+            None => "stdout".to_owned(),
+        },
+        started.elapsed().as_secs_f64()
     );
-    Ok(finish(name, &archive, failed))
+    Ok(finish(name, &archive, failed, &tail))
 }
 
 /// The input's bytes, copied to the output up to a record boundary at a time.
@@ -448,6 +457,8 @@ fn extract(
     name: &str,
     dir: &Path,
     options: &Options,
+    base_by_relative: bool,
+    started: std::time::Instant,
 ) -> Result<Exit, Failure> {
     let root = fsout::Dir::open(dir, true).map_err(Fatal)?;
     let _lock = fsout::TreeLock::acquire(dir).map_err(Fatal)?;
@@ -456,16 +467,24 @@ fn extract(
     let mut written = 0u64;
     let mut unwritten = 0u64;
     let mut unnamed = 0u64;
+    let mut bases_removed = 0u64;
+    let drop_base = options.rewrite.drop_base;
     run(
         archive,
-        |h| rewrite_record(h, name, options).map(|(bytes, _)| bytes),
+        |h| {
+            rewrite_record(h, name, options)
+                .map(|(bytes, w)| (bytes, drop_base && crate::walk::base_removed(&w.base)))
+        },
         |event, result| {
             say_damage(name, &event);
             let (Event::Html(h), Some(result)) = (event, result) else {
                 return Ok(());
             };
             let bytes = match result {
-                Ok(b) => b,
+                Ok((b, removed)) => {
+                    bases_removed += u64::from(removed && extracted(&h));
+                    b
+                }
                 Err(e) => {
                     failed += 1;
                     say_failure(name, &h, &e);
@@ -522,17 +541,31 @@ fn extract(
     if unwritten > 0 {
         notes.push(format!("{unwritten} could not be written, see above"));
     }
-    eprintln!(
-        "linkbase: {}: {written} pages written to {}{}",
-        escape_controls(name),
+    let removed = if bases_removed > 0 {
+        format!(
+            "; <base> removed from {}{}",
+            say::n(bases_removed, "page"),
+            if base_by_relative {
+                " (by --relative: it would redirect the relative links)"
+            } else {
+                ""
+            }
+        )
+    } else {
+        String::new()
+    };
+    let tail = format!(
+        "; {} written to {}{}{removed}; {:.2} s",
+        say::n(written, "page"),
         escape_controls(&dir.display().to_string()),
         if notes.is_empty() {
             String::new()
         } else {
             format!(" ({})", notes.join("; "))
-        }
+        },
+        started.elapsed().as_secs_f64()
     );
-    let exit = finish(name, archive, failed);
+    let exit = finish(name, archive, failed, &tail);
     Ok(if unwritten > 0 || synced.is_err() {
         Exit::Problems
     } else {

@@ -20,4 +20,6 @@ mod integration {
     mod warc_salvage;
     mod mime_malformed;
     mod injection;
+    mod feedback;
+    mod help;
 }

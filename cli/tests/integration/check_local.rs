@@ -224,7 +224,7 @@ fn check_counts_unchecked_links_and_fail_on_unchecked_exits_1() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         summary(&run),
-        "1 pages, 4 links: 0 internal, 0 broken (0 outside the site root) to 0 targets; \
+        "1 page, 4 links: 0 internal, 0 broken (0 outside the site root) to 0 targets; \
          4 external (listed, not fetched); 0 unresolvable; 0 excluded; \
          4 not checked: 2 external (no --online), 1 outside the tree, 1 another scheme"
     );

@@ -1602,7 +1602,7 @@ fn rewrite_unusable_header_base_is_reported_naming_the_header() {
     assert_eq!(
         run.stderr,
         "linkbase: -: base-ignored: Content-Location: \"<cid:part1>\" is not a usable base: a cid:/mid: location is a label, not a base (RFC 2557 §8.3)\n\
-         linkbase: -: 1 of 1 links left relative or unresolvable (bad base)\n"
+         linkbase: -: 1 of 1 link left relative or unresolvable (bad base)\n"
     );
 }
 
@@ -1668,7 +1668,7 @@ fn rewrite_with_an_unusable_content_base_says_bad_base() {
     assert_eq!(
         run.stderr,
         "linkbase: -: base-ignored: Content-Base: \"relative/\" is not a usable base: it is relative and there is no base outside it to resolve it against\n\
-         linkbase: -: 1 of 1 links left relative or unresolvable (bad base)\n"
+         linkbase: -: 1 of 1 link left relative or unresolvable (bad base)\n"
     );
 }
 

@@ -178,7 +178,7 @@ fn rewrite_summaries_escape_file_names() {
     let run = linkbase(&["rewrite", s(&page)], b"");
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.ends_with(
-        "e\\x1b[2J\\u{202e}\\nx.html: 1 of 1 links left relative or unresolvable (no base)\n"
+        "e\\x1b[2J\\u{202e}\\nx.html: 1 of 1 link left relative or unresolvable (no base)\n"
     ));
     assert!(!raw(&run.stderr), "{}", run.stderr);
 }

@@ -846,15 +846,21 @@ fn extract_never_writes_through_a_symbolic_link_in_the_directory() {
     let run = linkbase(&["rewrite", &path, "--extract", dir.to_str().unwrap()], b"");
     assert_eq!(run.code, 1, "{}", run.stderr);
     let d = dir.display();
-    // The archive's own counts follow (not this test's subject).
-    let first_two: String = run.stderr.split_inclusive('\n').take(2).collect();
+    // The summary line: the archive's own counts (not this test's subject), then the pages.
+    let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(
-        first_two,
+        lines[0],
         format!(
             "linkbase: {path}: record <urn:uuid:00000000-0000-4000-8000-000000000001> at offset 0: \
-             {d}/ex.org/a.html not written: {d}/ex.org: a symbolic link in the tree; not written or read through\n\
-             linkbase: {path}: 1 pages written to {d} (1 could not be written, see above)\n"
+             {d}/ex.org/a.html not written: {d}/ex.org: a symbolic link in the tree; not written or read through"
         )
+    );
+    assert!(
+        lines[1].contains(&format!(
+            "; 1 page written to {d} (1 could not be written, see above); "
+        )),
+        "{}",
+        run.stderr
     );
     assert_eq!(std::fs::read(outside.join("a.html")).unwrap(), b"precious");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1);
@@ -888,15 +894,104 @@ fn extract_reports_a_page_it_cannot_write_and_goes_on() {
         .nth(1)
         .unwrap()
         .0;
-    // The archive's own counts follow (not this test's subject).
-    let first_two: String = run.stderr.split_inclusive('\n').take(2).collect();
+    // The summary line: the archive's own counts (not this test's subject), then the pages.
+    let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(
-        first_two,
+        lines[0],
         format!(
             "linkbase: {path}: record <urn:uuid:00000000-0000-4000-8000-000000000002> at offset {offset}: \
-             {d}/site.org/blog/post1 not written: {d}/site.org/blog: exists and is not a directory (a regular file)\n\
-             linkbase: {path}: 2 pages written to {d} (1 could not be written, see above)\n"
+             {d}/site.org/blog/post1 not written: {d}/site.org/blog: exists and is not a directory (a regular file)"
         )
     );
+    assert!(
+        lines[1].contains(&format!(
+            "; 2 pages written to {d} (1 could not be written, see above); "
+        )),
+        "{}",
+        run.stderr
+    );
     assert_eq!(files_under(&dir), ["site.org/about", "site.org/blog"]);
+}
+
+/// Issue 26: counts say "1 record", "1 conversion record", "1 page", never "1 records".
+#[test]
+fn one_record_one_conversion_one_page_are_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = archive_of(
+        dir.path(),
+        "one.warc",
+        &[response(
+            1,
+            "http://ex.org/a.html",
+            HTML_200,
+            b"<a href=b>b</a>",
+        )],
+    );
+    let out = dir.path().join("out.warc");
+    let run = linkbase(&["rewrite", &path, "-o", out.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        super::util::untimed(&run.stderr),
+        format!(
+            "linkbase: {path}: 1 record read: 1 HTML (0 of them revisits), 0 skipped, 0 damaged; \
+             1 conversion record added; written to {}; T s\n",
+            out.display()
+        )
+    );
+    let extracted = dir.path().join("x");
+    let run = linkbase(
+        &["rewrite", &path, "--extract", extracted.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("; 1 page written to {}; ", extracted.display())),
+        "{}",
+        run.stderr
+    );
+    // --relative: no <base> notice when none went, and the count when one did.
+    let run = linkbase(
+        &[
+            "rewrite",
+            &path,
+            "--extract",
+            dir.path().join("r").to_str().unwrap(),
+            "--relative",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("<base>"), "{}", run.stderr);
+    let based = archive_of(
+        dir.path(),
+        "based.warc",
+        &[
+            response(
+                1,
+                "http://ex.org/a.html",
+                HTML_200,
+                b"<base href=\"/d/\"><a href=b>b</a>",
+            ),
+            response(2, "http://ex.org/d/b", HTML_200, b"<a href=../a.html>a</a>"),
+        ],
+    );
+    let run = linkbase(
+        &[
+            "rewrite",
+            &based,
+            "--extract",
+            dir.path().join("b").to_str().unwrap(),
+            "--relative",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "; <base> removed from 1 page (by --relative: it would redirect the relative links); "
+        ),
+        "{}",
+        run.stderr
+    );
 }
