@@ -18,10 +18,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 def cli():
     """The linkbase binary that `cargo test` built (built here if it is missing)."""
-    for profile in ("debug", "release"):
-        exe = REPO / "target" / profile / "linkbase"
-        if exe.exists():
-            return exe
+    # The newer of the two builds: a stale one would compare against yesterday's CLI.
+    built = [REPO / "target" / p / "linkbase" for p in ("debug", "release")]
+    built = [exe for exe in built if exe.exists()]
+    if built:
+        return max(built, key=lambda exe: exe.stat().st_mtime)
     subprocess.run(["cargo", "build", "--quiet", "--bin", "linkbase"], cwd=REPO, check=True)
     return REPO / "target" / "debug" / "linkbase"
 
