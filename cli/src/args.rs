@@ -232,6 +232,10 @@ pub struct CheckArgs {
     /// unsupported scheme, unresolvable), as for a broken one. Excluded links do not count.
     #[arg(long, help_heading = "Exit status")]
     pub fail_on_unchecked: bool,
+    /// With `--format jsonl` or `tsv`: only the records of broken links (the grouped formats
+    /// list only broken targets already). The summary still counts every link.
+    #[arg(long, help_heading = "Output")]
+    pub broken_only: bool,
     #[command(flatten)]
     pub resolution: ResolutionArgs,
 }

@@ -914,3 +914,46 @@ fn fragments_after_foreign_content_breakouts_are_found() {
         );
     }
 }
+
+/// Issue 25 item 7: `--broken-only` keeps the record formats to the broken links (a 178k-link
+/// site wrote 78 MB of JSONL, nearly all `ok`); the summary still counts every link.
+#[test]
+fn check_broken_only_lists_only_broken_records() {
+    for format in ["jsonl", "tsv"] {
+        let all = check(&fixture("basic"), BASIC_URL, &["--format", format]);
+        let broken = check(
+            &fixture("basic"),
+            BASIC_URL,
+            &["--format", format, "--broken-only"],
+        );
+        assert_eq!(broken.code, 1, "{}", broken.stderr);
+        assert_eq!(broken.stderr, all.stderr, "the summary counts every link");
+        let header = usize::from(format == "tsv");
+        let verdict = |line: &str| -> String {
+            if format == "jsonl" {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                v["verdict"].as_str().unwrap().to_owned()
+            } else {
+                line.split('\t').nth(1).unwrap().to_owned()
+            }
+        };
+        let kept: Vec<&str> = broken.stdout.lines().skip(header).collect();
+        let expected: Vec<&str> = all
+            .stdout
+            .lines()
+            .skip(header)
+            .filter(|l| {
+                matches!(
+                    verdict(l).as_str(),
+                    "missing" | "missing-fragment" | "outside-root"
+                )
+            })
+            .collect();
+        assert_eq!(
+            kept.len(),
+            12,
+            "{format}: the 12 broken links of the summary"
+        );
+        assert_eq!(kept, expected, "{format}");
+    }
+}
