@@ -12,8 +12,10 @@ if [ ! -x "$venv/bin/python" ]; then
   fi
 fi
 # Pinned, so a new release cannot change what CI runs. pyspark: the Spark test (tests/test_spark.py,
-# local[2] mode; needs Java 17+ on PATH, as the machine has).
-"$venv/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0 pytest==9.2.0 pyspark==4.0.1
+# local[2] mode; needs Java 17+ on PATH, as the machine has); mypy: the stubs checked with --strict
+# (tests/test_documents.py). `python -m pip`, not bin/pip: a venv copied from another checkout keeps
+# that checkout's path in bin/pip's first line, and would install there.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin==1.16.0 pytest==9.2.0 pyspark==4.0.1 mypy==2.4.1
 
 cd "$root/python"
 echo "== python: cargo fmt --check, clippy"

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use std::path::Path;
 
+use linkbase::input::InputKind;
 use linkbase::message::{self, MessageInput};
 use linkbase::pipeline::{self, HtmlInput, Options};
 use linkbase::report::{escape_controls, write_jsonl, write_tsv};
@@ -216,12 +217,7 @@ impl Loaded {
     /// A MIME message (`.eml`, `.mht`, `.mhtml`, or an RFC 822 heading naming MIME) rather than
     /// a bare HTML document.
     fn is_message(&self) -> bool {
-        let ext = Path::new(&self.name)
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
-        matches!(ext.as_deref(), Some("eml" | "mht" | "mhtml"))
-            || linkbase::input::mime::looks_like_message(&self.bytes)
+        linkbase::input::classify(&self.name, &self.bytes) == InputKind::Message
     }
 
     fn message_input(&self) -> MessageInput<'_> {
@@ -315,7 +311,8 @@ fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<Large>), Fa
 fn load(args: &InputArgs) -> Result<Loaded, Fatal> {
     let name = args.input.clone();
     let (mut bytes, mut large) = read_input(&name, args.stream_threshold)?;
-    if warc::is_warc(&name, &bytes) {
+    let kind = linkbase::input::classify(&name, &bytes);
+    if kind == InputKind::Warc {
         let source = match large {
             Some(l) => l,
             None if name == "-" => {
@@ -345,14 +342,7 @@ fn load(args: &InputArgs) -> Result<Loaded, Fatal> {
             warc: Some(source),
         });
     }
-    let message = matches!(
-        Path::new(&name)
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .as_deref(),
-        Some("eml" | "mht" | "mhtml")
-    ) || linkbase::input::mime::looks_like_message(&bytes);
+    let message = kind == InputKind::Message;
     if let (true, Some(l)) = (message, &large) {
         bytes = std::fs::read(&l.path).map_err(|e| Fatal(format!("{name}: {e}")))?;
         large = None;

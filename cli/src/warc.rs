@@ -19,16 +19,6 @@ use crate::{fsout, say, Exit, Failure, Fatal};
 const BATCH_RECORDS: usize = 64;
 const BATCH_BYTES: usize = 32 * 1024 * 1024;
 
-/// Whether the input is a WARC file: by its name, else by its first bytes.
-pub fn is_warc(name: &str, head: &[u8]) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.ends_with(".warc") || lower.ends_with(".warc.gz") || archive_head(head)
-}
-
-fn archive_head(head: &[u8]) -> bool {
-    linkbase::input::warc::looks_like_warc(head)
-}
-
 /// The layers a user can give that have no meaning for an archive: each record's own target
 /// URI and archived headers are its layers.
 pub fn refuse_document_layers(args: &InputArgs) -> Result<(), Fatal> {

@@ -1,9 +1,16 @@
 import os
-from typing import Any, BinaryIO, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union
+from typing import BinaryIO, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
+
+from ._types import BaseRecord, LinkRecord, WarcRecord
+
+__version__: str
 
 Headers = Union[Mapping[str, str], Sequence[Tuple[str, str]]]
 ProfileName = Literal["rfc2396", "rfc1808", "rfc3986", "whatwg"]
 HeaderBaseName = Literal["entity", "browser"]
+BytesLike = Union[bytes, bytearray, memoryview]
+# A document: its bytes (any bytes-like object), or str, the text itself (read as UTF-8), not a path.
+Document = Union[BytesLike, str]
 
 class Error(Exception):
     """Base class of every error linkbase raises."""
@@ -15,21 +22,27 @@ class LimitError(Error):
     """The document passes a parser bound."""
 
 class BadBase(Error):
-    """A base given by the caller is not a usable URI."""
+    """A base given by the caller (url=, resolve's base) is not a usable URI."""
 
 class UnsupportedError(Error):
-    """The document's encoding cannot be written back."""
+    """The document's encoding cannot be written back; a message cannot be read."""
 
 class UsageError(Error):
-    """An argument value is not one linkbase knows (a profile or header_base name)."""
+    """An argument value linkbase does not take (a profile or header_base name; a WARC given as a document)."""
 
 class ArchiveError(Error):
     """A WARC file cannot be opened or read at all (damage inside it is reported, not raised)."""
 
-class WarcReader(Iterator[dict[str, Any]]):
+class UnresolvedError(Error):
+    """strict=True was given and links were left relative or unresolvable."""
+
+class LinkbaseWarning(UserWarning):
+    """Links were left relative or unresolvable (for lack of a base, most often)."""
+
+class WarcReader(Iterator[WarcRecord]):
     """The HTML records of a WARC file, as `read_warc` returns them."""
     def __iter__(self) -> "WarcReader": ...
-    def __next__(self) -> dict[str, Any]: ...
+    def __next__(self) -> WarcRecord: ...
     @property
     def counts(self) -> dict[str, int]:
         """Records read so far: records, html, skipped (past_limit of them past a bound), damaged, revisits."""
@@ -46,40 +59,64 @@ def read_warc(
     profile: ProfileName = "rfc2396",
     header_base: HeaderBaseName = "entity",
 ) -> WarcReader:
-    """Per HTML record of a .warc / .warc.gz: warc_record_id, warc_target_uri, warc_date, offset,
-    status, revisit_of, base (the URI or None), base_source, encoding, diagnostics, and links
-    (as `links()`, with the record's fields)."""
+    """The HTML records of a .warc / .warc.gz, one WarcRecord each (see help(linkbase.read_warc))."""
 
 def resolve(base: str, ref: str, profile: ProfileName = "rfc2396") -> Optional[str]:
     """`ref` resolved against `base`; None when it cannot be resolved (a relative reference
     against an opaque base). Raises BadBase for an unusable base."""
 
+@overload
 def rewrite(
-    html: bytes,
+    html: str,
     *,
     url: Optional[str] = None,
     headers: Optional[Headers] = None,
     profile: ProfileName = "rfc2396",
     header_base: HeaderBaseName = "entity",
+    strict: bool = False,
+) -> str: ...
+@overload
+def rewrite(
+    html: BytesLike,
+    *,
+    url: Optional[str] = None,
+    headers: Optional[Headers] = None,
+    profile: ProfileName = "rfc2396",
+    header_base: HeaderBaseName = "entity",
+    strict: bool = False,
 ) -> bytes:
-    """The document with every relative URL made absolute, in its own encoding."""
+    """The document (HTML, or a MIME message) with every relative URL made absolute, in its own
+    encoding; str in, str out. strict=True raises UnresolvedError when links were left relative,
+    else a LinkbaseWarning says so (see help(linkbase.rewrite))."""
 
 def links(
-    html: bytes,
+    html: Document,
     *,
     url: Optional[str] = None,
     headers: Optional[Headers] = None,
     profile: ProfileName = "rfc2396",
     header_base: HeaderBaseName = "entity",
-) -> list[dict[str, Any]]:
-    """Every URL occurrence: the fields of `linkbase links --format jsonl`."""
+    strict: bool = False,
+) -> List[LinkRecord]:
+    """Every URL occurrence (of every HTML and CSS part of a message): the records of
+    `linkbase links` (see help(linkbase.links))."""
 
 def base(
-    html: bytes,
+    html: Document,
     *,
     url: Optional[str] = None,
     headers: Optional[Headers] = None,
     profile: ProfileName = "rfc2396",
     header_base: HeaderBaseName = "entity",
-) -> dict[str, Any]:
-    """The document's base: the fields of `linkbase base --format jsonl`."""
+) -> BaseRecord:
+    """The document's base (a message's root part's): a record of `linkbase base`."""
+
+def bases(
+    html: Document,
+    *,
+    url: Optional[str] = None,
+    headers: Optional[Headers] = None,
+    profile: ProfileName = "rfc2396",
+    header_base: HeaderBaseName = "entity",
+) -> List[BaseRecord]:
+    """Every base record: one for HTML, one per HTML or CSS part of a message (`linkbase base`)."""

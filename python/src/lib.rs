@@ -7,14 +7,16 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use linkbase::input::InputKind;
+use linkbase::message::{self, MessageInput};
 use linkbase::pipeline::{self, HtmlInput, Options};
 use linkbase::{
-    BaseLayers, HeaderBase, Headers, Profile, ResolveOptions, Resolver, RewriteOptions,
+    BaseLayers, HeaderBase, Headers, Profile, Report, ResolveOptions, Resolver, RewriteOptions,
 };
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::exceptions::{PyException, PyTypeError, PyUserWarning};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString};
 
 create_exception!(
     linkbase,
@@ -60,8 +62,179 @@ create_exception!(
     "A WARC file cannot be opened or read at all (damage inside it is reported, not raised)."
 );
 
+create_exception!(
+    linkbase,
+    UnresolvedError,
+    Error,
+    "strict=True was given and links were left relative or unresolvable (no base, a bad base, \
+an opaque base, or references RFC 2396 cannot resolve); the message says how many and why."
+);
+
+create_exception!(
+    linkbase,
+    LinkbaseWarning,
+    PyUserWarning,
+    "Links were left relative or unresolvable (for lack of a base, most often); warned by \
+rewrite() and links() unless strict=True, which raises UnresolvedError instead. Silence it with \
+warnings.simplefilter(\"ignore\", linkbase.LinkbaseWarning)."
+);
+
 /// The name documents carry in error messages: Python callers pass bytes, not files.
 const INPUT_NAME: &str = "<html>";
+/// The name a MIME message carries in error messages.
+const MESSAGE_NAME: &str = "<message>";
+
+/// The document argument's bytes: a `bytes` object (borrowed, not copied) or a copy of any
+/// other buffer or of a `str`'s UTF-8.
+enum DocBytes<'py> {
+    Shared(Bound<'py, PyBytes>),
+    Owned(Vec<u8>),
+}
+
+impl DocBytes<'_> {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            DocBytes::Shared(b) => b.as_bytes(),
+            DocBytes::Owned(v) => v,
+        }
+    }
+}
+
+/// The document argument: `bytes`, any other bytes-like object (`bytearray`, `memoryview`, …,
+/// copied: the GIL is released while the library reads it), or `str` (the text itself, not a
+/// path: encoded as UTF-8, and read as UTF-8 whatever it declares). The flag says it was `str`.
+fn document<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(DocBytes<'py>, bool)> {
+    if let Ok(bytes) = obj.cast::<PyBytes>() {
+        return Ok((DocBytes::Shared(bytes.clone()), false));
+    }
+    if let Ok(text) = obj.cast::<PyString>() {
+        return Ok((DocBytes::Owned(text.to_cow()?.as_bytes().to_vec()), true));
+    }
+    let py = obj.py();
+    let view = py
+        .import("builtins")?
+        .getattr("memoryview")?
+        .call1((obj,))
+        .map_err(|_| {
+            let name = obj
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|_| "?".to_owned());
+            PyTypeError::new_err(format!(
+                "html: expected bytes, bytearray, memoryview (any bytes-like object) or str, not {name}"
+            ))
+        })?;
+    let bytes = view.call_method0("tobytes")?.cast_into::<PyBytes>()?;
+    Ok((DocBytes::Shared(bytes), false))
+}
+
+/// The document and how to read it.
+struct Job<'py> {
+    doc: DocBytes<'py>,
+    kind: InputKind,
+    text: bool,
+    prepared: Prepared,
+}
+
+impl<'py> Job<'py> {
+    /// The document argument classified as the CLI classifies its input (one rule:
+    /// `linkbase::input::classify`, by content only, there being no file name). A WARC archive
+    /// is refused: its records are documents of their own, with their own URLs.
+    fn new(obj: &Bound<'py, PyAny>, prepared: Prepared) -> PyResult<Job<'py>> {
+        let (doc, text) = document(obj)?;
+        let kind = linkbase::input::classify("", doc.as_slice());
+        if kind == InputKind::Warc {
+            return Err(UsageError::new_err(
+                "html: this is a WARC archive, not a document: read its records with \
+                 linkbase.read_warc(path) (or read_warc(io.BytesIO(data)) for bytes in memory)",
+            ));
+        }
+        let mut prepared = prepared;
+        if text && kind == InputKind::Html {
+            // A str is already decoded text: its UTF-8 encoding is the transport charset, above
+            // any <meta charset> or Content-Type it carries (HTML LS §13.2.3.2 step 4).
+            prepared.charset = Some("utf-8".to_owned());
+        }
+        Ok(Job {
+            doc,
+            kind,
+            text,
+            prepared,
+        })
+    }
+
+    fn message(&self) -> bool {
+        self.kind == InputKind::Message
+    }
+
+    /// Reports (one for a document, one per HTML or CSS part of a message) and, when
+    /// `rewrite`, the rewritten bytes: what the CLI's `links` / `rewrite` compute.
+    fn run(&self, py: Python<'_>, rewrite: bool) -> PyResult<(Option<Vec<u8>>, Vec<Report>)> {
+        let bytes = self.doc.as_slice();
+        let prepared = &self.prepared;
+        let message = self.message();
+        run(py, || {
+            if message {
+                let input = MessageInput {
+                    name: MESSAGE_NAME,
+                    bytes,
+                    layers: prepared.layers.clone(),
+                };
+                return if rewrite {
+                    let out = message::rewrite_message(&input, &prepared.options).map_err(to_py)?;
+                    Ok((Some(out.bytes), out.reports))
+                } else {
+                    let reports =
+                        message::links_message(&input, &prepared.options).map_err(to_py)?;
+                    Ok((None, reports))
+                };
+            }
+            let input = prepared.input(bytes);
+            if rewrite {
+                let out = pipeline::rewrite(&input, &prepared.options).map_err(to_py)?;
+                Ok((Some(out.bytes), vec![out.report]))
+            } else {
+                let report = pipeline::links(&input, &prepared.options).map_err(to_py)?;
+                Ok((None, vec![report]))
+            }
+        })
+    }
+
+    /// `strict`: raise `UnresolvedError` when links were left relative or unresolvable;
+    /// otherwise say so with a `LinkbaseWarning` per document (per part of a message), as the
+    /// CLI says it on stderr.
+    fn unresolved(&self, py: Python<'_>, reports: &[Report], strict: bool) -> PyResult<()> {
+        let mut said = Vec::new();
+        for report in reports {
+            let Some(summary) = report.unresolved_summary() else {
+                continue;
+            };
+            let mut line = match (&report.base.part, self.message()) {
+                (Some(part), true) => format!("part {part}: {summary}"),
+                _ => summary.to_string(),
+            };
+            if summary.reason == "no base" {
+                line.push_str("; give the document's URL with url= (or a base with headers=)");
+            }
+            said.push(line);
+        }
+        if said.is_empty() {
+            return Ok(());
+        }
+        if strict {
+            return Err(UnresolvedError::new_err(said.join("; ")));
+        }
+        let category = py.get_type::<LinkbaseWarning>();
+        for line in said {
+            let line = std::ffi::CString::new(line.replace('\0', " "))
+                .map_err(|e| Error::new_err(e.to_string()))?;
+            // stacklevel 1: the caller's line (this function is not a Python frame).
+            PyErr::warn(py, category.as_any(), &line, 1)?;
+        }
+        Ok(())
+    }
+}
 
 /// The library's error as the matching Python exception, with the library's message.
 fn to_py(e: linkbase::Error) -> PyErr {
@@ -148,6 +321,11 @@ impl Prepared {
     ) -> PyResult<Prepared> {
         let profile = profile(profile_name)?;
         let mode = header_base(header_base_name)?;
+        // The library's error names the layer (the retrieval URI); the caller gave it as url=.
+        if let Some(value) = &url {
+            linkbase::Uri::parse(value.trim())
+                .map_err(|e| BadBase::new_err(format!("url={value:?}: {e}")))?;
+        }
         let headers = headers(headers_obj)?;
         let mut layers = BaseLayers {
             retrieval_uri: url,
@@ -183,10 +361,29 @@ impl Prepared {
     }
 }
 
-/// resolve(base, ref, profile="rfc2396") -> str | None
+/// `ref` resolved against `base` (RFC 2396 §5.2, or the profile's rules).
 ///
-/// `ref` resolved against `base`; `None` when the reference cannot be resolved (a relative
-/// reference against an opaque base such as `mailto:`). Raises `BadBase` for an unusable base.
+/// Arguments:
+///     base: an absolute URI.
+///     ref: a URI reference, relative or absolute.
+///     profile: rfc2396 (default), rfc1808, rfc3986 or whatwg.
+///
+/// Returns:
+///     The absolute URI as str, or None when the reference cannot be resolved (a relative
+///     reference against an opaque base such as mailto:).
+///
+/// Raises:
+///     BadBase: base is not a usable absolute URI.
+///     UsageError: an unknown profile.
+///
+/// Example:
+///     >>> import linkbase
+///     >>> linkbase.resolve("http://a/b/c/d;p?q", "../g")
+///     'http://a/b/g'
+///     >>> linkbase.resolve("http://a/b/c/d;p?q", "?y", "rfc3986")
+///     'http://a/b/c/d;p?y'
+///     >>> linkbase.resolve("mailto:me@example.com", "g") is None
+///     True
 #[pyfunction]
 #[pyo3(signature = (base, r#ref, profile = "rfc2396"))]
 fn resolve(py: Python<'_>, base: &str, r#ref: &str, profile: &str) -> PyResult<Option<String>> {
@@ -198,72 +395,243 @@ fn resolve(py: Python<'_>, base: &str, r#ref: &str, profile: &str) -> PyResult<O
     })
 }
 
-/// rewrite(html, *, url=None, headers=None, profile="rfc2396", header_base="entity") -> bytes
+/// The keyword arguments rewrite(), links(), base() and bases() share, in the docstrings.
+macro_rules! doc_arguments {
+    () => {
+        "Arguments:
+    html: the document: bytes or any bytes-like object (bytearray, memoryview), or str, which is
+        the text itself (not a path), read as UTF-8 whatever it declares. An HTML document, or a
+        MIME message (e-mail, MHTML: a heading naming MIME-Version or Content-Type), whose HTML
+        and CSS parts are each read against their own base, as the CLI does. A WARC archive
+        raises UsageError: read it with read_warc().
+    url: the retrieval URI (RFC 2396 §5.1.3): where the document came from.
+    headers: the entity's header fields (§5.1.2), a mapping or (name, value) pairs:
+        Content-Base, Content-Location; Content-Type's charset is the transport charset.
+    profile: rfc2396 (default), rfc1808, rfc3986 or whatwg: how references resolve.
+    header_base: entity (default: Content-Base/Content-Location are bases) or browser (they
+        are not, as in browsers; RFC 7231 §3.1.4.2).\n"
+    };
+}
+
+/// Keyword arguments of rewrite() and links(), after those of doc_arguments!.
+macro_rules! doc_strict {
+    () => {
+        "    strict: raise UnresolvedError when links were left relative or unresolvable (no base,
+        a bad or opaque base, unresolvable references); without it, a LinkbaseWarning says so.\n"
+    };
+}
+
+/// Errors every document function raises.
+macro_rules! doc_raises {
+    () => {
+        "Raises:
+    DecodeError: binary data, or an encoding that cannot be read.
+    BadBase: url= is not an absolute URI.
+    LimitError: the document passes a parser bound (crafted input).
+    UnsupportedError: the encoding cannot be written back; a message that cannot be read.
+    UsageError: an unknown profile or header_base; a WARC archive.
+    TypeError: html or headers of the wrong type.\n"
+    };
+}
+
 #[pyfunction]
-#[pyo3(signature = (html, *, url = None, headers = None, profile = "rfc2396", header_base = "entity"))]
+#[pyo3(signature = (html, *, url = None, headers = None, profile = "rfc2396", header_base = "entity", strict = false))]
+#[doc = concat!(
+"The document with every relative URL made absolute (RFC 2396 §5.2) against its base (§5.1),
+written back in its own encoding; only URL values change. A MIME message comes back as a
+message, each HTML and CSS part rewritten and re-encoded in its own charset and transfer
+encoding (`linkbase rewrite message.eml`).
+
+", doc_arguments!(), doc_strict!(), "
+Returns:
+    bytes, or str when html was a str.
+
+", doc_raises!(), "    UnresolvedError: strict=True and links were left relative or unresolvable.
+
+Warns:
+    LinkbaseWarning: links were left relative or unresolvable (and strict is false).
+
+Example:
+    >>> import linkbase
+    >>> linkbase.rewrite(b'<a href=\"../x.html\">x</a>', url=\"http://h/a/b/page.html\")
+    b'<a href=\"http://h/a/x.html\">x</a>'
+    >>> linkbase.rewrite(\"<base href=/d/><img src=i.png>\", url=\"http://h/p\")
+    '<base href=http://h/d/><img src=http://h/d/i.png>'
+    >>> linkbase.rewrite(b\"<a href=x>\", strict=True)
+    Traceback (most recent call last):
+      ...
+    linkbase.UnresolvedError: 1 of 1 link left relative or unresolvable (no base); give the document's URL with url= (or a base with headers=)
+")]
+#[allow(clippy::too_many_arguments)]
 fn rewrite<'py>(
     py: Python<'py>,
-    html: &[u8],
+    html: &Bound<'py, PyAny>,
     url: Option<String>,
     headers: Option<&Bound<'py, PyAny>>,
     profile: &str,
     header_base: &str,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let prepared = Prepared::new(url, headers, profile, header_base)?;
-    let bytes = run(py, || {
-        pipeline::rewrite(&prepared.input(html), &prepared.options)
-            .map(|r| r.bytes)
-            .map_err(to_py)
-    })?;
-    Ok(PyBytes::new(py, &bytes))
+    strict: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
+    let (bytes, reports) = job.run(py, true)?;
+    job.unresolved(py, &reports, strict)?;
+    let bytes = bytes.unwrap_or_default();
+    if !job.text {
+        return Ok(PyBytes::new(py, &bytes).into_any());
+    }
+    // A document given as str was read as UTF-8 and written so; a message keeps each part's
+    // own charset, which may not be UTF-8.
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(PyString::new(py, &text).into_any()),
+        Err(_) => Err(UnsupportedError::new_err(
+            "<message>: the rewritten message is not UTF-8 (a part is written in its own \
+             charset): pass html as bytes to get bytes",
+        )),
+    }
 }
 
-/// links(html, *, url=None, headers=None, profile="rfc2396", header_base="entity") -> list[dict]
 #[pyfunction]
-#[pyo3(signature = (html, *, url = None, headers = None, profile = "rfc2396", header_base = "entity"))]
+#[pyo3(signature = (html, *, url = None, headers = None, profile = "rfc2396", header_base = "entity", strict = false))]
+#[doc = concat!(
+"Every URL occurrence in the document, in document order (of a MIME message: of each HTML and
+CSS part, in message order), with its resolution and where its base came from: the records of
+`linkbase links` (JSON Lines), as dicts (typed as linkbase.LinkRecord).
+
+", doc_arguments!(), doc_strict!(), "
+Returns:
+    A list of dicts: part (the MIME part path, or None), element, attribute, original, resolved
+    (None when it could not be resolved), base, base_source (base-element, content-base,
+    content-location, retrieval-uri, default, none), same_document, kind (url, srcset, list,
+    refresh, css, css-import, …), rewritten, diagnostic, srcdoc_depth, target_part (the part a
+    message's link names), and root (in a message only: the link is in its root document).
+
+", doc_raises!(), "    UnresolvedError: strict=True and links were left relative or unresolvable.
+
+Warns:
+    LinkbaseWarning: links were left relative or unresolvable (and strict is false).
+
+Example:
+    >>> import linkbase
+    >>> [(r[\"original\"], r[\"resolved\"], r[\"base_source\"])
+    ...  for r in linkbase.links(b\"<base href=/d/><a href=x>\", url=\"http://h/p\")]
+    [('/d/', 'http://h/d/', 'retrieval-uri'), ('x', 'http://h/d/x', 'base-element')]
+")]
+#[allow(clippy::too_many_arguments)]
 fn links<'py>(
     py: Python<'py>,
-    html: &[u8],
+    html: &Bound<'py, PyAny>,
     url: Option<String>,
     headers: Option<&Bound<'py, PyAny>>,
     profile: &str,
     header_base: &str,
+    strict: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let prepared = Prepared::new(url, headers, profile, header_base)?;
-    let report = run(py, || {
-        pipeline::links(&prepared.input(html), &prepared.options).map_err(to_py)
-    })?;
+    let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
+    let (_, reports) = job.run(py, false)?;
+    job.unresolved(py, &reports, strict)?;
+    let records: Vec<_> = reports.into_iter().flat_map(|r| r.links).collect();
     // The records' own serde form, so the dicts have exactly the CLI's JSONL fields.
-    Ok(pythonize::pythonize(py, &report.links)?)
+    Ok(pythonize::pythonize(py, &records)?)
 }
 
-/// base(html, *, url=None, headers=None, profile="rfc2396", header_base="entity") -> dict
+/// The base records of a job: one for a document (without its links, as the CLI's `base`),
+/// one per HTML or CSS part of a message.
+fn base_records(py: Python<'_>, job: &Job<'_>) -> PyResult<Vec<linkbase::report::BaseRecord>> {
+    if job.message() {
+        let (_, reports) = job.run(py, false)?;
+        return Ok(reports.into_iter().map(|r| r.base).collect());
+    }
+    let bytes = job.doc.as_slice();
+    let prepared = &job.prepared;
+    let record = run(py, || {
+        pipeline::base(&prepared.input(bytes), &prepared.options).map_err(to_py)
+    })?;
+    Ok(vec![record])
+}
+
 #[pyfunction]
 #[pyo3(signature = (html, *, url = None, headers = None, profile = "rfc2396", header_base = "entity"))]
+#[doc = concat!(
+"The document's base URI and how it was found (the first RFC 2396 §5.1 layer that gave one),
+with its encoding and the diagnostics: the record of `linkbase base --format jsonl`, as a dict
+(typed as linkbase.BaseRecord). Of a MIME message, the record of its root document (RFC 2557
+§5; `root` is True); bases() gives every part's.
+
+", doc_arguments!(), "
+Returns:
+    A dict: part (the MIME part path, or None), base (None when no layer gave one),
+    base_source, encoding, encoding_source (bom, transport, meta, fallback), diagnostics (a
+    list of {code, message}), and root (in a message only).
+
+", doc_raises!(), "    Error: a message without an HTML or CSS part.
+
+Example:
+    >>> import linkbase
+    >>> b = linkbase.base(b\"<base href=/d/><a href=x>\", url=\"http://h/p\")
+    >>> b[\"base\"], b[\"base_source\"], b[\"encoding\"]
+    ('http://h/d/', 'base-element', 'windows-1252')
+")]
 fn base<'py>(
     py: Python<'py>,
-    html: &[u8],
+    html: &Bound<'py, PyAny>,
     url: Option<String>,
     headers: Option<&Bound<'py, PyAny>>,
     profile: &str,
     header_base: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let prepared = Prepared::new(url, headers, profile, header_base)?;
-    let report = run(py, || {
-        pipeline::links(&prepared.input(html), &prepared.options).map_err(to_py)
-    })?;
-    Ok(pythonize::pythonize(py, &report.base)?)
+    let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
+    let records = base_records(py, &job)?;
+    let index = records
+        .iter()
+        .position(|r| r.root == Some(true))
+        .unwrap_or(0);
+    let record = records
+        .get(index)
+        .ok_or_else(|| Error::new_err("<message>: no HTML or CSS part to give a base of"))?;
+    Ok(pythonize::pythonize(py, record)?)
 }
 
-/// read_warc(source, *, profile="rfc2396", header_base="entity") -> Iterator[dict]
+#[pyfunction]
+#[pyo3(signature = (html, *, url = None, headers = None, profile = "rfc2396", header_base = "entity"))]
+#[doc = concat!(
+"Every base record: the lines of `linkbase base --format jsonl`. One for an HTML document (the
+record base() returns); one per HTML or CSS part of a MIME message, in message order, each part
+with its own base (its Content-Location and Content-Base headings, RFC 2557 §5).
+
+", doc_arguments!(), "
+Returns:
+    A list of dicts, as base() returns (typed as linkbase.BaseRecord); empty for a message
+    without an HTML or CSS part.
+
+", doc_raises!(), "
+Example:
+    >>> import linkbase
+    >>> [(b[\"part\"], b[\"base\"]) for b in linkbase.bases(b\"<a href=x>\", url=\"http://h/p\")]
+    [(None, 'http://h/p')]
+")]
+fn bases<'py>(
+    py: Python<'py>,
+    html: &Bound<'py, PyAny>,
+    url: Option<String>,
+    headers: Option<&Bound<'py, PyAny>>,
+    profile: &str,
+    header_base: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
+    Ok(pythonize::pythonize(py, &base_records(py, &job)?)?)
+}
+
+/// The iterator read_warc() returns: one dict per HTML record of a WARC file, in file order
+/// (typed as linkbase.WarcRecord). Its attributes say what has been read so far: counts,
+/// damaged, failed.
 ///
-/// The HTML records of a WARC file (`.warc` or `.warc.gz`), one dict each: the record's
-/// `warc_record_id`, `warc_target_uri`, `warc_date`, `offset`, `status`, `revisit_of`, its
-/// `base` (the URI, or None) and `base_source`, `encoding`, `diagnostics`, and its `links` (as
-/// `links()`, each with the record's fields).
-/// `source` is a path or a binary file object (copied to a temporary file: a revisit's original
-/// is read again from the file). Damage in the archive does not raise: it is listed in the
-/// iterator's `damaged`, and `counts` says what was read.
+/// Example:
+///     >>> import linkbase
+///     >>> reader = linkbase.read_warc("crawl.warc.gz")  # doctest: +SKIP
+///     >>> for record in reader:  # doctest: +SKIP
+///     ...     print(record["warc_target_uri"], len(record["links"]))
+///     >>> reader.counts["html"], reader.damaged  # doctest: +SKIP
+///     (12, [])
 #[pyclass(module = "linkbase")]
 struct WarcReader {
     archive: Option<linkbase::archive::Archive>,
@@ -375,6 +743,33 @@ impl WarcReader {
     }
 }
 
+/// The HTML records of a WARC file (.warc or .warc.gz, a gzip member per record or one for the
+/// whole file), each as a document of its own: its WARC-Target-URI is its retrieval URI and its
+/// archived HTTP headers its entity (RFC 2396 §5.1.2–§5.1.3); a revisit is read as its original.
+///
+/// Arguments:
+///     source: a path (str or os.PathLike), or a binary file object (copied to a temporary file:
+///         a revisit's original is read again from the file; io.BytesIO(data) for bytes).
+///     profile: rfc2396 (default), rfc1808, rfc3986 or whatwg.
+///     header_base: entity (default) or browser.
+///
+/// Returns:
+///     A WarcReader: an iterator of dicts (linkbase.WarcRecord): warc_record_id,
+///     warc_target_uri, warc_date, offset, status, revisit_of, base (the URI or None),
+///     base_source, encoding, diagnostics, and links (as links() gives them, each with the
+///     record's warc_record_id, warc_target_uri and warc_date). Damage in the archive does not
+///     raise: it is listed in the reader's damaged, and counts says what was read.
+///
+/// Raises:
+///     ArchiveError: the file cannot be opened or read at all.
+///     UsageError: an unknown profile or header_base.
+///     TypeError: a file object opened in text mode.
+///
+/// Example:
+///     >>> import linkbase
+///     >>> for record in linkbase.read_warc("crawl.warc.gz"):  # doctest: +SKIP
+///     ...     for link in record["links"]:
+///     ...         print(record["warc_target_uri"], link["resolved"], link["base_source"])
 #[pyfunction]
 #[pyo3(signature = (source, *, profile = "rfc2396", header_base = "entity"))]
 fn read_warc(
@@ -447,11 +842,16 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
     m.add("UsageError", py.get_type::<UsageError>())?;
     m.add("ArchiveError", py.get_type::<ArchiveError>())?;
+    m.add("UnresolvedError", py.get_type::<UnresolvedError>())?;
+    m.add("LinkbaseWarning", py.get_type::<LinkbaseWarning>())?;
+    // The package's version is this crate's (pyproject.toml takes it from Cargo.toml).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<WarcReader>()?;
     m.add_function(wrap_pyfunction!(read_warc, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite, m)?)?;
     m.add_function(wrap_pyfunction!(links, m)?)?;
     m.add_function(wrap_pyfunction!(base, m)?)?;
+    m.add_function(wrap_pyfunction!(bases, m)?)?;
     Ok(())
 }

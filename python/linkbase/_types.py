@@ -1,0 +1,80 @@
+"""The records linkbase returns, as TypedDicts: plain dicts at run time, typed for checkers.
+
+Each has exactly the fields of the CLI's JSON Lines records (`linkbase links`, `linkbase base`).
+Keys only some records carry (`root` in MIME messages, the WARC fields) are in a `total=False`
+subclass, so the classes work on Python 3.9 without `NotRequired`.
+"""
+
+from typing import List, Literal, Optional, TypedDict
+
+BaseSource = Literal["base-element", "content-base", "content-location", "retrieval-uri", "default", "none"]
+"""Which RFC 2396 §5.1 layer gave the base."""
+
+EncodingSource = Literal["bom", "transport", "meta", "fallback"]
+"""Where the document's encoding came from (HTML LS §13.2.3.2)."""
+
+
+class Diagnostic(TypedDict):
+    """Something left as it was, and why: a stable kebab-case `code` and a `message`."""
+
+    code: str
+    message: str
+
+
+class _LinkRecord(TypedDict):
+    part: Optional[str]
+    element: str
+    attribute: Optional[str]
+    original: str
+    resolved: Optional[str]
+    base: Optional[str]
+    base_source: BaseSource
+    same_document: bool
+    kind: str
+    rewritten: bool
+    diagnostic: Optional[str]
+    srcdoc_depth: int
+    target_part: Optional[str]
+
+
+class LinkRecord(_LinkRecord, total=False):
+    """One URL occurrence (a line of `linkbase links`): `resolved` is None when it could not be
+    resolved; `root` is present in MIME messages only; the `warc_*` fields in read_warc() only."""
+
+    root: bool
+    warc_record_id: Optional[str]
+    warc_target_uri: Optional[str]
+    warc_date: Optional[str]
+    truncated: bool
+
+
+class _BaseRecord(TypedDict):
+    part: Optional[str]
+    base: Optional[str]
+    base_source: BaseSource
+    encoding: str
+    encoding_source: EncodingSource
+    diagnostics: List[Diagnostic]
+
+
+class BaseRecord(_BaseRecord, total=False):
+    """A document's base and how it was found (a line of `linkbase base`); `root` is present in
+    MIME messages only."""
+
+    root: bool
+
+
+class WarcRecord(TypedDict):
+    """One HTML record of a WARC file, as read_warc() yields it."""
+
+    warc_record_id: Optional[str]
+    warc_target_uri: Optional[str]
+    warc_date: Optional[str]
+    offset: int
+    status: Optional[int]
+    revisit_of: Optional[str]
+    base: Optional[str]
+    base_source: BaseSource
+    encoding: str
+    diagnostics: List[Diagnostic]
+    links: List[LinkRecord]
