@@ -974,8 +974,8 @@ pub fn warc_date(secs: i64) -> String {
 /// query may hold one), `\`, NUL and the other control characters are percent-encoded, and a
 /// component longer than [`EXTRACT_NAME_MAX`] bytes is cut and given a stable hash of the whole.
 /// Documented collisions: a raw byte and its own `%XX` spelling (`a\b` and `a%5Cb`) give the
-/// same name, as with wget; so do `a/../b` and `a/b` (segments dropped, not resolved); a later
-/// capture of the same name replaces an earlier one.
+/// same name, as with wget; so do `a/../b` and `a/b` (segments dropped, not resolved). Such
+/// URLs are kept apart by [`ExtractNames`], which gives all but the first another name.
 pub fn extract_path(target_uri: &str) -> Option<std::path::PathBuf> {
     let uri = crate::UriRef::parse(target_uri);
     uri.scheme?;
@@ -1043,20 +1043,189 @@ fn extract_component(raw: &str) -> String {
     format!("{}~{hash}", name.get(..cut).unwrap_or(""))
 }
 
+/// The file names of one extraction, decided before anything is written, so that no two URLs
+/// share a file and no file stands where a directory must be (issue 24).
+///
+/// The rule, in record order (the first record of a URL decides its place in the order):
+/// - a URL keeps its [`extract_path`] name unless that name is taken; a later capture of the
+///   same URL (the same target URI string) is the same file, and replaces the earlier one;
+/// - names are compared case-folded, so a mirror copied to a case-insensitive file system stays
+///   whole: `/A.html` and `/a.html` are two files even there;
+/// - a name that another URL's path needs as a directory (`/a` beside `/a/` or `/a/b`) is
+///   taken by that directory: the directory keeps its name, as every page below it does;
+/// - a URL whose name is taken gets the first free `~N` (N = 2, 3, …) inserted before the
+///   extension of its last component (before the `?` of a query kept in the name):
+///   `a.html` → `a~2.html`, `a.css?v=1` → `a~2.css?v=1`, `a` → `a~2`. The same archive always
+///   gives the same names.
+///
+/// Each such URL is a [`ExtractCollision`], to be said and counted.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractNames {
+    /// Target URI → its file.
+    by_uri: HashMap<String, std::path::PathBuf>,
+    /// [`extract_path`] name → the file of the first URL that had it: a link whose resolved URL
+    /// differs from a target URI only in what the name drops (host case, dot segments) finds it.
+    by_name: HashMap<std::path::PathBuf, std::path::PathBuf>,
+}
+
+/// A URL that could not have its [`extract_path`] name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractCollision {
+    /// The URL moved.
+    pub uri: String,
+    /// The URL that holds the name: as its file, or as a directory of its path.
+    pub holder: String,
+    /// Whether the name is the holder's directory (`/a` beside `/a/b`).
+    pub directory: bool,
+    /// The name it would have had.
+    pub name: std::path::PathBuf,
+    /// The name it has.
+    pub file: std::path::PathBuf,
+}
+
+/// A path as one case-folded key: components joined by `/` (no component holds one).
+fn folded(path: &std::path::Path) -> String {
+    let mut key = String::new();
+    for c in path.components() {
+        if !key.is_empty() {
+            key.push('/');
+        }
+        key.push_str(&c.as_os_str().to_string_lossy().to_lowercase());
+    }
+    key
+}
+
+/// `name` with `~n` before the extension of its last component (see [`ExtractNames`]), kept
+/// within [`EXTRACT_NAME_MAX`] bytes.
+fn with_suffix(name: &std::path::Path, n: u64) -> std::path::PathBuf {
+    let last = name
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (file, query) = match last.find('?') {
+        Some(i) => last.split_at(i),
+        None => (last.as_str(), ""),
+    };
+    let (mut stem, ext) = match file.rfind('.') {
+        Some(i) if i > 0 => (
+            file.get(..i).unwrap_or("").to_owned(),
+            file.get(i..).unwrap_or(""),
+        ),
+        _ => (file.to_owned(), ""),
+    };
+    let suffix = format!("~{n}");
+    let mut tail = format!("{suffix}{ext}{query}");
+    if tail.len() >= EXTRACT_NAME_MAX {
+        tail = suffix;
+        stem = file.to_owned();
+    }
+    let mut cut = EXTRACT_NAME_MAX.saturating_sub(tail.len()).min(stem.len());
+    while !stem.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    stem.truncate(cut);
+    name.with_file_name(format!("{stem}{tail}"))
+}
+
+impl ExtractNames {
+    /// Names the URLs `uris` (target URIs, in record order; repeats are later captures).
+    /// Returns the names and the URLs that could not keep theirs. A URI [`extract_path`] cannot
+    /// name has no file.
+    pub fn assign<'a>(
+        uris: impl IntoIterator<Item = &'a str>,
+    ) -> (ExtractNames, Vec<ExtractCollision>) {
+        let mut order: Vec<(&str, std::path::PathBuf)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for uri in uris {
+            if seen.insert(uri) {
+                if let Some(name) = extract_path(uri) {
+                    order.push((uri, name));
+                }
+            }
+        }
+        // Every directory some path needs, with the first URL needing it.
+        let mut directories: HashMap<String, &str> = HashMap::new();
+        for (uri, name) in &order {
+            for dir in name.ancestors().skip(1) {
+                if dir.as_os_str().is_empty() {
+                    break;
+                }
+                directories.entry(folded(dir)).or_insert(uri);
+            }
+        }
+        let mut names = ExtractNames::default();
+        let mut files: HashMap<String, &str> = HashMap::new();
+        let mut collisions = Vec::new();
+        for (uri, name) in order {
+            let key = folded(&name);
+            let holder = files
+                .get(&key)
+                .map(|h| (*h, false))
+                .or_else(|| directories.get(&key).map(|h| (*h, true)));
+            let file = match holder {
+                None => {
+                    files.insert(key, uri);
+                    name.clone()
+                }
+                Some((holder, directory)) => {
+                    let mut n = 2;
+                    let file = loop {
+                        let candidate = with_suffix(&name, n);
+                        let k = folded(&candidate);
+                        if !files.contains_key(&k) && !directories.contains_key(&k) {
+                            files.insert(k, uri);
+                            break candidate;
+                        }
+                        n += 1;
+                    };
+                    collisions.push(ExtractCollision {
+                        uri: uri.to_owned(),
+                        holder: holder.to_owned(),
+                        directory,
+                        name: name.clone(),
+                        file: file.clone(),
+                    });
+                    file
+                }
+            };
+            names.by_name.entry(name).or_insert_with(|| file.clone());
+            names.by_uri.insert(uri.to_owned(), file);
+        }
+        (names, collisions)
+    }
+
+    /// The file of a URL: its own when it is a target URI named here, else that of the first
+    /// target URI with the same [`extract_path`] name.
+    pub fn file(&self, uri: &str) -> Option<&std::path::Path> {
+        match self.by_uri.get(uri) {
+            Some(f) => Some(f),
+            None => self.by_name.get(&extract_path(uri)?).map(|f| f.as_path()),
+        }
+    }
+
+    /// How many files the names make.
+    pub fn len(&self) -> usize {
+        self.by_uri.len()
+    }
+
+    /// Whether no URL has a file.
+    pub fn is_empty(&self) -> bool {
+        self.by_uri.is_empty()
+    }
+}
+
 /// `rewrite --extract DIR --relative`: a link to a page extracted from the same archive becomes
-/// the relative path between the two files ([`extract_path`] names them), fragment kept; every
-/// other link is absolute. Built from the target URIs of the pages that will be written.
+/// the relative path between the two files ([`ExtractNames`] names them), fragment kept; every
+/// other link is absolute.
 #[derive(Debug, Clone, Default)]
 pub struct ExtractRelinker {
-    pages: std::collections::HashSet<std::path::PathBuf>,
+    names: std::sync::Arc<ExtractNames>,
 }
 
 impl ExtractRelinker {
-    /// Adds a page that is extracted (its target URI).
-    pub fn add(&mut self, target_uri: &str) {
-        if let Some(p) = extract_path(target_uri) {
-            self.pages.insert(p);
-        }
+    /// Links between the files `names` gives.
+    pub fn new(names: std::sync::Arc<ExtractNames>) -> ExtractRelinker {
+        ExtractRelinker { names }
     }
 }
 
@@ -1066,11 +1235,8 @@ impl crate::rewrite::Relink for ExtractRelinker {
             Some((u, f)) => (u, Some(f)),
             None => (resolved, None),
         };
-        let from = extract_path(document)?;
-        let to = extract_path(without_fragment)?;
-        if !self.pages.contains(&to) {
-            return None;
-        }
+        let from = self.names.file(document)?.to_path_buf();
+        let to = self.names.file(without_fragment)?.to_path_buf();
         let mut out = String::new();
         // The page itself, with a fragment: the fragment alone. A file name is a path segment:
         // `?` (a query kept in the name), `#`, `%` and the like are percent-encoded.
@@ -1282,18 +1448,69 @@ mod tests {
         assert_eq!(recent.bytes, SHARED_MEMBER_CACHE / 2 + 1);
     }
 
+    /// Issue 24: two URLs never share a file; a file never takes a directory's name.
+    #[test]
+    fn extract_names_never_share_a_file() {
+        let (names, collisions) = ExtractNames::assign([
+            "http://h/a",
+            "http://h/a/",
+            "http://h/A.html",
+            "http://h/a.html",
+            "http://H/a.html",
+            "http://h/a~2.html",
+            "http://h/s.css?v=1",
+            "http://h/a.html",
+            "http://h/./s.css?v=1",
+        ]);
+        let file = |u: &str| names.file(u).unwrap().to_str().unwrap().to_owned();
+        assert_eq!(file("http://h/a"), "h/a~2");
+        assert_eq!(file("http://h/a/"), "h/a/index.html");
+        assert_eq!(file("http://h/A.html"), "h/A.html");
+        assert_eq!(file("http://h/a.html"), "h/a~2.html");
+        assert_eq!(file("http://H/a.html"), "h/a~3.html");
+        assert_eq!(file("http://h/a~2.html"), "h/a~2~2.html");
+        assert_eq!(file("http://h/s.css?v=1"), "h/s.css?v=1");
+        assert_eq!(file("http://h/./s.css?v=1"), "h/s~2.css?v=1");
+        // A link to an equivalent spelling finds the first file of the name.
+        assert_eq!(file("http://h/./A.html"), "h/A.html");
+        assert_eq!(names.len(), 8);
+        let moved: Vec<(&str, &str, bool)> = collisions
+            .iter()
+            .map(|c| (c.uri.as_str(), c.holder.as_str(), c.directory))
+            .collect();
+        assert_eq!(
+            moved,
+            [
+                ("http://h/a", "http://h/a/", true),
+                ("http://h/a.html", "http://h/A.html", false),
+                ("http://H/a.html", "http://h/A.html", false),
+                ("http://h/a~2.html", "http://h/a.html", false),
+                ("http://h/./s.css?v=1", "http://h/s.css?v=1", false),
+            ]
+        );
+        let long = format!("http://h/{}.html", "x".repeat(250));
+        let (names, _) = ExtractNames::assign([
+            long.as_str(),
+            &format!("http://h/./{}.html", "x".repeat(250)),
+        ]);
+        let f = names
+            .file(&format!("http://h/./{}.html", "x".repeat(250)))
+            .unwrap();
+        assert!(f.file_name().unwrap().len() <= EXTRACT_NAME_MAX);
+        assert!(f.to_str().unwrap().ends_with("~2.html"));
+    }
+
     #[test]
     fn extracted_pages_link_to_each_other_relatively() {
         use crate::rewrite::Relink as _;
-        let mut r = ExtractRelinker::default();
-        for u in [
+        let (names, collisions) = ExtractNames::assign([
             "http://h/a/b.html",
             "http://h/",
             "http://h/s?q=1",
             "http://other/x.html",
-        ] {
-            r.add(u);
-        }
+        ]);
+        assert!(collisions.is_empty());
+        let r = ExtractRelinker::new(std::sync::Arc::new(names));
         let rel = |d: &str, u: &str| r.relink(d, u);
         assert_eq!(
             rel("http://h/a/b.html", "http://h/").as_deref(),

@@ -287,27 +287,53 @@ pub fn rewrite(
     let started = std::time::Instant::now();
     let mut archive = open(path, name, &args.input)?;
     if let Some(dir) = &args.extract {
-        if args.relative {
-            // A first pass names the pages that will be written: links between them become
-            // relative paths.
-            let mut relinker = archive::ExtractRelinker::default();
-            for event in open(path, name, &args.input)? {
-                if let Event::Html(h) = event {
-                    if extracted(&h) {
-                        if let Some(uri) = &h.reference.warc_target_uri {
-                            relinker.add(uri);
-                        }
+        // A first pass names every file that will be written, before any is (issue 24): two
+        // URLs never share one, and links between them can become relative paths.
+        let mut uris = Vec::new();
+        for event in open(path, name, &args.input)? {
+            if let Event::Html(h) = event {
+                if extracted(&h) {
+                    if let Some(uri) = h.reference.warc_target_uri {
+                        uris.push(uri);
                     }
                 }
             }
+        }
+        let (names, collisions) = archive::ExtractNames::assign(uris.iter().map(String::as_str));
+        drop(uris);
+        let names = std::sync::Arc::new(names);
+        for c in &collisions {
+            say_collision(name, dir, c);
+        }
+        let collided = collisions.len() as u64;
+        if args.relative {
+            let relinker = archive::ExtractRelinker::new(names.clone());
             let mut options = options.clone();
             options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(relinker)));
             // Said in the summary, with the count, when some were (issue 26).
             let by_relative = !options.rewrite.drop_base;
             options.rewrite.drop_base = true;
-            return extract(&mut archive, name, dir, &options, by_relative, started);
+            return extract(
+                &mut archive,
+                name,
+                dir,
+                &names,
+                collided,
+                &options,
+                by_relative,
+                started,
+            );
         }
-        return extract(&mut archive, name, dir, options, false, started);
+        return extract(
+            &mut archive,
+            name,
+            dir,
+            &names,
+            collided,
+            options,
+            false,
+            started,
+        );
     }
     if args.relative {
         return Err(Fatal(
@@ -442,6 +468,26 @@ impl RawCopy {
     }
 }
 
+/// A URL that could not have its wget name, on a line of its own: which URL holds the name, and
+/// where this one goes.
+fn say_collision(name: &str, dir: &Path, c: &archive::ExtractCollision) {
+    let path = |p: &Path| escape_controls(&dir.join(p).display().to_string()).into_owned();
+    eprintln!(
+        "linkbase: {}: {} and {} map to one name, {}{}; {} is written to {}",
+        escape_controls(name),
+        escape_controls(&c.holder),
+        escape_controls(&c.uri),
+        path(&c.name),
+        if c.directory {
+            format!(", a directory of {}", escape_controls(&c.holder))
+        } else {
+            String::new()
+        },
+        escape_controls(&c.uri),
+        path(&c.file),
+    );
+}
+
 /// Whether `--extract` writes this page: a 2xx response, or a resource.
 fn extracted(h: &HtmlRecord) -> bool {
     h.status.is_none_or(|s| (200..300).contains(&s))
@@ -449,13 +495,17 @@ fn extracted(h: &HtmlRecord) -> bool {
 
 /// `rewrite IN.warc.gz --extract DIR`: each archived page (2xx responses and resources),
 /// rewritten, at `DIR/host/path` as wget names its files (`archive::extract_path`: every name
-/// stays under DIR); a later capture of the same URI replaces an earlier one. Every file goes
+/// stays under DIR), or the name `archive::ExtractNames` gave it when two URLs would share one
+/// (said, and counted); a later capture of the same URI replaces an earlier one (counted). Every file goes
 /// through the confined writer (no symbolic link below DIR is followed); a page that cannot be
 /// written is reported with its path and the reason, and the run goes on (exit 1).
+#[allow(clippy::too_many_arguments)]
 fn extract(
     archive: &mut Archive,
     name: &str,
     dir: &Path,
+    names: &archive::ExtractNames,
+    collided: u64,
     options: &Options,
     base_by_relative: bool,
     started: std::time::Instant,
@@ -464,7 +514,9 @@ fn extract(
     let _lock = fsout::TreeLock::acquire(dir).map_err(Fatal)?;
     fsout::say_removed(&fsout::remove_stale_temps(&root));
     let mut failed = 0u64;
-    let mut written = 0u64;
+    // Files written, by name: a later capture of a URL replaces its file and is counted apart.
+    let mut written = std::collections::HashSet::new();
+    let mut recaptured = 0u64;
     let mut unwritten = 0u64;
     let mut unnamed = 0u64;
     let mut bases_removed = 0u64;
@@ -498,12 +550,12 @@ fn extract(
                 .reference
                 .warc_target_uri
                 .as_deref()
-                .and_then(archive::extract_path)
+                .and_then(|u| names.file(u))
             else {
                 unnamed += 1;
                 return Ok(());
             };
-            let outcome = root.file_of(&rel, true).and_then(|(d, file)| {
+            let outcome = root.file_of(rel, true).and_then(|(d, file)| {
                 fsout::write_in(
                     &d,
                     file,
@@ -513,7 +565,11 @@ fn extract(
                 )
             });
             match outcome {
-                Ok(()) => written += 1,
+                Ok(()) => {
+                    if !written.insert(rel.to_path_buf()) {
+                        recaptured += 1;
+                    }
+                }
                 Err(e) => {
                     unwritten += 1;
                     eprintln!(
@@ -521,7 +577,7 @@ fn extract(
                         escape_controls(name),
                         escape_controls(h.id()),
                         h.place(),
-                        escape_controls(&dir.join(&rel).display().to_string()),
+                        escape_controls(&dir.join(rel).display().to_string()),
                         escape_controls(&e)
                     );
                 }
@@ -535,6 +591,18 @@ fn extract(
         eprintln!("linkbase: {}", escape_controls(e));
     }
     let mut notes = Vec::new();
+    if collided > 0 {
+        notes.push(format!(
+            "{} renamed to keep them apart, see above",
+            say::n(collided, "URL")
+        ));
+    }
+    if recaptured > 0 {
+        notes.push(format!(
+            "{} of an extracted URL replaced the earlier",
+            say::n(recaptured, "later capture")
+        ));
+    }
     if unnamed > 0 {
         notes.push(format!("{unnamed} without a usable target URI left out"));
     }
@@ -556,7 +624,7 @@ fn extract(
     };
     let tail = format!(
         "; {} written to {}{}{removed}; {:.2} s",
-        say::n(written, "page"),
+        say::n(written.len() as u64, "page"),
         escape_controls(&dir.display().to_string()),
         if notes.is_empty() {
             String::new()

@@ -867,8 +867,8 @@ fn extract_never_writes_through_a_symbolic_link_in_the_directory() {
     assert_eq!(std::fs::read(dir.join("other.org/b.html")).unwrap(), b"b");
 }
 
-/// Issue 21, D10: `--extract` stopped at the first page it could not write (`/blog` is a file,
-/// so `/blog/post1` cannot be), naming no path. Now it names it and goes on.
+/// Issue 21, D10: `--extract` stopped at the first page it could not write (a file stood where
+/// a directory must be), naming no path. Now it names it and goes on.
 #[test]
 fn extract_reports_a_page_it_cannot_write_and_goes_on() {
     let a = build();
@@ -877,40 +877,130 @@ fn extract_reports_a_page_it_cannot_write_and_goes_on() {
         &top,
         "blog.warc",
         &[
-            response(1, "http://site.org/blog", HTML_200, b"blog"),
-            response(2, "http://site.org/blog/post1", HTML_200, b"post1"),
-            response(3, "http://site.org/about", HTML_200, b"about"),
+            response(1, "http://site.org/blog/post1", HTML_200, b"post1"),
+            response(2, "http://site.org/about", HTML_200, b"about"),
         ],
     );
     let dir = top.join("mirror");
+    std::fs::create_dir_all(dir.join("site.org")).unwrap();
+    std::fs::write(dir.join("site.org/blog"), b"not ours").unwrap();
     let run = linkbase(&["rewrite", &path, "--extract", dir.to_str().unwrap()], b"");
     assert_eq!(run.code, 1, "{}", run.stderr);
     let d = dir.display();
-    let offset = std::fs::read(&path)
-        .unwrap()
-        .windows(8)
-        .enumerate()
-        .filter(|(_, w)| w == b"WARC/1.1")
-        .nth(1)
-        .unwrap()
-        .0;
     // The summary line: the archive's own counts (not this test's subject), then the pages.
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(
         lines[0],
         format!(
-            "linkbase: {path}: record <urn:uuid:00000000-0000-4000-8000-000000000002> at offset {offset}: \
+            "linkbase: {path}: record <urn:uuid:00000000-0000-4000-8000-000000000001> at offset 0: \
              {d}/site.org/blog/post1 not written: {d}/site.org/blog: exists and is not a directory (a regular file)"
         )
     );
     assert!(
         lines[1].contains(&format!(
-            "; 2 pages written to {d} (1 could not be written, see above); "
+            "; 1 page written to {d} (1 could not be written, see above); "
         )),
         "{}",
         run.stderr
     );
     assert_eq!(files_under(&dir), ["site.org/about", "site.org/blog"]);
+    assert_eq!(
+        std::fs::read(dir.join("site.org/blog")).unwrap(),
+        b"not ours"
+    );
+}
+
+/// Issue 24: URLs that map to one file name (`/blog` beside `/blog/post1`, `Page.html` beside
+/// `page.html` on a case-insensitive file system, `a/./b` beside `a/b`) overwrote each other in
+/// silence, and the summary counted pages that were not there. Now the first keeps the name,
+/// the others get `~2`, `~3` before the extension, each said on a line; links go to each URL's
+/// own file; the summary counts the files.
+#[test]
+fn extract_never_overwrites_a_page_with_another_urls() {
+    let a = build();
+    let top = Path::new(&a.path("top")).to_owned();
+    let path = archive_of(
+        &top,
+        "names.warc",
+        &[
+            response(
+                1,
+                "http://site.org/blog",
+                HTML_200,
+                b"<a href=blog/post1>p</a> <a href=Page.html>P</a> <a href=page.html>p</a>",
+            ),
+            response(
+                2,
+                "http://site.org/blog/post1",
+                HTML_200,
+                b"<a href=../blog>b</a>",
+            ),
+            response(3, "http://site.org/Page.html", HTML_200, b"Page"),
+            response(4, "http://site.org/page.html", HTML_200, b"page"),
+            response(5, "http://site.org/./page.html", HTML_200, b"dot"),
+            response(6, "http://site.org/page.html", HTML_200, b"page again"),
+        ],
+    );
+    for relative in [false, true] {
+        let dir = top.join(if relative { "rel" } else { "abs" });
+        let mut argv = vec!["rewrite", &path, "--extract", dir.to_str().unwrap()];
+        if relative {
+            argv.push("--relative");
+        }
+        let run = linkbase(&argv, b"");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = dir.display();
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(
+            lines[..3],
+            [
+                format!(
+                    "linkbase: {path}: http://site.org/blog/post1 and http://site.org/blog map to one name, \
+                     {d}/site.org/blog, a directory of http://site.org/blog/post1; \
+                     http://site.org/blog is written to {d}/site.org/blog~2"
+                ),
+                format!(
+                    "linkbase: {path}: http://site.org/Page.html and http://site.org/page.html map to one name, \
+                     {d}/site.org/page.html; http://site.org/page.html is written to {d}/site.org/page~2.html"
+                ),
+                format!(
+                    "linkbase: {path}: http://site.org/Page.html and http://site.org/./page.html map to one name, \
+                     {d}/site.org/page.html; http://site.org/./page.html is written to {d}/site.org/page~3.html"
+                ),
+            ]
+        );
+        assert_eq!(lines.len(), 4, "{}", run.stderr);
+        let files = files_under(&dir);
+        assert_eq!(
+            files,
+            [
+                "site.org/Page.html",
+                "site.org/blog/post1",
+                "site.org/blog~2",
+                "site.org/page~2.html",
+                "site.org/page~3.html",
+            ]
+        );
+        assert!(
+            lines[3].contains(&format!(
+                "; 5 pages written to {d} (3 URLs renamed to keep them apart, see above; \
+                 1 later capture of an extracted URL replaced the earlier); "
+            )),
+            "{}",
+            run.stderr
+        );
+        let read = |p: &str| String::from_utf8(std::fs::read(dir.join(p)).unwrap()).unwrap();
+        assert_eq!(read("site.org/Page.html"), "Page");
+        assert_eq!(read("site.org/page~2.html"), "page again");
+        assert_eq!(read("site.org/page~3.html"), "dot");
+        if relative {
+            assert_eq!(
+                read("site.org/blog~2"),
+                "<a href=blog/post1>p</a> <a href=Page.html>P</a> <a href=page~2.html>p</a>"
+            );
+            assert_eq!(read("site.org/blog/post1"), "<a href=../blog~2>b</a>");
+        }
+    }
 }
 
 /// Issue 26: counts say "1 record", "1 conversion record", "1 page", never "1 records".
