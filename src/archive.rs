@@ -127,6 +127,106 @@ impl HtmlRecord {
     }
 }
 
+/// A `response` or `resource` record the pipeline does not rewrite, with its payload: one that
+/// is not HTML, or a redirect (3xx) of any type. Given only by an archive opened with
+/// [`Archive::with_others`] (`rewrite --extract`: stylesheets, scripts, images, fonts and
+/// redirects of a mirror).
+#[derive(Debug, Clone)]
+pub struct OtherRecord {
+    /// The record it came from.
+    pub reference: RecordRef,
+    /// The record's offset in the file.
+    pub offset: u64,
+    /// Its place in a gzip member holding several records.
+    pub within: u64,
+    /// Where the record ends in the file, when that is a boundary.
+    pub raw_end: Option<u64>,
+    /// The archived HTTP status code (`None` for a `resource` record).
+    pub status: Option<u16>,
+    /// The archived `Content-Type` (the HTTP one, else the record's own).
+    pub content_type: Option<String>,
+    /// The HTTP `Location` of a redirect, as archived (not resolved).
+    pub location: Option<String>,
+    /// The payload, transfer and content codings removed, at most [`MAX_PAYLOAD`] bytes.
+    pub payload: Vec<u8>,
+    /// The record was read past damage: what was wrong.
+    pub damage: Option<String>,
+}
+
+impl OtherRecord {
+    /// Where the record is: its offset, and its place in its gzip member.
+    pub fn place(&self) -> warc::Place {
+        warc::Place {
+            offset: self.offset,
+            within: self.within,
+        }
+    }
+
+    /// The record's ID, for messages.
+    pub fn id(&self) -> &str {
+        self.reference
+            .warc_record_id
+            .as_deref()
+            .unwrap_or("(no WARC-Record-ID)")
+    }
+
+    /// Whether it is a redirect: a 3xx status with a `Location`.
+    pub fn is_redirect(&self) -> bool {
+        self.status.is_some_and(|s| (300..400).contains(&s)) && self.location.is_some()
+    }
+}
+
+/// The record a `response` or `resource` is when it is not a document for the pipeline (see
+/// [`OtherRecord`]): its payload decoded as [`HtmlRecord`]'s is.
+fn other_of(record: &Record) -> Result<OtherRecord, (SkipReason, Option<String>)> {
+    record.target_uri().ok_or((SkipReason::NoTargetUri, None))?;
+    let block = record
+        .block
+        .as_deref()
+        .ok_or((SkipReason::PastLimit, None))?;
+    let is_http = record.record_type() == "response"
+        && (record
+            .headers
+            .get("Content-Type")
+            .unwrap_or("")
+            .to_ascii_lowercase()
+            .starts_with("application/http")
+            || block.starts_with(b"HTTP/"));
+    let (http, body) = if is_http {
+        let (head, body) = split_http(block);
+        (Some(Headers::parse(&String::from_utf8_lossy(head))), body)
+    } else {
+        (None, block)
+    };
+    let content_type = match &http {
+        Some(h) => h.get("Content-Type").map(str::to_owned),
+        None => record
+            .headers
+            .get("Content-Type")
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty()),
+    };
+    let mut diagnostics = Vec::new();
+    let payload = match &http {
+        Some(h) => decode_payload(h, body, &mut diagnostics)?,
+        None => body.to_vec(),
+    };
+    Ok(OtherRecord {
+        reference: RecordRef::of(record),
+        offset: record.offset,
+        within: record.within,
+        raw_end: record.raw_end,
+        status: http.as_ref().and_then(Headers::status),
+        content_type,
+        location: http
+            .as_ref()
+            .and_then(|h| h.get("Location"))
+            .map(|l| l.trim().to_owned()),
+        payload,
+        damage: record.damage.clone(),
+    })
+}
+
 /// One record of the archive, as the pipeline sees it.
 #[derive(Debug, Clone)]
 pub enum Event {
@@ -154,6 +254,10 @@ pub enum Event {
     },
     /// Damage in the file; reading went on after it.
     Damaged(Damage),
+    /// A record that is not for the pipeline, with its payload: only from an archive opened
+    /// with [`Archive::with_others`] (where it would otherwise be [`Event::Skipped`] as
+    /// [`SkipReason::NotHtml`], or be an HTML redirect). Counted as skipped.
+    Other(Box<OtherRecord>),
 }
 
 /// Why a record was skipped.
@@ -286,6 +390,8 @@ pub struct Archive {
     /// member again from the start.
     recent: RecentRecords,
     counts: Counts,
+    /// [`Archive::with_others`].
+    others: bool,
 }
 
 impl std::fmt::Debug for Archive {
@@ -376,7 +482,16 @@ impl Archive {
             originals: HashMap::new(),
             recent: RecentRecords::default(),
             counts: Counts::default(),
+            others: false,
         })
+    }
+
+    /// Gives the records that are not HTML, and the redirects, as [`Event::Other`] with their
+    /// payloads (`rewrite --extract`), instead of skipping them.
+    #[must_use]
+    pub fn with_others(mut self) -> Archive {
+        self.others = true;
+        self
     }
 
     /// What has been read so far.
@@ -418,10 +533,22 @@ impl Archive {
                     self.recent.add(&record);
                 }
                 match html {
+                    Ok(html)
+                        if self.others && html.status.is_some_and(|s| (300..400).contains(&s)) =>
+                    {
+                        match other_of(&record) {
+                            Ok(other) => Event::Other(Box::new(other)),
+                            Err(reason) => skip(reason),
+                        }
+                    }
                     Ok(mut html) => {
                         html.raw_end = record.raw_end;
                         Event::Html(Box::new(html))
                     }
+                    Err((SkipReason::NotHtml, _)) if self.others => match other_of(&record) {
+                        Ok(other) => Event::Other(Box::new(other)),
+                        Err(reason) => skip(reason),
+                    },
                     Err(reason) => skip(reason),
                 }
             }
@@ -445,6 +572,7 @@ impl Archive {
                     html.diagnostics.push(d);
                 }
             }
+            Event::Other(_) => self.counts.skipped += 1,
             Event::Skipped { reason, .. } => {
                 self.counts.skipped += 1;
                 match reason {
@@ -1043,6 +1171,57 @@ fn extract_component(raw: &str) -> String {
     format!("{}~{hash}", name.get(..cut).unwrap_or(""))
 }
 
+/// A stylesheet record rewritten by the rules of a MIME message's CSS parts: each `url()` and
+/// `@import` URL resolved against the record's target URI, then written as the relinker of
+/// `options` says (`rewrite --extract --relative`: a relative path to an extracted file) or
+/// absolute; `url(#x)`, `url()` and fictitious results are left as they are. Its encoding is
+/// CSS Syntax §3.2's (a BOM, the archived charset, `@charset`, UTF-8) and is kept. `None` when
+/// nothing changes, or the text cannot be decoded or the new URLs written in its encoding
+/// (the bytes are then kept as they are).
+pub fn rewrite_stylesheet(record: &OtherRecord, options: &Options) -> Option<Vec<u8>> {
+    use crate::rewrite::css::{rewrite_css, CssKind};
+    let uri = record.reference.warc_target_uri.as_deref()?;
+    let charset = record
+        .content_type
+        .as_deref()
+        .and_then(crate::decode::charset_from_content_type);
+    let body = &record.payload;
+    let (encoding, _, bom) = crate::message::css_encoding(body, charset.as_deref());
+    let text = encoding
+        .decode_without_bom_handling_and_without_replacement(body.get(bom..).unwrap_or_default())?;
+    let resolver = crate::Resolver::new(uri, options.rewrite.resolve).ok()?;
+    let new_text = rewrite_css(&text, CssKind::Stylesheet, &mut |url| {
+        let value = url.value.trim();
+        if value.is_empty() || value.starts_with('#') {
+            return None;
+        }
+        let resolved = resolver.resolve(value).ok()?.uri;
+        if crate::rewrite::is_fictitious(&resolved) {
+            return None;
+        }
+        if let Some(relink) = &options.rewrite.relink {
+            if let Some(text) = relink.0.relink(uri, &resolved) {
+                return Some(text);
+            }
+        }
+        Some(resolved.to_string())
+    })?;
+    let (encoded, _, unmappable) = encoding.encode(&new_text);
+    if unmappable {
+        return None;
+    }
+    let mut css = body.get(..bom).unwrap_or_default().to_vec();
+    css.extend_from_slice(&encoded);
+    Some(css)
+}
+
+/// Whether an archived `Content-Type` is CSS (`text/css`).
+pub fn is_stylesheet(content_type: Option<&str>) -> bool {
+    content_type
+        .and_then(|t| t.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("text/css"))
+}
+
 /// The file names of one extraction, decided before anything is written, so that no two URLs
 /// share a file and no file stands where a directory must be (issue 24).
 ///
@@ -1066,6 +1245,8 @@ pub struct ExtractNames {
     /// [`extract_path`] name → the file of the first URL that had it: a link whose resolved URL
     /// differs from a target URI only in what the name drops (host case, dot segments) finds it.
     by_name: HashMap<std::path::PathBuf, std::path::PathBuf>,
+    /// A redirect's URL → the file of where it leads ([`ExtractNames::follow`]).
+    redirects: HashMap<String, std::path::PathBuf>,
 }
 
 /// A URL that could not have its [`extract_path`] name.
@@ -1194,13 +1375,44 @@ impl ExtractNames {
         (names, collisions)
     }
 
-    /// The file of a URL: its own when it is a target URI named here, else that of the first
-    /// target URI with the same [`extract_path`] name.
+    /// The file of a URL: its own when it is a target URI named here, else that of where it
+    /// redirects to ([`ExtractNames::follow`]), else that of the first target URI with the same
+    /// [`extract_path`] name.
     pub fn file(&self, uri: &str) -> Option<&std::path::Path> {
-        match self.by_uri.get(uri) {
+        match self.by_uri.get(uri).or_else(|| self.redirects.get(uri)) {
             Some(f) => Some(f),
             None => self.by_name.get(&extract_path(uri)?).map(|f| f.as_path()),
         }
+    }
+
+    /// Redirects followed, as wget `-k` does: each `(from, to)` (a redirect's URL and its
+    /// `Location` resolved against it) whose `from` has no file of its own and whose `to` leads,
+    /// in at most [`crate::input::MAX_REDIRECTS`] more redirects, to a file: links to `from`
+    /// go to that file. Returns how many were followed.
+    pub fn follow(&mut self, redirects: &[(String, String)]) -> usize {
+        let next: HashMap<&str, &str> = redirects
+            .iter()
+            .map(|(from, to)| (from.as_str(), to.as_str()))
+            .collect();
+        let mut followed = 0;
+        for (from, to) in redirects {
+            if self.by_uri.contains_key(from) || self.redirects.contains_key(from) {
+                continue;
+            }
+            let mut at = to.as_str();
+            for _ in 0..=crate::input::MAX_REDIRECTS {
+                if let Some(file) = self.by_uri.get(at) {
+                    self.redirects.insert(from.clone(), file.clone());
+                    followed += 1;
+                    break;
+                }
+                match next.get(at) {
+                    Some(n) => at = n,
+                    None => break,
+                }
+            }
+        }
+        followed
     }
 
     /// How many files the names make.
@@ -1405,6 +1617,7 @@ mod tests {
                 }
                 Event::Skipped { reason, .. } => reason.name().to_owned(),
                 Event::Damaged(d) => d.to_string(),
+                Event::Other(o) => format!("other {}", o.id()),
             })
             .collect();
         std::fs::remove_file(&dir).unwrap();
@@ -1498,6 +1711,31 @@ mod tests {
             .unwrap();
         assert!(f.file_name().unwrap().len() <= EXTRACT_NAME_MAX);
         assert!(f.to_str().unwrap().ends_with("~2.html"));
+    }
+
+    /// Issue 24: a redirect to an extracted file is followed, in chains, within bounds; one
+    /// with a file of its own, or leading nowhere extracted, is not.
+    #[test]
+    fn extract_redirects_lead_to_the_file_of_their_target() {
+        let (mut names, _) = ExtractNames::assign(["http://h/new.html", "http://h/kept"]);
+        let r = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+        let mut loop_ = vec![
+            r("http://h/l1", "http://h/l2"),
+            r("http://h/l2", "http://h/l1"),
+        ];
+        loop_.extend([
+            r("http://h/old", "http://h/older"),
+            r("http://h/older", "http://h/new.html"),
+            r("http://h/kept", "http://h/new.html"),
+            r("http://h/out", "http://elsewhere/"),
+        ]);
+        assert_eq!(names.follow(&loop_), 2);
+        let file = |u: &str| names.file(u).map(|p| p.to_str().unwrap().to_owned());
+        assert_eq!(file("http://h/old").as_deref(), Some("h/new.html"));
+        assert_eq!(file("http://h/older").as_deref(), Some("h/new.html"));
+        assert_eq!(file("http://h/kept").as_deref(), Some("h/kept"));
+        assert_eq!(file("http://h/out"), None);
+        assert_eq!(file("http://h/l1"), None);
     }
 
     #[test]

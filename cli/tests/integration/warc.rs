@@ -560,9 +560,18 @@ fn extract_writes_a_browsable_tree() {
     );
     assert!(Path::new(&dir).join("ex.org/based.html").is_file());
     assert!(Path::new(&dir).join("ex.org/again/index.html").is_file());
-    // The 301 page is not a page of the site.
+    // The 301 page is not a page of the site; the image is a file of it (issue 24).
     assert!(!Path::new(&dir).join("ex.org/old").exists());
-    assert!(run.stderr.contains("5 pages written"), "{}", run.stderr);
+    assert_eq!(read("ex.org/x.png"), b"\x89PNG\r\n\x1a\n");
+    assert!(
+        run.stderr.contains(
+            "5 pages and 1 other file written to {dir} (1 redirect to an extracted file followed)"
+                .replace("{dir}", &dir)
+                .as_str()
+        ),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -1001,6 +1010,104 @@ fn extract_never_overwrites_a_page_with_another_urls() {
             assert_eq!(read("site.org/blog/post1"), "<a href=../blog~2>b</a>");
         }
     }
+}
+
+/// Issue 24: `--extract` wrote only the HTML pages (an unstyled mirror), and a link to a URL
+/// whose record is a redirect stayed absolute. Now every 2xx record is a file (its content
+/// coding undone), a stylesheet's `url()` and `@import` are relinked as a MIME message's CSS
+/// parts are, and a redirect to an extracted file is followed as wget `-k` does.
+#[test]
+fn extract_writes_stylesheets_images_scripts_fonts_and_follows_redirects() {
+    let a = build();
+    let top = Path::new(&a.path("top")).to_owned();
+    let css = "@import \"more.css\";\nbody{background:url(../img/a.png)}\n@font-face{src:url(\"/f/x.woff2\")}\na{background:url(#x)}";
+    let png: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe";
+    let js: &[u8] = b"console.log('<a href=/x>');";
+    let js_record = response(
+        5,
+        "http://s.org/js/app.js",
+        "HTTP/1.1 200 OK\nContent-Type: application/javascript\nContent-Encoding: gzip\n",
+        &gz(js),
+    );
+    let path = archive_of(
+        &top,
+        "site.warc",
+        &[
+            response(
+                1,
+                "http://s.org/",
+                HTML_200,
+                b"<link rel=stylesheet href=css/site.css><img src=img/a.png><script src=/js/app.js></script><a href=/old>old</a> <a href=/gone>gone</a>",
+            ),
+            response(
+                2,
+                "http://s.org/css/site.css",
+                "HTTP/1.1 200 OK\nContent-Type: text/css; charset=utf-8\n",
+                css.as_bytes(),
+            ),
+            response(3, "http://s.org/img/a.png", "HTTP/1.1 200 OK\nContent-Type: image/png\n", png),
+            response(4, "http://s.org/f/x.woff2", "HTTP/1.1 200 OK\nContent-Type: font/woff2\n", b"wOF2\0\x01"),
+            js_record,
+            response(6, "http://s.org/old", "HTTP/1.1 301 Moved Permanently\nLocation: /new.html\n", b""),
+            response(7, "http://s.org/new.html", HTML_200, b"<a href=/>home</a>"),
+            response(8, "http://s.org/gone", "HTTP/1.1 302 Found\nLocation: http://elsewhere.org/\n", b""),
+        ],
+    );
+    let dir = top.join("mirror");
+    let run = linkbase(
+        &[
+            "rewrite",
+            &path,
+            "--extract",
+            dir.to_str().unwrap(),
+            "--relative",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        files_under(&dir),
+        [
+            "s.org/css/site.css",
+            "s.org/f/x.woff2",
+            "s.org/img/a.png",
+            "s.org/index.html",
+            "s.org/js/app.js",
+            "s.org/new.html",
+        ]
+    );
+    let read = |p: &str| std::fs::read(dir.join(p)).unwrap();
+    assert_eq!(
+        String::from_utf8(read("s.org/index.html")).unwrap(),
+        "<link rel=stylesheet href=css/site.css><img src=img/a.png><script src=js/app.js></script><a href=new.html>old</a> <a href=http://s.org/gone>gone</a>"
+    );
+    assert_eq!(
+        String::from_utf8(read("s.org/css/site.css")).unwrap(),
+        "@import \"http://s.org/css/more.css\";\nbody{background:url(../img/a.png)}\n@font-face{src:url(\"../f/x.woff2\")}\na{background:url(#x)}"
+    );
+    assert_eq!(read("s.org/img/a.png"), png);
+    assert_eq!(read("s.org/js/app.js"), js);
+    assert_eq!(
+        String::from_utf8(read("s.org/new.html")).unwrap(),
+        "<a href=index.html>home</a>"
+    );
+    let summary = run.stderr.lines().last().unwrap();
+    assert!(
+        summary.contains(&format!(
+            "; 2 pages and 4 other files written to {} (1 redirect to an extracted file followed); ",
+            dir.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    // Without --relative, the stylesheet's links are absolute.
+    let abs = top.join("abs");
+    let run = linkbase(&["rewrite", &path, "--extract", abs.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        String::from_utf8(std::fs::read(abs.join("s.org/css/site.css")).unwrap()).unwrap(),
+        "@import \"http://s.org/css/more.css\";\nbody{background:url(http://s.org/img/a.png)}\n@font-face{src:url(\"http://s.org/f/x.woff2\")}\na{background:url(#x)}"
+    );
 }
 
 /// Issue 26: counts say "1 record", "1 conversion record", "1 page", never "1 records".
