@@ -557,6 +557,10 @@ impl Archive {
                     self.counts.revisits += 1;
                     Event::Html(Box::new(html))
                 }
+                Err((SkipReason::NotHtml, _)) if self.others => match self.revisit_other(&record) {
+                    Some(other) => Event::Other(Box::new(other)),
+                    None => skip((SkipReason::NotHtml, None)),
+                },
                 Err(reason) => skip(reason),
             },
             _ => skip((SkipReason::NotAResponse, None)),
@@ -646,6 +650,42 @@ impl Archive {
             .map(str::to_owned);
         html.reference.truncated |= original.truncated;
         Ok(html)
+    }
+}
+
+impl Archive {
+    /// A revisit of a record that is not HTML ([`Archive::with_others`]): the original's
+    /// payload under the revisit's target URI, place and (when it has one) HTTP status.
+    fn revisit_other(&mut self, revisit: &Record) -> Option<OtherRecord> {
+        let original = references(revisit, true).iter().find_map(|key| {
+            let found = *self.originals.get(&key_hash(key))?;
+            let original = match self.recent.get(found.at) {
+                Some(r) => r.clone(),
+                None => read_record_at(&self.path, found.at).ok()??,
+            };
+            references(&original, false)
+                .contains(key)
+                .then_some(original)
+        })?;
+        let mut other = other_of(&original).ok()?;
+        other.reference = RecordRef::of(revisit);
+        other.reference.truncated |= original.truncated;
+        other.offset = revisit.offset;
+        other.within = revisit.within;
+        other.raw_end = revisit.raw_end;
+        if let Some(b) = revisit.block.as_deref().filter(|b| b.starts_with(b"HTTP/")) {
+            let head = Headers::parse(&String::from_utf8_lossy(split_http(b).0));
+            other.status = head.status().or(other.status);
+            if let Some(l) = head.get("Location") {
+                other.location = Some(l.trim().to_owned());
+            }
+        }
+        other.damage = [&original, revisit]
+            .iter()
+            .filter_map(|r| r.damage.as_deref())
+            .next_back()
+            .map(str::to_owned);
+        Some(other)
     }
 }
 

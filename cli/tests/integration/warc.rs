@@ -1051,6 +1051,21 @@ fn extract_writes_stylesheets_images_scripts_fonts_and_follows_redirects() {
             response(6, "http://s.org/old", "HTTP/1.1 301 Moved Permanently\nLocation: /new.html\n", b""),
             response(7, "http://s.org/new.html", HTML_200, b"<a href=/>home</a>"),
             response(8, "http://s.org/gone", "HTTP/1.1 302 Found\nLocation: http://elsewhere.org/\n", b""),
+            // A revisit of the image, under another URL (wget --warc-dedup).
+            Rec {
+                kind: "revisit",
+                id: id(9),
+                uri: "http://s.org/img/b.png",
+                extra: vec![
+                    (
+                        "WARC-Profile",
+                        "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest".into(),
+                    ),
+                    ("WARC-Refers-To", id(3)),
+                ],
+                content_type: HTTP,
+                block: b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n".to_vec(),
+            },
         ],
     );
     let dir = top.join("mirror");
@@ -1071,6 +1086,7 @@ fn extract_writes_stylesheets_images_scripts_fonts_and_follows_redirects() {
             "s.org/css/site.css",
             "s.org/f/x.woff2",
             "s.org/img/a.png",
+            "s.org/img/b.png",
             "s.org/index.html",
             "s.org/js/app.js",
             "s.org/new.html",
@@ -1086,6 +1102,7 @@ fn extract_writes_stylesheets_images_scripts_fonts_and_follows_redirects() {
         "@import \"http://s.org/css/more.css\";\nbody{background:url(../img/a.png)}\n@font-face{src:url(\"../f/x.woff2\")}\na{background:url(#x)}"
     );
     assert_eq!(read("s.org/img/a.png"), png);
+    assert_eq!(read("s.org/img/b.png"), png);
     assert_eq!(read("s.org/js/app.js"), js);
     assert_eq!(
         String::from_utf8(read("s.org/new.html")).unwrap(),
@@ -1094,7 +1111,7 @@ fn extract_writes_stylesheets_images_scripts_fonts_and_follows_redirects() {
     let summary = run.stderr.lines().last().unwrap();
     assert!(
         summary.contains(&format!(
-            "; 2 pages and 4 other files written to {} (1 redirect to an extracted file followed); ",
+            "; 2 pages and 5 other files written to {} (1 redirect to an extracted file followed); ",
             dir.display()
         )),
         "{}",
