@@ -127,6 +127,106 @@ impl HtmlRecord {
     }
 }
 
+/// A `response` or `resource` record the pipeline does not rewrite, with its payload: one that
+/// is not HTML, or a redirect (3xx) of any type. Given only by an archive opened with
+/// [`Archive::with_others`] (`rewrite --extract`: stylesheets, scripts, images, fonts and
+/// redirects of a mirror).
+#[derive(Debug, Clone)]
+pub struct OtherRecord {
+    /// The record it came from.
+    pub reference: RecordRef,
+    /// The record's offset in the file.
+    pub offset: u64,
+    /// Its place in a gzip member holding several records.
+    pub within: u64,
+    /// Where the record ends in the file, when that is a boundary.
+    pub raw_end: Option<u64>,
+    /// The archived HTTP status code (`None` for a `resource` record).
+    pub status: Option<u16>,
+    /// The archived `Content-Type` (the HTTP one, else the record's own).
+    pub content_type: Option<String>,
+    /// The HTTP `Location` of a redirect, as archived (not resolved).
+    pub location: Option<String>,
+    /// The payload, transfer and content codings removed, at most [`MAX_PAYLOAD`] bytes.
+    pub payload: Vec<u8>,
+    /// The record was read past damage: what was wrong.
+    pub damage: Option<String>,
+}
+
+impl OtherRecord {
+    /// Where the record is: its offset, and its place in its gzip member.
+    pub fn place(&self) -> warc::Place {
+        warc::Place {
+            offset: self.offset,
+            within: self.within,
+        }
+    }
+
+    /// The record's ID, for messages.
+    pub fn id(&self) -> &str {
+        self.reference
+            .warc_record_id
+            .as_deref()
+            .unwrap_or("(no WARC-Record-ID)")
+    }
+
+    /// Whether it is a redirect: a 3xx status with a `Location`.
+    pub fn is_redirect(&self) -> bool {
+        self.status.is_some_and(|s| (300..400).contains(&s)) && self.location.is_some()
+    }
+}
+
+/// The record a `response` or `resource` is when it is not a document for the pipeline (see
+/// [`OtherRecord`]): its payload decoded as [`HtmlRecord`]'s is.
+fn other_of(record: &Record) -> Result<OtherRecord, (SkipReason, Option<String>)> {
+    record.target_uri().ok_or((SkipReason::NoTargetUri, None))?;
+    let block = record
+        .block
+        .as_deref()
+        .ok_or((SkipReason::PastLimit, None))?;
+    let is_http = record.record_type() == "response"
+        && (record
+            .headers
+            .get("Content-Type")
+            .unwrap_or("")
+            .to_ascii_lowercase()
+            .starts_with("application/http")
+            || block.starts_with(b"HTTP/"));
+    let (http, body) = if is_http {
+        let (head, body) = split_http(block);
+        (Some(Headers::parse(&String::from_utf8_lossy(head))), body)
+    } else {
+        (None, block)
+    };
+    let content_type = match &http {
+        Some(h) => h.get("Content-Type").map(str::to_owned),
+        None => record
+            .headers
+            .get("Content-Type")
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty()),
+    };
+    let mut diagnostics = Vec::new();
+    let payload = match &http {
+        Some(h) => decode_payload(h, body, &mut diagnostics)?,
+        None => body.to_vec(),
+    };
+    Ok(OtherRecord {
+        reference: RecordRef::of(record),
+        offset: record.offset,
+        within: record.within,
+        raw_end: record.raw_end,
+        status: http.as_ref().and_then(Headers::status),
+        content_type,
+        location: http
+            .as_ref()
+            .and_then(|h| h.get("Location"))
+            .map(|l| l.trim().to_owned()),
+        payload,
+        damage: record.damage.clone(),
+    })
+}
+
 /// One record of the archive, as the pipeline sees it.
 #[derive(Debug, Clone)]
 pub enum Event {
@@ -154,6 +254,10 @@ pub enum Event {
     },
     /// Damage in the file; reading went on after it.
     Damaged(Damage),
+    /// A record that is not for the pipeline, with its payload: only from an archive opened
+    /// with [`Archive::with_others`] (where it would otherwise be [`Event::Skipped`] as
+    /// [`SkipReason::NotHtml`], or be an HTML redirect). Counted as skipped.
+    Other(Box<OtherRecord>),
 }
 
 /// Why a record was skipped.
@@ -286,6 +390,8 @@ pub struct Archive {
     /// member again from the start.
     recent: RecentRecords,
     counts: Counts,
+    /// [`Archive::with_others`].
+    others: bool,
 }
 
 impl std::fmt::Debug for Archive {
@@ -376,7 +482,16 @@ impl Archive {
             originals: HashMap::new(),
             recent: RecentRecords::default(),
             counts: Counts::default(),
+            others: false,
         })
+    }
+
+    /// Gives the records that are not HTML, and the redirects, as [`Event::Other`] with their
+    /// payloads (`rewrite --extract`), instead of skipping them.
+    #[must_use]
+    pub fn with_others(mut self) -> Archive {
+        self.others = true;
+        self
     }
 
     /// What has been read so far.
@@ -418,10 +533,22 @@ impl Archive {
                     self.recent.add(&record);
                 }
                 match html {
+                    Ok(html)
+                        if self.others && html.status.is_some_and(|s| (300..400).contains(&s)) =>
+                    {
+                        match other_of(&record) {
+                            Ok(other) => Event::Other(Box::new(other)),
+                            Err(reason) => skip(reason),
+                        }
+                    }
                     Ok(mut html) => {
                         html.raw_end = record.raw_end;
                         Event::Html(Box::new(html))
                     }
+                    Err((SkipReason::NotHtml, _)) if self.others => match other_of(&record) {
+                        Ok(other) => Event::Other(Box::new(other)),
+                        Err(reason) => skip(reason),
+                    },
                     Err(reason) => skip(reason),
                 }
             }
@@ -430,6 +557,10 @@ impl Archive {
                     self.counts.revisits += 1;
                     Event::Html(Box::new(html))
                 }
+                Err((SkipReason::NotHtml, _)) if self.others => match self.revisit_other(&record) {
+                    Some(other) => Event::Other(Box::new(other)),
+                    None => skip((SkipReason::NotHtml, None)),
+                },
                 Err(reason) => skip(reason),
             },
             _ => skip((SkipReason::NotAResponse, None)),
@@ -445,6 +576,7 @@ impl Archive {
                     html.diagnostics.push(d);
                 }
             }
+            Event::Other(_) => self.counts.skipped += 1,
             Event::Skipped { reason, .. } => {
                 self.counts.skipped += 1;
                 match reason {
@@ -518,6 +650,42 @@ impl Archive {
             .map(str::to_owned);
         html.reference.truncated |= original.truncated;
         Ok(html)
+    }
+}
+
+impl Archive {
+    /// A revisit of a record that is not HTML ([`Archive::with_others`]): the original's
+    /// payload under the revisit's target URI, place and (when it has one) HTTP status.
+    fn revisit_other(&mut self, revisit: &Record) -> Option<OtherRecord> {
+        let original = references(revisit, true).iter().find_map(|key| {
+            let found = *self.originals.get(&key_hash(key))?;
+            let original = match self.recent.get(found.at) {
+                Some(r) => r.clone(),
+                None => read_record_at(&self.path, found.at).ok()??,
+            };
+            references(&original, false)
+                .contains(key)
+                .then_some(original)
+        })?;
+        let mut other = other_of(&original).ok()?;
+        other.reference = RecordRef::of(revisit);
+        other.reference.truncated |= original.truncated;
+        other.offset = revisit.offset;
+        other.within = revisit.within;
+        other.raw_end = revisit.raw_end;
+        if let Some(b) = revisit.block.as_deref().filter(|b| b.starts_with(b"HTTP/")) {
+            let head = Headers::parse(&String::from_utf8_lossy(split_http(b).0));
+            other.status = head.status().or(other.status);
+            if let Some(l) = head.get("Location") {
+                other.location = Some(l.trim().to_owned());
+            }
+        }
+        other.damage = [&original, revisit]
+            .iter()
+            .filter_map(|r| r.damage.as_deref())
+            .next_back()
+            .map(str::to_owned);
+        Some(other)
     }
 }
 
@@ -974,8 +1142,8 @@ pub fn warc_date(secs: i64) -> String {
 /// query may hold one), `\`, NUL and the other control characters are percent-encoded, and a
 /// component longer than [`EXTRACT_NAME_MAX`] bytes is cut and given a stable hash of the whole.
 /// Documented collisions: a raw byte and its own `%XX` spelling (`a\b` and `a%5Cb`) give the
-/// same name, as with wget; so do `a/../b` and `a/b` (segments dropped, not resolved); a later
-/// capture of the same name replaces an earlier one.
+/// same name, as with wget; so do `a/../b` and `a/b` (segments dropped, not resolved). Such
+/// URLs are kept apart by [`ExtractNames`], which gives all but the first another name.
 pub fn extract_path(target_uri: &str) -> Option<std::path::PathBuf> {
     let uri = crate::UriRef::parse(target_uri);
     uri.scheme?;
@@ -1043,20 +1211,273 @@ fn extract_component(raw: &str) -> String {
     format!("{}~{hash}", name.get(..cut).unwrap_or(""))
 }
 
+/// A stylesheet record rewritten by the rules of a MIME message's CSS parts: each `url()` and
+/// `@import` URL resolved against the record's target URI, then written as the relinker of
+/// `options` says (`rewrite --extract --relative`: a relative path to an extracted file) or
+/// absolute; `url(#x)`, `url()` and fictitious results are left as they are. Its encoding is
+/// CSS Syntax §3.2's (a BOM, the archived charset, `@charset`, UTF-8) and is kept. `None` when
+/// nothing changes, or the text cannot be decoded or the new URLs written in its encoding
+/// (the bytes are then kept as they are).
+pub fn rewrite_stylesheet(record: &OtherRecord, options: &Options) -> Option<Vec<u8>> {
+    use crate::rewrite::css::{rewrite_css, CssKind};
+    let uri = record.reference.warc_target_uri.as_deref()?;
+    let charset = record
+        .content_type
+        .as_deref()
+        .and_then(crate::decode::charset_from_content_type);
+    let body = &record.payload;
+    let (encoding, _, bom) = crate::message::css_encoding(body, charset.as_deref());
+    let text = encoding
+        .decode_without_bom_handling_and_without_replacement(body.get(bom..).unwrap_or_default())?;
+    let resolver = crate::Resolver::new(uri, options.rewrite.resolve).ok()?;
+    let new_text = rewrite_css(&text, CssKind::Stylesheet, &mut |url| {
+        let value = url.value.trim();
+        if value.is_empty() || value.starts_with('#') {
+            return None;
+        }
+        let resolved = resolver.resolve(value).ok()?.uri;
+        if crate::rewrite::is_fictitious(&resolved) {
+            return None;
+        }
+        if let Some(relink) = &options.rewrite.relink {
+            if let Some(text) = relink.0.relink(uri, &resolved) {
+                return Some(text);
+            }
+        }
+        Some(resolved.to_string())
+    })?;
+    let (encoded, _, unmappable) = encoding.encode(&new_text);
+    if unmappable {
+        return None;
+    }
+    let mut css = body.get(..bom).unwrap_or_default().to_vec();
+    css.extend_from_slice(&encoded);
+    Some(css)
+}
+
+/// Whether an archived `Content-Type` is CSS (`text/css`).
+pub fn is_stylesheet(content_type: Option<&str>) -> bool {
+    content_type
+        .and_then(|t| t.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("text/css"))
+}
+
+/// The file names of one extraction, decided before anything is written, so that no two URLs
+/// share a file and no file stands where a directory must be (issue 24).
+///
+/// The rule, in record order (the first record of a URL decides its place in the order):
+/// - a URL keeps its [`extract_path`] name unless that name is taken; a later capture of the
+///   same URL (the same target URI string) is the same file, and replaces the earlier one;
+/// - names are compared case-folded, so a mirror copied to a case-insensitive file system stays
+///   whole: `/A.html` and `/a.html` are two files even there;
+/// - a name that another URL's path needs as a directory (`/a` beside `/a/` or `/a/b`) is
+///   taken by that directory: the directory keeps its name, as every page below it does;
+/// - a URL whose name is taken gets the first free `~N` (N = 2, 3, …) inserted before the
+///   extension of its last component (before the `?` of a query kept in the name):
+///   `a.html` → `a~2.html`, `a.css?v=1` → `a~2.css?v=1`, `a` → `a~2`. The same archive always
+///   gives the same names.
+///
+/// Each such URL is a [`ExtractCollision`], to be said and counted.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractNames {
+    /// Target URI → its file.
+    by_uri: HashMap<String, std::path::PathBuf>,
+    /// [`extract_path`] name → the file of the first URL that had it: a link whose resolved URL
+    /// differs from a target URI only in what the name drops (host case, dot segments) finds it.
+    by_name: HashMap<std::path::PathBuf, std::path::PathBuf>,
+    /// A redirect's URL → the file of where it leads ([`ExtractNames::follow`]).
+    redirects: HashMap<String, std::path::PathBuf>,
+}
+
+/// A URL that could not have its [`extract_path`] name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractCollision {
+    /// The URL moved.
+    pub uri: String,
+    /// The URL that holds the name: as its file, or as a directory of its path.
+    pub holder: String,
+    /// Whether the name is the holder's directory (`/a` beside `/a/b`).
+    pub directory: bool,
+    /// The name it would have had.
+    pub name: std::path::PathBuf,
+    /// The name it has.
+    pub file: std::path::PathBuf,
+}
+
+/// A path as one case-folded key: components joined by `/` (no component holds one).
+fn folded(path: &std::path::Path) -> String {
+    let mut key = String::new();
+    for c in path.components() {
+        if !key.is_empty() {
+            key.push('/');
+        }
+        key.push_str(&c.as_os_str().to_string_lossy().to_lowercase());
+    }
+    key
+}
+
+/// `name` with `~n` before the extension of its last component (see [`ExtractNames`]), kept
+/// within [`EXTRACT_NAME_MAX`] bytes.
+fn with_suffix(name: &std::path::Path, n: u64) -> std::path::PathBuf {
+    let last = name
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (file, query) = match last.find('?') {
+        Some(i) => last.split_at(i),
+        None => (last.as_str(), ""),
+    };
+    let (mut stem, ext) = match file.rfind('.') {
+        Some(i) if i > 0 => (
+            file.get(..i).unwrap_or("").to_owned(),
+            file.get(i..).unwrap_or(""),
+        ),
+        _ => (file.to_owned(), ""),
+    };
+    let suffix = format!("~{n}");
+    let mut tail = format!("{suffix}{ext}{query}");
+    if tail.len() >= EXTRACT_NAME_MAX {
+        tail = suffix;
+        stem = file.to_owned();
+    }
+    let mut cut = EXTRACT_NAME_MAX.saturating_sub(tail.len()).min(stem.len());
+    while !stem.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    stem.truncate(cut);
+    name.with_file_name(format!("{stem}{tail}"))
+}
+
+impl ExtractNames {
+    /// Names the URLs `uris` (target URIs, in record order; repeats are later captures).
+    /// Returns the names and the URLs that could not keep theirs. A URI [`extract_path`] cannot
+    /// name has no file.
+    pub fn assign<'a>(
+        uris: impl IntoIterator<Item = &'a str>,
+    ) -> (ExtractNames, Vec<ExtractCollision>) {
+        let mut order: Vec<(&str, std::path::PathBuf)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for uri in uris {
+            if seen.insert(uri) {
+                if let Some(name) = extract_path(uri) {
+                    order.push((uri, name));
+                }
+            }
+        }
+        // Every directory some path needs, with the first URL needing it.
+        let mut directories: HashMap<String, &str> = HashMap::new();
+        for (uri, name) in &order {
+            for dir in name.ancestors().skip(1) {
+                if dir.as_os_str().is_empty() {
+                    break;
+                }
+                directories.entry(folded(dir)).or_insert(uri);
+            }
+        }
+        let mut names = ExtractNames::default();
+        let mut files: HashMap<String, &str> = HashMap::new();
+        let mut collisions = Vec::new();
+        for (uri, name) in order {
+            let key = folded(&name);
+            let holder = files
+                .get(&key)
+                .map(|h| (*h, false))
+                .or_else(|| directories.get(&key).map(|h| (*h, true)));
+            let file = match holder {
+                None => {
+                    files.insert(key, uri);
+                    name.clone()
+                }
+                Some((holder, directory)) => {
+                    let mut n = 2;
+                    let file = loop {
+                        let candidate = with_suffix(&name, n);
+                        let k = folded(&candidate);
+                        if !files.contains_key(&k) && !directories.contains_key(&k) {
+                            files.insert(k, uri);
+                            break candidate;
+                        }
+                        n += 1;
+                    };
+                    collisions.push(ExtractCollision {
+                        uri: uri.to_owned(),
+                        holder: holder.to_owned(),
+                        directory,
+                        name: name.clone(),
+                        file: file.clone(),
+                    });
+                    file
+                }
+            };
+            names.by_name.entry(name).or_insert_with(|| file.clone());
+            names.by_uri.insert(uri.to_owned(), file);
+        }
+        (names, collisions)
+    }
+
+    /// The file of a URL: its own when it is a target URI named here, else that of where it
+    /// redirects to ([`ExtractNames::follow`]), else that of the first target URI with the same
+    /// [`extract_path`] name.
+    pub fn file(&self, uri: &str) -> Option<&std::path::Path> {
+        match self.by_uri.get(uri).or_else(|| self.redirects.get(uri)) {
+            Some(f) => Some(f),
+            None => self.by_name.get(&extract_path(uri)?).map(|f| f.as_path()),
+        }
+    }
+
+    /// Redirects followed, as wget `-k` does: each `(from, to)` (a redirect's URL and its
+    /// `Location` resolved against it) whose `from` has no file of its own and whose `to` leads,
+    /// in at most [`crate::input::MAX_REDIRECTS`] more redirects, to a file: links to `from`
+    /// go to that file. Returns how many were followed.
+    pub fn follow(&mut self, redirects: &[(String, String)]) -> usize {
+        let next: HashMap<&str, &str> = redirects
+            .iter()
+            .map(|(from, to)| (from.as_str(), to.as_str()))
+            .collect();
+        let mut followed = 0;
+        for (from, to) in redirects {
+            if self.by_uri.contains_key(from) || self.redirects.contains_key(from) {
+                continue;
+            }
+            let mut at = to.as_str();
+            for _ in 0..=crate::input::MAX_REDIRECTS {
+                if let Some(file) = self.by_uri.get(at) {
+                    self.redirects.insert(from.clone(), file.clone());
+                    followed += 1;
+                    break;
+                }
+                match next.get(at) {
+                    Some(n) => at = n,
+                    None => break,
+                }
+            }
+        }
+        followed
+    }
+
+    /// How many files the names make.
+    pub fn len(&self) -> usize {
+        self.by_uri.len()
+    }
+
+    /// Whether no URL has a file.
+    pub fn is_empty(&self) -> bool {
+        self.by_uri.is_empty()
+    }
+}
+
 /// `rewrite --extract DIR --relative`: a link to a page extracted from the same archive becomes
-/// the relative path between the two files ([`extract_path`] names them), fragment kept; every
-/// other link is absolute. Built from the target URIs of the pages that will be written.
+/// the relative path between the two files ([`ExtractNames`] names them), fragment kept; every
+/// other link is absolute.
 #[derive(Debug, Clone, Default)]
 pub struct ExtractRelinker {
-    pages: std::collections::HashSet<std::path::PathBuf>,
+    names: std::sync::Arc<ExtractNames>,
 }
 
 impl ExtractRelinker {
-    /// Adds a page that is extracted (its target URI).
-    pub fn add(&mut self, target_uri: &str) {
-        if let Some(p) = extract_path(target_uri) {
-            self.pages.insert(p);
-        }
+    /// Links between the files `names` gives.
+    pub fn new(names: std::sync::Arc<ExtractNames>) -> ExtractRelinker {
+        ExtractRelinker { names }
     }
 }
 
@@ -1066,11 +1487,8 @@ impl crate::rewrite::Relink for ExtractRelinker {
             Some((u, f)) => (u, Some(f)),
             None => (resolved, None),
         };
-        let from = extract_path(document)?;
-        let to = extract_path(without_fragment)?;
-        if !self.pages.contains(&to) {
-            return None;
-        }
+        let from = self.names.file(document)?.to_path_buf();
+        let to = self.names.file(without_fragment)?.to_path_buf();
         let mut out = String::new();
         // The page itself, with a fragment: the fragment alone. A file name is a path segment:
         // `?` (a query kept in the name), `#`, `%` and the like are percent-encoded.
@@ -1239,6 +1657,7 @@ mod tests {
                 }
                 Event::Skipped { reason, .. } => reason.name().to_owned(),
                 Event::Damaged(d) => d.to_string(),
+                Event::Other(o) => format!("other {}", o.id()),
             })
             .collect();
         std::fs::remove_file(&dir).unwrap();
@@ -1282,18 +1701,94 @@ mod tests {
         assert_eq!(recent.bytes, SHARED_MEMBER_CACHE / 2 + 1);
     }
 
+    /// Issue 24: two URLs never share a file; a file never takes a directory's name.
+    #[test]
+    fn extract_names_never_share_a_file() {
+        let (names, collisions) = ExtractNames::assign([
+            "http://h/a",
+            "http://h/a/",
+            "http://h/A.html",
+            "http://h/a.html",
+            "http://H/a.html",
+            "http://h/a~2.html",
+            "http://h/s.css?v=1",
+            "http://h/a.html",
+            "http://h/./s.css?v=1",
+        ]);
+        let file = |u: &str| names.file(u).unwrap().to_str().unwrap().to_owned();
+        assert_eq!(file("http://h/a"), "h/a~2");
+        assert_eq!(file("http://h/a/"), "h/a/index.html");
+        assert_eq!(file("http://h/A.html"), "h/A.html");
+        assert_eq!(file("http://h/a.html"), "h/a~2.html");
+        assert_eq!(file("http://H/a.html"), "h/a~3.html");
+        assert_eq!(file("http://h/a~2.html"), "h/a~2~2.html");
+        assert_eq!(file("http://h/s.css?v=1"), "h/s.css?v=1");
+        assert_eq!(file("http://h/./s.css?v=1"), "h/s~2.css?v=1");
+        // A link to an equivalent spelling finds the first file of the name.
+        assert_eq!(file("http://h/./A.html"), "h/A.html");
+        assert_eq!(names.len(), 8);
+        let moved: Vec<(&str, &str, bool)> = collisions
+            .iter()
+            .map(|c| (c.uri.as_str(), c.holder.as_str(), c.directory))
+            .collect();
+        assert_eq!(
+            moved,
+            [
+                ("http://h/a", "http://h/a/", true),
+                ("http://h/a.html", "http://h/A.html", false),
+                ("http://H/a.html", "http://h/A.html", false),
+                ("http://h/a~2.html", "http://h/a.html", false),
+                ("http://h/./s.css?v=1", "http://h/s.css?v=1", false),
+            ]
+        );
+        let long = format!("http://h/{}.html", "x".repeat(250));
+        let (names, _) = ExtractNames::assign([
+            long.as_str(),
+            &format!("http://h/./{}.html", "x".repeat(250)),
+        ]);
+        let f = names
+            .file(&format!("http://h/./{}.html", "x".repeat(250)))
+            .unwrap();
+        assert!(f.file_name().unwrap().len() <= EXTRACT_NAME_MAX);
+        assert!(f.to_str().unwrap().ends_with("~2.html"));
+    }
+
+    /// Issue 24: a redirect to an extracted file is followed, in chains, within bounds; one
+    /// with a file of its own, or leading nowhere extracted, is not.
+    #[test]
+    fn extract_redirects_lead_to_the_file_of_their_target() {
+        let (mut names, _) = ExtractNames::assign(["http://h/new.html", "http://h/kept"]);
+        let r = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+        let mut loop_ = vec![
+            r("http://h/l1", "http://h/l2"),
+            r("http://h/l2", "http://h/l1"),
+        ];
+        loop_.extend([
+            r("http://h/old", "http://h/older"),
+            r("http://h/older", "http://h/new.html"),
+            r("http://h/kept", "http://h/new.html"),
+            r("http://h/out", "http://elsewhere/"),
+        ]);
+        assert_eq!(names.follow(&loop_), 2);
+        let file = |u: &str| names.file(u).map(|p| p.to_str().unwrap().to_owned());
+        assert_eq!(file("http://h/old").as_deref(), Some("h/new.html"));
+        assert_eq!(file("http://h/older").as_deref(), Some("h/new.html"));
+        assert_eq!(file("http://h/kept").as_deref(), Some("h/kept"));
+        assert_eq!(file("http://h/out"), None);
+        assert_eq!(file("http://h/l1"), None);
+    }
+
     #[test]
     fn extracted_pages_link_to_each_other_relatively() {
         use crate::rewrite::Relink as _;
-        let mut r = ExtractRelinker::default();
-        for u in [
+        let (names, collisions) = ExtractNames::assign([
             "http://h/a/b.html",
             "http://h/",
             "http://h/s?q=1",
             "http://other/x.html",
-        ] {
-            r.add(u);
-        }
+        ]);
+        assert!(collisions.is_empty());
+        let r = ExtractRelinker::new(std::sync::Arc::new(names));
         let rel = |d: &str, u: &str| r.relink(d, u);
         assert_eq!(
             rel("http://h/a/b.html", "http://h/").as_deref(),

@@ -460,7 +460,7 @@ fn empty_base(part: Option<String>, diagnostics: Vec<Diagnostic>) -> BaseRecord 
 
 /// CSS Syntax §3.2 "determine the fallback encoding": a BOM (its length is returned), the
 /// transport charset, an `@charset "…";` at the very start, else UTF-8.
-fn css_encoding(
+pub(crate) fn css_encoding(
     body: &[u8],
     charset: Option<&str>,
 ) -> (

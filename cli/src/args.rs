@@ -271,8 +271,12 @@ pub struct RewriteArgs {
     #[arg(long, value_name = "LABEL", help_heading = "Output")]
     pub output_charset: Option<String>,
     /// With a WARC file as INPUT: write each archived page (2xx responses and resources),
-    /// rewritten, under DIR as wget names its files (DIR/host/path, a directory's page as
-    /// index.html), instead of an archive with conversion records.
+    /// rewritten, and every other 2xx record (stylesheets with their url() rewritten, scripts,
+    /// images, fonts as they are), under DIR as wget names its files (DIR/host/path, a
+    /// directory's page as index.html), instead of an archive with conversion records. Links
+    /// to a redirect whose target is extracted lead to the target. Two URLs never share a file:
+    /// one whose name is taken (by another URL, or as a directory; compared ignoring case) gets
+    /// ~2, ~3 before the extension, and is said.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "in_place"], help_heading = "Output")]
     pub extract: Option<std::path::PathBuf>,
     /// Remove the <base> element instead of making its href absolute.

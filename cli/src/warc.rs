@@ -61,8 +61,10 @@ fn run<T: Send>(
         let mut batch = Vec::new();
         let mut bytes = 0;
         for event in archive.by_ref() {
-            if let Event::Html(h) = &event {
-                bytes += h.payload.len();
+            match &event {
+                Event::Html(h) => bytes += h.payload.len(),
+                Event::Other(o) => bytes += o.payload.len(),
+                _ => {}
             }
             batch.push(event);
             if batch.len() >= BATCH_RECORDS || bytes >= BATCH_BYTES {
@@ -276,28 +278,75 @@ pub fn rewrite(
     }
     let started = std::time::Instant::now();
     let mut archive = open(path, name, &args.input)?;
+    if args.extract.is_some() {
+        archive = archive.with_others();
+    }
     if let Some(dir) = &args.extract {
-        if args.relative {
-            // A first pass names the pages that will be written: links between them become
-            // relative paths.
-            let mut relinker = archive::ExtractRelinker::default();
-            for event in open(path, name, &args.input)? {
-                if let Event::Html(h) = event {
-                    if extracted(&h) {
-                        if let Some(uri) = &h.reference.warc_target_uri {
-                            relinker.add(uri);
-                        }
+        // A first pass names every file that will be written, before any is (issue 24): two
+        // URLs never share one, and links between them can become relative paths.
+        let mut uris = Vec::new();
+        let mut redirects = Vec::new();
+        for event in open(path, name, &args.input)?.with_others() {
+            match event {
+                Event::Html(h) if extracted(&h) => uris.extend(h.reference.warc_target_uri),
+                Event::Other(o) if o.is_redirect() => {
+                    let (Some(from), Some(location)) =
+                        (o.reference.warc_target_uri, o.location.as_deref())
+                    else {
+                        continue;
+                    };
+                    let to = linkbase::Resolver::new(&from, options.rewrite.resolve)
+                        .ok()
+                        .and_then(|r| r.resolve(location).ok())
+                        .map(|r| r.uri.to_string());
+                    if let Some(to) = to {
+                        redirects.push((from, to));
                     }
                 }
+                Event::Other(o) if other_extracted(&o) => {
+                    uris.extend(o.reference.warc_target_uri);
+                }
+                _ => {}
             }
+        }
+        let (mut names, collisions) =
+            archive::ExtractNames::assign(uris.iter().map(String::as_str));
+        drop(uris);
+        let followed = names.follow(&redirects) as u64;
+        drop(redirects);
+        let names = std::sync::Arc::new(names);
+        for c in &collisions {
+            say_collision(name, dir, c);
+        }
+        let collided = collisions.len() as u64;
+        if args.relative {
+            let relinker = archive::ExtractRelinker::new(names.clone());
             let mut options = options.clone();
             options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(relinker)));
             // Said in the summary, with the count, when some were (issue 26).
             let by_relative = !options.rewrite.drop_base;
             options.rewrite.drop_base = true;
-            return extract(&mut archive, name, dir, &options, by_relative, started);
+            return extract(
+                &mut archive,
+                name,
+                dir,
+                &names,
+                (collided, followed),
+                &options,
+                by_relative,
+                started,
+            );
         }
-        return extract(&mut archive, name, dir, options, false, started);
+        return extract(
+            &mut archive,
+            name,
+            dir,
+            &names,
+            (collided, followed),
+            options,
+            false,
+            started,
+        );
     }
     if args.relative {
         return Err(Fatal(
@@ -347,6 +396,7 @@ pub fn rewrite(
                 let raw_end = match &event {
                     Event::Html(h) => h.raw_end,
                     Event::Skipped { raw_end, .. } => *raw_end,
+                    Event::Other(o) => o.raw_end,
                     Event::Damaged(_) => None,
                 };
                 match (&event, result) {
@@ -432,6 +482,31 @@ impl RawCopy {
     }
 }
 
+/// A URL that could not have its wget name, on a line of its own: which URL holds the name, and
+/// where this one goes.
+fn say_collision(name: &str, dir: &Path, c: &archive::ExtractCollision) {
+    let path = |p: &Path| escape_controls(&dir.join(p).display().to_string()).into_owned();
+    eprintln!(
+        "linkbase: {}: {} and {} map to one name, {}{}; {} is written to {}",
+        escape_controls(name),
+        escape_controls(&c.holder),
+        escape_controls(&c.uri),
+        path(&c.name),
+        if c.directory {
+            format!(", a directory of {}", escape_controls(&c.holder))
+        } else {
+            String::new()
+        },
+        escape_controls(&c.uri),
+        path(&c.file),
+    );
+}
+
+/// Whether `--extract` writes this record that is not a page: a 2xx response, or a resource.
+fn other_extracted(o: &archive::OtherRecord) -> bool {
+    o.status.is_none_or(|s| (200..300).contains(&s))
+}
+
 /// Whether `--extract` writes this page: a 2xx response, or a resource.
 fn extracted(h: &HtmlRecord) -> bool {
     h.status.is_none_or(|s| (200..300).contains(&s))
@@ -439,13 +514,17 @@ fn extracted(h: &HtmlRecord) -> bool {
 
 /// `rewrite IN.warc.gz --extract DIR`: each archived page (2xx responses and resources),
 /// rewritten, at `DIR/host/path` as wget names its files (`archive::extract_path`: every name
-/// stays under DIR); a later capture of the same URI replaces an earlier one. Every file goes
+/// stays under DIR), or the name `archive::ExtractNames` gave it when two URLs would share one
+/// (said, and counted); a later capture of the same URI replaces an earlier one (counted). Every file goes
 /// through the confined writer (no symbolic link below DIR is followed); a page that cannot be
 /// written is reported with its path and the reason, and the run goes on (exit 1).
+#[allow(clippy::too_many_arguments)]
 fn extract(
     archive: &mut Archive,
     name: &str,
     dir: &Path,
+    names: &archive::ExtractNames,
+    (collided, followed): (u64, u64),
     options: &Options,
     base_by_relative: bool,
     started: std::time::Instant,
@@ -454,7 +533,11 @@ fn extract(
     let _lock = fsout::TreeLock::acquire(dir).map_err(Fatal)?;
     fsout::say_removed(&fsout::remove_stale_temps(&root));
     let mut failed = 0u64;
-    let mut written = 0u64;
+    // Files written, by name: a later capture of a URL replaces its file and is counted apart.
+    let mut written = std::collections::HashSet::new();
+    let mut recaptured = 0u64;
+    // Of them, files that are not pages.
+    let mut others = 0u64;
     let mut unwritten = 0u64;
     let mut unnamed = 0u64;
     let mut bases_removed = 0u64;
@@ -467,6 +550,38 @@ fn extract(
         },
         |event, result| {
             say_damage(name, &event);
+            if let Event::Other(o) = &event {
+                if !other_extracted(o) {
+                    return Ok(());
+                }
+                let Some(rel) = o
+                    .reference
+                    .warc_target_uri
+                    .as_deref()
+                    .and_then(|u| names.file(u))
+                else {
+                    unnamed += 1;
+                    return Ok(());
+                };
+                let css = archive::is_stylesheet(o.content_type.as_deref())
+                    .then(|| archive::rewrite_stylesheet(o, options))
+                    .flatten();
+                let bytes = css.as_deref().unwrap_or(&o.payload);
+                match write_file(&root, rel, bytes) {
+                    Ok(()) => {
+                        if !written.insert(rel.to_path_buf()) {
+                            recaptured += 1;
+                        } else {
+                            others += 1;
+                        }
+                    }
+                    Err(e) => {
+                        unwritten += 1;
+                        say_unwritten(name, o.id(), &o.place().to_string(), dir, rel, &e);
+                    }
+                }
+                return Ok(());
+            }
             let (Event::Html(h), Some(result)) = (event, result) else {
                 return Ok(());
             };
@@ -488,32 +603,20 @@ fn extract(
                 .reference
                 .warc_target_uri
                 .as_deref()
-                .and_then(archive::extract_path)
+                .and_then(|u| names.file(u))
             else {
                 unnamed += 1;
                 return Ok(());
             };
-            let outcome = root.file_of(&rel, true).and_then(|(d, file)| {
-                fsout::write_in(
-                    &d,
-                    file,
-                    fsout::Contents::Bytes(&bytes),
-                    fsout::Target::Output,
-                    fsout::Durability::AtEnd,
-                )
-            });
-            match outcome {
-                Ok(()) => written += 1,
+            match write_file(&root, rel, &bytes) {
+                Ok(()) => {
+                    if !written.insert(rel.to_path_buf()) {
+                        recaptured += 1;
+                    }
+                }
                 Err(e) => {
                     unwritten += 1;
-                    eprintln!(
-                        "linkbase: {}: record {} at {}: {} not written: {}",
-                        escape_controls(name),
-                        escape_controls(h.id()),
-                        h.place(),
-                        escape_controls(&dir.join(&rel).display().to_string()),
-                        escape_controls(&e)
-                    );
+                    say_unwritten(name, h.id(), &h.place().to_string(), dir, rel, &e);
                 }
             }
             Ok(())
@@ -525,6 +628,24 @@ fn extract(
         eprintln!("linkbase: {}", escape_controls(e));
     }
     let mut notes = Vec::new();
+    if collided > 0 {
+        notes.push(format!(
+            "{} renamed to keep them apart, see above",
+            say::n(collided, "URL")
+        ));
+    }
+    if followed > 0 {
+        notes.push(format!(
+            "{} to an extracted file followed",
+            say::n(followed, "redirect")
+        ));
+    }
+    if recaptured > 0 {
+        notes.push(format!(
+            "{} of an extracted URL replaced the earlier",
+            say::n(recaptured, "later capture")
+        ));
+    }
     if unnamed > 0 {
         notes.push(format!("{unnamed} without a usable target URI left out"));
     }
@@ -546,7 +667,15 @@ fn extract(
     };
     let tail = format!(
         "; {} written to {}{}{removed}; {:.2} s",
-        say::n(written, "page"),
+        if others > 0 {
+            format!(
+                "{} and {}",
+                say::n(written.len() as u64 - others, "page"),
+                say::n(others, "other file")
+            )
+        } else {
+            say::n(written.len() as u64, "page")
+        },
         escape_controls(&dir.display().to_string()),
         if notes.is_empty() {
             String::new()
@@ -561,6 +690,30 @@ fn extract(
     } else {
         exit
     })
+}
+
+/// One file of an extraction written below `root`, through the confined writer.
+fn write_file(root: &fsout::Dir, rel: &Path, bytes: &[u8]) -> Result<(), String> {
+    root.file_of(rel, true).and_then(|(d, file)| {
+        fsout::write_in(
+            &d,
+            file,
+            fsout::Contents::Bytes(bytes),
+            fsout::Target::Output,
+            fsout::Durability::AtEnd,
+        )
+    })
+}
+
+/// A file of an extraction that could not be written, with its record and the reason.
+fn say_unwritten(name: &str, id: &str, place: &str, dir: &Path, rel: &Path, e: &str) {
+    eprintln!(
+        "linkbase: {}: record {} at {place}: {} not written: {}",
+        escape_controls(name),
+        escape_controls(id),
+        escape_controls(&dir.join(rel).display().to_string()),
+        escape_controls(e)
+    );
 }
 
 /// One archived page rewritten into memory, its links counted, not kept (only the bytes and

@@ -686,7 +686,8 @@ impl WarcReader {
                         offset,
                         m,
                     )),
-                    linkbase::archive::Event::Skipped { .. } => {}
+                    linkbase::archive::Event::Skipped { .. }
+                    | linkbase::archive::Event::Other(_) => {}
                 }
                 // Ctrl-C between records (after one is accounted for, so none is lost): this
                 // loop can walk a whole archive without returning to Python, which runs signal

@@ -560,9 +560,18 @@ fn extract_writes_a_browsable_tree() {
     );
     assert!(Path::new(&dir).join("ex.org/based.html").is_file());
     assert!(Path::new(&dir).join("ex.org/again/index.html").is_file());
-    // The 301 page is not a page of the site.
+    // The 301 page is not a page of the site; the image is a file of it (issue 24).
     assert!(!Path::new(&dir).join("ex.org/old").exists());
-    assert!(run.stderr.contains("5 pages written"), "{}", run.stderr);
+    assert_eq!(read("ex.org/x.png"), b"\x89PNG\r\n\x1a\n");
+    assert!(
+        run.stderr.contains(
+            "5 pages and 1 other file written to {dir} (1 redirect to an extracted file followed)"
+                .replace("{dir}", &dir)
+                .as_str()
+        ),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -867,8 +876,8 @@ fn extract_never_writes_through_a_symbolic_link_in_the_directory() {
     assert_eq!(std::fs::read(dir.join("other.org/b.html")).unwrap(), b"b");
 }
 
-/// Issue 21, D10: `--extract` stopped at the first page it could not write (`/blog` is a file,
-/// so `/blog/post1` cannot be), naming no path. Now it names it and goes on.
+/// Issue 21, D10: `--extract` stopped at the first page it could not write (a file stood where
+/// a directory must be), naming no path. Now it names it and goes on.
 #[test]
 fn extract_reports_a_page_it_cannot_write_and_goes_on() {
     let a = build();
@@ -877,40 +886,245 @@ fn extract_reports_a_page_it_cannot_write_and_goes_on() {
         &top,
         "blog.warc",
         &[
-            response(1, "http://site.org/blog", HTML_200, b"blog"),
-            response(2, "http://site.org/blog/post1", HTML_200, b"post1"),
-            response(3, "http://site.org/about", HTML_200, b"about"),
+            response(1, "http://site.org/blog/post1", HTML_200, b"post1"),
+            response(2, "http://site.org/about", HTML_200, b"about"),
         ],
     );
     let dir = top.join("mirror");
+    std::fs::create_dir_all(dir.join("site.org")).unwrap();
+    std::fs::write(dir.join("site.org/blog"), b"not ours").unwrap();
     let run = linkbase(&["rewrite", &path, "--extract", dir.to_str().unwrap()], b"");
     assert_eq!(run.code, 1, "{}", run.stderr);
     let d = dir.display();
-    let offset = std::fs::read(&path)
-        .unwrap()
-        .windows(8)
-        .enumerate()
-        .filter(|(_, w)| w == b"WARC/1.1")
-        .nth(1)
-        .unwrap()
-        .0;
     // The summary line: the archive's own counts (not this test's subject), then the pages.
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(
         lines[0],
         format!(
-            "linkbase: {path}: record <urn:uuid:00000000-0000-4000-8000-000000000002> at offset {offset}: \
+            "linkbase: {path}: record <urn:uuid:00000000-0000-4000-8000-000000000001> at offset 0: \
              {d}/site.org/blog/post1 not written: {d}/site.org/blog: exists and is not a directory (a regular file)"
         )
     );
     assert!(
         lines[1].contains(&format!(
-            "; 2 pages written to {d} (1 could not be written, see above); "
+            "; 1 page written to {d} (1 could not be written, see above); "
         )),
         "{}",
         run.stderr
     );
     assert_eq!(files_under(&dir), ["site.org/about", "site.org/blog"]);
+    assert_eq!(
+        std::fs::read(dir.join("site.org/blog")).unwrap(),
+        b"not ours"
+    );
+}
+
+/// Issue 24: URLs that map to one file name (`/blog` beside `/blog/post1`, `Page.html` beside
+/// `page.html` on a case-insensitive file system, `a/./b` beside `a/b`) overwrote each other in
+/// silence, and the summary counted pages that were not there. Now the first keeps the name,
+/// the others get `~2`, `~3` before the extension, each said on a line; links go to each URL's
+/// own file; the summary counts the files.
+#[test]
+fn extract_never_overwrites_a_page_with_another_urls() {
+    let a = build();
+    let top = Path::new(&a.path("top")).to_owned();
+    let path = archive_of(
+        &top,
+        "names.warc",
+        &[
+            response(
+                1,
+                "http://site.org/blog",
+                HTML_200,
+                b"<a href=blog/post1>p</a> <a href=Page.html>P</a> <a href=page.html>p</a>",
+            ),
+            response(
+                2,
+                "http://site.org/blog/post1",
+                HTML_200,
+                b"<a href=../blog>b</a>",
+            ),
+            response(3, "http://site.org/Page.html", HTML_200, b"Page"),
+            response(4, "http://site.org/page.html", HTML_200, b"page"),
+            response(5, "http://site.org/./page.html", HTML_200, b"dot"),
+            response(6, "http://site.org/page.html", HTML_200, b"page again"),
+        ],
+    );
+    for relative in [false, true] {
+        let dir = top.join(if relative { "rel" } else { "abs" });
+        let mut argv = vec!["rewrite", &path, "--extract", dir.to_str().unwrap()];
+        if relative {
+            argv.push("--relative");
+        }
+        let run = linkbase(&argv, b"");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = dir.display();
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(
+            lines[..3],
+            [
+                format!(
+                    "linkbase: {path}: http://site.org/blog/post1 and http://site.org/blog map to one name, \
+                     {d}/site.org/blog, a directory of http://site.org/blog/post1; \
+                     http://site.org/blog is written to {d}/site.org/blog~2"
+                ),
+                format!(
+                    "linkbase: {path}: http://site.org/Page.html and http://site.org/page.html map to one name, \
+                     {d}/site.org/page.html; http://site.org/page.html is written to {d}/site.org/page~2.html"
+                ),
+                format!(
+                    "linkbase: {path}: http://site.org/Page.html and http://site.org/./page.html map to one name, \
+                     {d}/site.org/page.html; http://site.org/./page.html is written to {d}/site.org/page~3.html"
+                ),
+            ]
+        );
+        assert_eq!(lines.len(), 4, "{}", run.stderr);
+        let files = files_under(&dir);
+        assert_eq!(
+            files,
+            [
+                "site.org/Page.html",
+                "site.org/blog/post1",
+                "site.org/blog~2",
+                "site.org/page~2.html",
+                "site.org/page~3.html",
+            ]
+        );
+        assert!(
+            lines[3].contains(&format!(
+                "; 5 pages written to {d} (3 URLs renamed to keep them apart, see above; \
+                 1 later capture of an extracted URL replaced the earlier); "
+            )),
+            "{}",
+            run.stderr
+        );
+        let read = |p: &str| String::from_utf8(std::fs::read(dir.join(p)).unwrap()).unwrap();
+        assert_eq!(read("site.org/Page.html"), "Page");
+        assert_eq!(read("site.org/page~2.html"), "page again");
+        assert_eq!(read("site.org/page~3.html"), "dot");
+        if relative {
+            assert_eq!(
+                read("site.org/blog~2"),
+                "<a href=blog/post1>p</a> <a href=Page.html>P</a> <a href=page~2.html>p</a>"
+            );
+            assert_eq!(read("site.org/blog/post1"), "<a href=../blog~2>b</a>");
+        }
+    }
+}
+
+/// Issue 24: `--extract` wrote only the HTML pages (an unstyled mirror), and a link to a URL
+/// whose record is a redirect stayed absolute. Now every 2xx record is a file (its content
+/// coding undone), a stylesheet's `url()` and `@import` are relinked as a MIME message's CSS
+/// parts are, and a redirect to an extracted file is followed as wget `-k` does.
+#[test]
+fn extract_writes_stylesheets_images_scripts_fonts_and_follows_redirects() {
+    let a = build();
+    let top = Path::new(&a.path("top")).to_owned();
+    let css = "@import \"more.css\";\nbody{background:url(../img/a.png)}\n@font-face{src:url(\"/f/x.woff2\")}\na{background:url(#x)}";
+    let png: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe";
+    let js: &[u8] = b"console.log('<a href=/x>');";
+    let js_record = response(
+        5,
+        "http://s.org/js/app.js",
+        "HTTP/1.1 200 OK\nContent-Type: application/javascript\nContent-Encoding: gzip\n",
+        &gz(js),
+    );
+    let path = archive_of(
+        &top,
+        "site.warc",
+        &[
+            response(
+                1,
+                "http://s.org/",
+                HTML_200,
+                b"<link rel=stylesheet href=css/site.css><img src=img/a.png><script src=/js/app.js></script><a href=/old>old</a> <a href=/gone>gone</a>",
+            ),
+            response(
+                2,
+                "http://s.org/css/site.css",
+                "HTTP/1.1 200 OK\nContent-Type: text/css; charset=utf-8\n",
+                css.as_bytes(),
+            ),
+            response(3, "http://s.org/img/a.png", "HTTP/1.1 200 OK\nContent-Type: image/png\n", png),
+            response(4, "http://s.org/f/x.woff2", "HTTP/1.1 200 OK\nContent-Type: font/woff2\n", b"wOF2\0\x01"),
+            js_record,
+            response(6, "http://s.org/old", "HTTP/1.1 301 Moved Permanently\nLocation: /new.html\n", b""),
+            response(7, "http://s.org/new.html", HTML_200, b"<a href=/>home</a>"),
+            response(8, "http://s.org/gone", "HTTP/1.1 302 Found\nLocation: http://elsewhere.org/\n", b""),
+            // A revisit of the image, under another URL (wget --warc-dedup).
+            Rec {
+                kind: "revisit",
+                id: id(9),
+                uri: "http://s.org/img/b.png",
+                extra: vec![
+                    (
+                        "WARC-Profile",
+                        "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest".into(),
+                    ),
+                    ("WARC-Refers-To", id(3)),
+                ],
+                content_type: HTTP,
+                block: b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n".to_vec(),
+            },
+        ],
+    );
+    let dir = top.join("mirror");
+    let run = linkbase(
+        &[
+            "rewrite",
+            &path,
+            "--extract",
+            dir.to_str().unwrap(),
+            "--relative",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        files_under(&dir),
+        [
+            "s.org/css/site.css",
+            "s.org/f/x.woff2",
+            "s.org/img/a.png",
+            "s.org/img/b.png",
+            "s.org/index.html",
+            "s.org/js/app.js",
+            "s.org/new.html",
+        ]
+    );
+    let read = |p: &str| std::fs::read(dir.join(p)).unwrap();
+    assert_eq!(
+        String::from_utf8(read("s.org/index.html")).unwrap(),
+        "<link rel=stylesheet href=css/site.css><img src=img/a.png><script src=js/app.js></script><a href=new.html>old</a> <a href=http://s.org/gone>gone</a>"
+    );
+    assert_eq!(
+        String::from_utf8(read("s.org/css/site.css")).unwrap(),
+        "@import \"http://s.org/css/more.css\";\nbody{background:url(../img/a.png)}\n@font-face{src:url(\"../f/x.woff2\")}\na{background:url(#x)}"
+    );
+    assert_eq!(read("s.org/img/a.png"), png);
+    assert_eq!(read("s.org/img/b.png"), png);
+    assert_eq!(read("s.org/js/app.js"), js);
+    assert_eq!(
+        String::from_utf8(read("s.org/new.html")).unwrap(),
+        "<a href=index.html>home</a>"
+    );
+    let summary = run.stderr.lines().last().unwrap();
+    assert!(
+        summary.contains(&format!(
+            "; 2 pages and 5 other files written to {} (1 redirect to an extracted file followed); ",
+            dir.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    // Without --relative, the stylesheet's links are absolute.
+    let abs = top.join("abs");
+    let run = linkbase(&["rewrite", &path, "--extract", abs.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        String::from_utf8(std::fs::read(abs.join("s.org/css/site.css")).unwrap()).unwrap(),
+        "@import \"http://s.org/css/more.css\";\nbody{background:url(http://s.org/img/a.png)}\n@font-face{src:url(\"http://s.org/f/x.woff2\")}\na{background:url(#x)}"
+    );
 }
 
 /// Issue 26: counts say "1 record", "1 conversion record", "1 page", never "1 records".
