@@ -432,8 +432,42 @@ pub fn write(path: &Path, contents: Contents<'_>, target: Target<'_>) -> Result<
         return Err("not a file name".into());
     };
     let dir = Dir::open(dir_path, false)?;
+    // `-o /dev/null`, `-o /dev/stdout`, `-o FIFO`: a device or a pipe the user named is written
+    // to, as a shell's `>` does; a rename would replace it with a regular file (run as root,
+    // `check -o /dev/null` did exactly that to /dev/null).
+    if matches!(target, Target::Output) {
+        let followed = rustix::fs::statat(&dir.fd, name, AtFlags::empty());
+        if let Ok(st) = followed {
+            let kind = FileType::from_raw_mode(st.st_mode as _);
+            if matches!(kind, FileType::CharacterDevice | FileType::Fifo) {
+                return write_to_device(&dir, name, contents);
+            }
+        }
+    }
     say_removed(&remove_stale_temps_in(&dir));
     write_in(&dir, name, contents, target, Durability::Each)
+}
+
+/// Writes `contents` straight into the character device or FIFO `name` of `dir` (opened for
+/// writing only, never created or truncated).
+fn write_to_device(dir: &Dir, name: &OsStr, contents: Contents<'_>) -> Result<(), String> {
+    let fd = rustix::fs::openat(
+        &dir.fd,
+        name,
+        OFlags::WRONLY | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    )
+    .map_err(|e| io::Error::from(e).to_string())?;
+    let mut file = File::from(fd);
+    match contents {
+        Contents::Bytes(bytes) => file.write_all(bytes),
+        Contents::CopyOf(source) => io::copy(source, &mut file).map(drop),
+        Contents::Written(write) => {
+            let mut out = io::BufWriter::with_capacity(WRITE_BUFFER, &mut file);
+            write(&mut out).and_then(|()| out.flush())
+        }
+    }
+    .map_err(|e| e.to_string())
 }
 
 /// Writes `contents` to the file `name` of `dir` through a temporary file and a rename.

@@ -708,3 +708,62 @@ fn site_runs_summarise_unresolved_links() {
         "linkbase: - part 1: 1 of 2 links left relative or unresolvable (opaque base)\n"
     );
 }
+
+/// Found running `check DIR -o /dev/null` as root for a benchmark: the report went through a
+/// temporary file renamed over the path, so /dev/null became a regular file for the whole
+/// machine (and the next programs reading it read the report). A character device or a FIFO the
+/// user names is written to, as a shell's `>` does; it stays what it was.
+#[test]
+fn output_to_a_device_or_a_fifo_writes_into_it_and_leaves_it_there() {
+    use std::os::unix::fs::FileTypeExt;
+    let is_char_device = |p: &Path| std::fs::metadata(p).unwrap().file_type().is_char_device();
+    assert!(is_char_device(Path::new("/dev/null")));
+    let run = linkbase(
+        &[
+            "check",
+            s(&fixture("basic")),
+            "--site-url",
+            BASIC_URL,
+            "--format",
+            "jsonl",
+            "-o",
+            "/dev/null",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 1, "broken links, written fine: {}", run.stderr);
+    assert!(
+        is_char_device(Path::new("/dev/null")),
+        "/dev/null is still a device"
+    );
+
+    let dir = tmp();
+    let fifo = dir.path().join("report.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let run = linkbase(
+        &[
+            "check",
+            s(&fixture("basic")),
+            "--site-url",
+            BASIC_URL,
+            "--format",
+            "jsonl",
+            "-o",
+            s(&fifo),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = reader.join().unwrap();
+    assert_eq!(
+        report.lines().count(),
+        38,
+        "every record came through the FIFO"
+    );
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}
