@@ -198,6 +198,11 @@ pub struct CheckArgs {
     /// (repeatable).
     #[arg(long, value_name = "REGEX", help_heading = "Filters")]
     pub include: Vec<String>,
+    /// Do not check the links of the pages whose path below DIR matches this glob (repeatable;
+    /// `drafts/**`, `**/*.print.html`; `*` stays within a directory). They remain link targets,
+    /// with their ids.
+    #[arg(long, value_name = "GLOB", help_heading = "Filters")]
+    pub exclude_path: Vec<String>,
     /// 'PREFIX TARGET': check links whose resolved URL starts with PREFIX as if it were
     /// TARGET: a URL prefix, or a directory (a path) inside DIR (repeatable; the first match
     /// applies).

@@ -227,9 +227,29 @@ impl Grouped {
 }
 
 /// The one-line summary (stdout for human, stderr for every format).
+/// `--exclude-path` globs (gitignore-like: `*` within a directory, `**` across), matched against
+/// a page's path below DIR; a bad one is bad usage naming it.
+pub fn path_globs(globs: &[String]) -> Result<globset::GlobSet, crate::Fatal> {
+    let mut set = globset::GlobSetBuilder::new();
+    for g in globs {
+        let glob = globset::GlobBuilder::new(g)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| crate::Fatal(format!("--exclude-path {g:?}: {e}")))?;
+        set.add(glob);
+    }
+    set.build()
+        .map_err(|e| crate::Fatal(format!("--exclude-path: {e}")))
+}
+
 pub fn summary(t: &CheckTotals, targets: usize) -> String {
+    let pages_excluded = if t.pages_excluded > 0 {
+        format!(" ({} not checked: --exclude-path)", t.pages_excluded)
+    } else {
+        String::new()
+    };
     format!(
-        "{}, {}: {} internal, {} broken ({} outside the site root) to {}; {} external (listed, not fetched); {} unresolvable; {} excluded",
+        "{}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root) to {}; {} external (listed, not fetched); {} unresolvable; {} excluded",
         say::n(t.pages, "page"),
         say::n(t.links, "link"),
         t.internal + t.outside_root,

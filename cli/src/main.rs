@@ -1228,6 +1228,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         );
     }
     let rules = walk::CheckRules {
+        skip_pages: checkout::path_globs(&args.exclude_path)?,
         filter: checkout::Filter::new(&args.include, &args.exclude, &args.dir)?,
         remaps: args
             .remap

@@ -259,6 +259,11 @@ impl Progress {
         self.bar.reset();
     }
 
+    /// A new total (the second pass of `check` reads fewer pages under `--exclude-path`).
+    pub fn set_total(&self, total: usize) {
+        self.bar.set_length(total as u64);
+    }
+
     /// The position, for tests.
     #[cfg(test)]
     pub fn position(&self) -> u64 {
@@ -665,6 +670,8 @@ pub struct CheckTotals {
     pub outside_root: usize,
     pub unresolvable: usize,
     pub excluded: usize,
+    /// Pages whose links were not checked (`--exclude-path`).
+    pub pages_excluded: usize,
     /// Of `external`: the links to a `file:` URL outside the tree (under `--local`, outside the
     /// web root's part that is the tree).
     pub outside_tree: usize,
@@ -702,6 +709,8 @@ impl CheckTotals {
 pub struct CheckRules {
     pub filter: crate::checkout::Filter,
     pub remaps: Vec<crate::checkout::Remap>,
+    /// `--exclude-path`: pages whose links are not checked (still link targets, with their ids).
+    pub skip_pages: globset::GlobSet,
 }
 
 /// `check DIR`: pass 1 collects every page's fragment ids; pass 2 checks every link, in chunks of
@@ -743,9 +752,14 @@ pub fn check_tree(
         }
     }
     drop(ids);
-    progress.restart("check: links");
     let site = &*site;
     let mut totals = CheckTotals::default();
+    let (skipped, pages): (Vec<&Entry>, Vec<&Entry>) = pages
+        .into_iter()
+        .partition(|e| rules.skip_pages.is_match(&e.rel));
+    totals.pages_excluded = skipped.len();
+    progress.restart("check: links");
+    progress.set_total(pages.len());
     for chunk in pages.chunks(64) {
         let results: Vec<Result<Vec<CheckRecord>, String>> = chunk
             .par_iter()

@@ -957,3 +957,48 @@ fn check_broken_only_lists_only_broken_records() {
         assert_eq!(kept, expected, "{format}");
     }
 }
+
+/// Issue 25 item 7: `--exclude-path GLOB` leaves the links of matching pages unchecked (they
+/// stay link targets, ids included), says how many in the summary, and a bad glob is bad usage.
+#[test]
+fn check_exclude_path_skips_the_links_of_matching_pages() {
+    let run = check(
+        &fixture("basic"),
+        BASIC_URL,
+        &["--format", "jsonl", "--exclude-path", "docs/**"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let files: std::collections::BTreeSet<String> = run
+        .stdout
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["file"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        ["about.html", "index.html"]
+    );
+    assert!(
+        run.stderr
+            .starts_with("linkbase: check: 2 pages (3 not checked: --exclude-path), 25 links:"),
+        "{}",
+        run.stderr
+    );
+    // `*` stays within a directory: only the top-level pages go.
+    let top = check(&fixture("basic"), BASIC_URL, &["--exclude-path", "*.html"]);
+    assert!(
+        top.stderr
+            .starts_with("linkbase: check: 3 pages (2 not checked: --exclude-path),"),
+        "{}",
+        top.stderr
+    );
+    let bad = check(&fixture("basic"), BASIC_URL, &["--exclude-path", "["]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("--exclude-path \"[\""),
+        "{}",
+        bad.stderr
+    );
+}
