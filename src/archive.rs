@@ -1376,6 +1376,9 @@ impl ExtractNames {
         }
         let mut names = ExtractNames::default();
         let mut files: HashMap<String, &str> = HashMap::new();
+        // Per clashing name, the suffix to try next: K URLs on one name probe K times, not K²/2
+        // (an archive of 100,000 case variants of one URL is hostile input too).
+        let mut next_suffix: HashMap<String, u64> = HashMap::new();
         let mut collisions = Vec::new();
         for (uri, name) in order {
             let key = folded(&name);
@@ -1389,15 +1392,15 @@ impl ExtractNames {
                     name.clone()
                 }
                 Some((holder, directory)) => {
-                    let mut n = 2;
+                    let n = next_suffix.entry(key).or_insert(2);
                     let file = loop {
-                        let candidate = with_suffix(&name, n);
+                        let candidate = with_suffix(&name, *n);
                         let k = folded(&candidate);
+                        *n += 1;
                         if !files.contains_key(&k) && !directories.contains_key(&k) {
                             files.insert(k, uri);
                             break candidate;
                         }
-                        n += 1;
                     };
                     collisions.push(ExtractCollision {
                         uri: uri.to_owned(),
