@@ -22,4 +22,5 @@ mod integration {
     mod injection;
     mod feedback;
     mod help;
+    mod readme;
 }
