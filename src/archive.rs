@@ -59,6 +59,13 @@ pub struct RecordRef {
 }
 
 impl RecordRef {
+    /// The record's ID, for messages.
+    pub fn id(&self) -> &str {
+        self.warc_record_id
+            .as_deref()
+            .unwrap_or("(no WARC-Record-ID)")
+    }
+
     fn of(record: &Record) -> RecordRef {
         RecordRef {
             warc_record_id: record.record_id().map(str::to_owned),
@@ -120,10 +127,7 @@ impl HtmlRecord {
 
     /// The record's ID, for messages.
     pub fn id(&self) -> &str {
-        self.reference
-            .warc_record_id
-            .as_deref()
-            .unwrap_or("(no WARC-Record-ID)")
+        self.reference.id()
     }
 }
 
@@ -164,10 +168,7 @@ impl OtherRecord {
 
     /// The record's ID, for messages.
     pub fn id(&self) -> &str {
-        self.reference
-            .warc_record_id
-            .as_deref()
-            .unwrap_or("(no WARC-Record-ID)")
+        self.reference.id()
     }
 
     /// Whether it is a redirect: a 3xx status with a `Location`.

@@ -597,7 +597,7 @@ enum Written {
 
 impl Written {
     fn of(original: &str) -> Self {
-        let reference = original.trim_matches(|c: char| c.is_ascii_whitespace());
+        let reference = original.trim_matches(crate::base::is_ascii_whitespace);
         let r = UriRef::parse(reference);
         if r.scheme.is_some() || r.authority.is_some() || reference.starts_with("\\\\") {
             Written::Absolute

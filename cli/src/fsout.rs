@@ -458,16 +458,19 @@ fn write_to_device(dir: &Dir, name: &OsStr, contents: Contents<'_>) -> Result<()
         Mode::empty(),
     )
     .map_err(|e| io::Error::from(e).to_string())?;
-    let mut file = File::from(fd);
+    write_contents(&mut File::from(fd), contents).map_err(|e| e.to_string())
+}
+
+/// `contents` written into `file`.
+fn write_contents(file: &mut File, contents: Contents<'_>) -> io::Result<()> {
     match contents {
         Contents::Bytes(bytes) => file.write_all(bytes),
-        Contents::CopyOf(source) => io::copy(source, &mut file).map(drop),
+        Contents::CopyOf(source) => io::copy(source, file).map(drop),
         Contents::Written(write) => {
-            let mut out = io::BufWriter::with_capacity(WRITE_BUFFER, &mut file);
+            let mut out = io::BufWriter::with_capacity(WRITE_BUFFER, file);
             write(&mut out).and_then(|()| out.flush())
         }
     }
-    .map_err(|e| e.to_string())
 }
 
 /// Writes `contents` to the file `name` of `dir` through a temporary file and a rename.
@@ -482,19 +485,12 @@ pub fn write_in(
         return Err(format!("{}: not a file name", name.to_string_lossy()));
     }
     let mut tmp = Temp::create(dir)?;
-    match contents {
-        Contents::Bytes(bytes) => tmp.file.write_all(bytes),
-        Contents::CopyOf(source) => io::copy(source, &mut tmp.file).map(drop),
-        Contents::Written(write) => {
-            let mut out = io::BufWriter::with_capacity(WRITE_BUFFER, &mut tmp.file);
-            write(&mut out).and_then(|()| out.flush())
-        }
-    }
-    .and_then(|()| match durability {
-        Durability::Each => tmp.file.sync_all(),
-        Durability::AtEnd => Ok(()),
-    })
-    .map_err(|e| e.to_string())?;
+    write_contents(&mut tmp.file, contents)
+        .and_then(|()| match durability {
+            Durability::Each => tmp.file.sync_all(),
+            Durability::AtEnd => Ok(()),
+        })
+        .map_err(|e| e.to_string())?;
     match target {
         Target::Output => {
             // An existing regular file keeps its permissions (as before issue 15).

@@ -121,10 +121,7 @@ fn say_damage(name: &str, event: &Event) {
             damage: Some(d),
             ..
         } => Some((
-            reference
-                .warc_record_id
-                .as_deref()
-                .unwrap_or("(no WARC-Record-ID)"),
+            reference.id(),
             Place {
                 offset: *offset,
                 within: *within,
@@ -156,12 +153,7 @@ fn say_damage(name: &str, event: &Event) {
         } => eprintln!(
             "linkbase: {}: record {} at {} skipped: {}",
             escape_controls(name),
-            escape_controls(
-                reference
-                    .warc_record_id
-                    .as_deref()
-                    .unwrap_or("(no WARC-Record-ID)")
-            ),
+            escape_controls(reference.id()),
             Place {
                 offset: *offset,
                 within: *within
@@ -288,7 +280,7 @@ pub fn rewrite(
         let mut redirects = Vec::new();
         for event in open(path, name, &args.input)?.with_others() {
             match event {
-                Event::Html(h) if extracted(&h) => uris.extend(h.reference.warc_target_uri),
+                Event::Html(h) if extracted(h.status) => uris.extend(h.reference.warc_target_uri),
                 Event::Other(o) if o.is_redirect() => {
                     let (Some(from), Some(location)) =
                         (o.reference.warc_target_uri, o.location.as_deref())
@@ -303,7 +295,7 @@ pub fn rewrite(
                         redirects.push((from, to));
                     }
                 }
-                Event::Other(o) if other_extracted(&o) => {
+                Event::Other(o) if extracted(o.status) => {
                     uris.extend(o.reference.warc_target_uri);
                 }
                 _ => {}
@@ -502,14 +494,10 @@ fn say_collision(name: &str, dir: &Path, c: &archive::ExtractCollision) {
     );
 }
 
-/// Whether `--extract` writes this record that is not a page: a 2xx response, or a resource.
-fn other_extracted(o: &archive::OtherRecord) -> bool {
-    o.status.is_none_or(|s| (200..300).contains(&s))
-}
-
-/// Whether `--extract` writes this page: a 2xx response, or a resource.
-fn extracted(h: &HtmlRecord) -> bool {
-    h.status.is_none_or(|s| (200..300).contains(&s))
+/// Whether `--extract` writes a record of this archived HTTP status: a 2xx response, or a
+/// resource (no status).
+fn extracted(status: Option<u16>) -> bool {
+    status.is_none_or(|s| (200..300).contains(&s))
 }
 
 /// `rewrite IN.warc.gz --extract DIR`: each archived page (2xx responses and resources),
@@ -550,35 +538,41 @@ fn extract(
         },
         |event, result| {
             say_damage(name, &event);
-            if let Event::Other(o) = &event {
-                if !other_extracted(o) {
-                    return Ok(());
-                }
-                let Some(rel) = o
-                    .reference
+            // Writes `bytes` as the file of the record's target URI: `Some(new)` when written
+            // (`new`: no earlier capture of the URL wrote it), `None` when the record has no
+            // name or the file could not be written (counted, and said).
+            let mut put = |reference: &archive::RecordRef, place: Place, bytes: &[u8]| {
+                let Some(rel) = reference
                     .warc_target_uri
                     .as_deref()
                     .and_then(|u| names.file(u))
                 else {
                     unnamed += 1;
-                    return Ok(());
+                    return None;
                 };
+                match write_file(&root, rel, bytes) {
+                    Ok(()) => {
+                        let new = written.insert(rel.to_path_buf());
+                        recaptured += u64::from(!new);
+                        Some(new)
+                    }
+                    Err(e) => {
+                        unwritten += 1;
+                        say_unwritten(name, reference.id(), &place.to_string(), dir, rel, &e);
+                        None
+                    }
+                }
+            };
+            if let Event::Other(o) = &event {
+                if !extracted(o.status) {
+                    return Ok(());
+                }
                 let css = archive::is_stylesheet(o.content_type.as_deref())
                     .then(|| archive::rewrite_stylesheet(o, options))
                     .flatten();
                 let bytes = css.as_deref().unwrap_or(&o.payload);
-                match write_file(&root, rel, bytes) {
-                    Ok(()) => {
-                        if !written.insert(rel.to_path_buf()) {
-                            recaptured += 1;
-                        } else {
-                            others += 1;
-                        }
-                    }
-                    Err(e) => {
-                        unwritten += 1;
-                        say_unwritten(name, o.id(), &o.place().to_string(), dir, rel, &e);
-                    }
+                if put(&o.reference, o.place(), bytes) == Some(true) {
+                    others += 1;
                 }
                 return Ok(());
             }
@@ -587,7 +581,7 @@ fn extract(
             };
             let bytes = match result {
                 Ok((b, removed)) => {
-                    bases_removed += u64::from(removed && extracted(&h));
+                    bases_removed += u64::from(removed && extracted(h.status));
                     b
                 }
                 Err(e) => {
@@ -596,28 +590,8 @@ fn extract(
                     return Ok(());
                 }
             };
-            if !extracted(&h) {
-                return Ok(());
-            }
-            let Some(rel) = h
-                .reference
-                .warc_target_uri
-                .as_deref()
-                .and_then(|u| names.file(u))
-            else {
-                unnamed += 1;
-                return Ok(());
-            };
-            match write_file(&root, rel, &bytes) {
-                Ok(()) => {
-                    if !written.insert(rel.to_path_buf()) {
-                        recaptured += 1;
-                    }
-                }
-                Err(e) => {
-                    unwritten += 1;
-                    say_unwritten(name, h.id(), &h.place().to_string(), dir, rel, &e);
-                }
+            if extracted(h.status) {
+                put(&h.reference, h.place(), &bytes);
             }
             Ok(())
         },

@@ -679,13 +679,7 @@ impl WarcReader {
                         offset,
                         message: Some(m),
                         ..
-                    } => failed.push((
-                        reference
-                            .warc_record_id
-                            .unwrap_or_else(|| "(no WARC-Record-ID)".to_owned()),
-                        offset,
-                        m,
-                    )),
+                    } => failed.push((reference.id().to_owned(), offset, m)),
                     linkbase::archive::Event::Skipped { .. }
                     | linkbase::archive::Event::Other(_) => {}
                 }

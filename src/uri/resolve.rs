@@ -456,17 +456,6 @@ pub(crate) fn is_special(scheme: &str) -> bool {
         .any(|s| s.eq_ignore_ascii_case(scheme))
 }
 
-/// The scheme a reference starts with, if any (URL Standard "scheme start state": an ASCII
-/// letter, then letters, digits, `+`, `-`, `.`, then `:`).
-fn reference_scheme(reference: &str) -> Option<&str> {
-    let end = reference.find(':')?;
-    let scheme = reference.get(..end)?;
-    let mut bytes = scheme.bytes();
-    (bytes.next()?.is_ascii_alphabetic()
-        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
-    .then_some(scheme)
-}
-
 /// A reference as the URL parser sees it: leading and trailing C0 controls and spaces gone, and
 /// every tab and newline (URL Standard "basic URL parser", first steps).
 fn cleaned_reference(reference: &str) -> String {
@@ -539,7 +528,7 @@ impl DriveLetterMask {
                 .any(|w| matches!(w, [b'/' | b'\\', l, b':' | b'|'] if l.is_ascii_alphabetic()))
         };
         let reference = cleaned_reference(reference);
-        let own_scheme = reference_scheme(&reference);
+        let own_scheme = UriRef::parse(&reference).scheme;
         let scheme = own_scheme.unwrap_or(base.scheme());
         if scheme.eq_ignore_ascii_case("file")
             || !(letters(base.path()) || letters(&format!("/{reference}")))
@@ -648,11 +637,7 @@ pub(crate) fn whatwg_absolute(
 /// A reference as the URL parser reads it against a `file:` base, without a leading `file:`:
 /// leading and trailing C0 controls and spaces, and every tab and newline, go (URL Standard).
 fn file_reference_after_scheme(reference: &str) -> String {
-    let cleaned: String = reference
-        .trim_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
+    let cleaned = cleaned_reference(reference);
     match cleaned.get(..5) {
         Some(s) if s.eq_ignore_ascii_case("file:") => {
             cleaned.get(5..).unwrap_or_default().to_owned()

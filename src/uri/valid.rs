@@ -66,7 +66,9 @@ pub(crate) fn valid_uri<'a>(uri: &'a str, query_encoding: &'static Encoding) -> 
     }
     let query_encoding = query_encoding.output_encoding();
     let mut out = String::with_capacity(uri.len() + 16);
-    let scheme_end = scheme_end(uri);
+    // The scheme and its `:` (RFC 2396 §3.1's grammar, as the URL Standard's); none for a
+    // relative reference.
+    let scheme_end = super::UriRef::parse(uri).scheme.map_or(0, |s| s.len() + 1);
     out.push_str(uri.get(..scheme_end).unwrap_or_default());
     let mut rest = uri.get(scheme_end..).unwrap_or_default();
     let mut part = Part::Path;
@@ -116,22 +118,6 @@ pub(crate) fn valid_uri<'a>(uri: &'a str, query_encoding: &'static Encoding) -> 
         }
     }
     Cow::Owned(out)
-}
-
-/// Where the scheme and its `:` end (0 when there is none: a relative reference).
-fn scheme_end(uri: &str) -> usize {
-    let Some(colon) = uri.find(':') else {
-        return 0;
-    };
-    let scheme = uri.get(..colon).unwrap_or_default();
-    let mut bytes = scheme.bytes();
-    let valid = bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
-        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
-    if valid {
-        colon + 1
-    } else {
-        0
-    }
 }
 
 /// `userinfo@host:port`, the host's name through IDNA when it is not ASCII.
