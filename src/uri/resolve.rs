@@ -544,13 +544,29 @@ impl DriveLetterMask {
         }
         let mut masked_base = base.clone();
         masked_base.set_path(&mask_path(base.path(), false));
-        // The scheme of the reference is no drive letter; its path ends at `?` or `#`.
-        let (prefix, after) = reference.split_at(own_scheme.map_or(0, |s| s.len() + 1));
+        // Only the reference's path is masked: its scheme is no drive letter, and neither is its
+        // authority (`//t|/x`: a host `t|` must stay what the parser judges; found by
+        // fuzz/uri_resolve.rs). The path ends at `?` or `#`.
+        let special = is_special(scheme);
+        let is_slash = |c: char| c == '/' || (special && c == '\\');
+        let scheme_end = own_scheme.map_or(0, |s| s.len() + 1);
+        let after_scheme = reference.get(scheme_end..).unwrap_or_default();
+        let mut chars = after_scheme.chars();
+        let authority_end =
+            if chars.next().is_some_and(is_slash) && chars.next().is_some_and(is_slash) {
+                let host = after_scheme.get(2..).unwrap_or_default();
+                2 + host
+                    .find(|c: char| is_slash(c) || c == '?' || c == '#')
+                    .unwrap_or(host.len())
+            } else {
+                0
+            };
+        let (prefix, after) = reference.split_at(scheme_end + authority_end);
         let path_end = after.find(['?', '#']).unwrap_or(after.len());
         let (path, rest) = after.split_at(path_end);
         Some(Self {
             base: masked_base,
-            reference: format!("{prefix}{}{rest}", mask_path(path, is_special(scheme))),
+            reference: format!("{prefix}{}{rest}", mask_path(path, special)),
             colon: Self::COLON.1,
             bar: Self::BAR.1,
         })
