@@ -5,8 +5,9 @@
 //! query (§4 step 5: `?y` gives `http://a/b/c/d;p?y`), and the empty reference inherits the whole
 //! base, fragment included (§4 step 2a).
 
-use super::resolve::{merge_paths, write_tail, Failure};
-use super::{ResolveOptions, SameScheme, UriRef};
+use super::options::{ResolveOptions, SameScheme};
+use super::parse::UriRef;
+use super::path::{merge_paths, write_tail, Failure};
 
 /// A URL split per RFC 1808 §2.4. The path keeps its leading `/`, if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

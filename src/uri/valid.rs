@@ -103,7 +103,7 @@ pub(crate) fn valid_uri<'a>(uri: &'a str, query_encoding: &'static Encoding) -> 
             let run = rest.get(at..end).unwrap_or_default();
             // Bytes of the encoding, or an ASCII `%26%23N%3B` for a character it lacks (and
             // ISO-2022-JP's escapes, C0 controls).
-            for &b in &super::resolve::encode_query(query_encoding, run) {
+            for &b in &super::whatwg::encode_query(query_encoding, run) {
                 if b.is_ascii() {
                     push_ascii(&mut out, Part::Query, b);
                 } else {

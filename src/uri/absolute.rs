@@ -1,0 +1,111 @@
+//! An absolute URI, owned (a base), and percent-decoding for comparing names.
+
+use std::str::FromStr;
+
+use super::options::ResolveError;
+use super::parse::{Offsets, UriRef};
+
+/// RFC 2396 §2.4.1: `%XX` escapes decoded (the bytes read as UTF-8, lossily); an invalid escape
+/// is kept as written. For comparing names (file paths, fragments, Content-IDs), never for
+/// rewriting a reference.
+pub(crate) fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_owned();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |k: usize| bytes.get(k).and_then(|c| char::from(*c).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// An absolute URI (RFC 2396 §3: it has a scheme), owned: one string plus component offsets.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Uri {
+    text: String,
+    pub(super) offsets: Offsets,
+}
+
+impl Uri {
+    /// Parses an absolute URI.
+    ///
+    /// # Errors
+    /// [`ResolveError::RelativeBase`] when `text` has no scheme (RFC 2396 §3.1): such a string
+    /// cannot be a base for resolution (§5.2 needs an absolute base).
+    ///
+    /// ```
+    /// use linkbase::Uri;
+    /// let base = Uri::parse("http://a/b/c/d;p?q")?;
+    /// assert_eq!(base.scheme(), "http");
+    /// assert!(Uri::parse("../x").is_err());
+    /// # Ok::<(), linkbase::ResolveError>(())
+    /// ```
+    pub fn parse(text: &str) -> Result<Uri, ResolveError> {
+        let offsets = Offsets::of(text);
+        if offsets.scheme.is_none() {
+            return Err(ResolveError::RelativeBase(text.to_owned()));
+        }
+        Ok(Uri {
+            text: text.to_owned(),
+            offsets,
+        })
+    }
+
+    /// The whole URI as a string.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The scheme, without its `:`.
+    pub fn scheme(&self) -> &str {
+        self.as_ref().scheme.unwrap_or_default()
+    }
+
+    /// The components, borrowed.
+    pub fn as_ref(&self) -> UriRef<'_> {
+        self.offsets.slice(&self.text)
+    }
+
+    /// This URI without its fragment: the URI of the document itself (RFC 2396 §4.1).
+    pub fn without_fragment(&self) -> &str {
+        match &self.offsets.fragment {
+            // The '#' sits just before the fragment.
+            Some(f) => self
+                .text
+                .get(..f.start.saturating_sub(1))
+                .unwrap_or(&self.text),
+            None => &self.text,
+        }
+    }
+}
+
+impl std::fmt::Display for Uri {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::fmt::Debug for Uri {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Uri({:?})", self.text)
+    }
+}
+
+impl FromStr for Uri {
+    type Err = ResolveError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Uri::parse(s)
+    }
+}
