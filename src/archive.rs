@@ -24,6 +24,7 @@ use serde::Serialize;
 
 use crate::base::{BaseLayers, HeaderBase};
 use crate::error::{Diagnostic, Error};
+pub use crate::input::warc::RecordRef;
 use crate::input::warc::{self, Damage, Item, Record, WarcReader};
 use crate::input::Headers;
 use crate::pipeline::{self, HtmlInput, Options, Rewritten};
@@ -41,40 +42,6 @@ pub const MAX_DECODE_RATIO: u64 = 100;
 
 /// What any body may inflate to, however small it is stored.
 pub const MIN_DECODE_BUDGET: u64 = 4 * 1024 * 1024;
-
-/// Which archived record a link or a base came from: the fields `links` and `base` add to each
-/// JSON record for WARC input.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct RecordRef {
-    /// `WARC-Record-ID`.
-    pub warc_record_id: Option<String>,
-    /// `WARC-Target-URI`.
-    pub warc_target_uri: Option<String>,
-    /// `WARC-Date`.
-    pub warc_date: Option<String>,
-    /// The archive ends inside the record: its block was read as far as it goes. Present only
-    /// when true.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub truncated: bool,
-}
-
-impl RecordRef {
-    /// The record's ID, for messages.
-    pub fn id(&self) -> &str {
-        self.warc_record_id
-            .as_deref()
-            .unwrap_or("(no WARC-Record-ID)")
-    }
-
-    fn of(record: &Record) -> RecordRef {
-        RecordRef {
-            warc_record_id: record.record_id().map(str::to_owned),
-            warc_target_uri: record.target_uri().map(str::to_owned),
-            warc_date: record.date().map(str::to_owned),
-            truncated: record.truncated,
-        }
-    }
-}
 
 /// An archived HTML document, decoded from its record and ready for the pipeline.
 #[derive(Debug, Clone)]

@@ -47,7 +47,7 @@ pub struct LinkRecord {
     /// From a WARC file: the record it is in (`warc_record_id`, `warc_target_uri`,
     /// `warc_date`); absent otherwise.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub warc: Option<crate::archive::RecordRef>,
+    pub warc: Option<crate::input::warc::RecordRef>,
 }
 
 impl LinkRecord {
@@ -115,7 +115,7 @@ pub struct BaseRecord {
     pub root: Option<bool>,
     /// From a WARC file: the record it is about; absent otherwise.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub warc: Option<crate::archive::RecordRef>,
+    pub warc: Option<crate::input::warc::RecordRef>,
 }
 
 /// Everything found in one document.

@@ -11,7 +11,7 @@
 //!   wherever the text is unchanged.
 //! - [`charset_from_content_type`] pulls the transport-layer label out of a `Content-Type` value.
 
-use encoding_rs::{Encoding, REPLACEMENT, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252};
+use encoding_rs::{Encoding, REPLACEMENT, UTF_8, WINDOWS_1252};
 
 // The encoding sniffing algorithm is here; the `<meta>` prescan and the encoder have files of
 // their own.
@@ -19,12 +19,9 @@ mod encode;
 mod prescan;
 
 pub use encode::encode;
+use prescan::is_utf16;
 pub use prescan::prescan;
 pub(crate) use prescan::{meta_content_charset_label, meta_element_encoding};
-
-/// How many bytes the `<meta>` prescan looks at: HTML LS §13.2.3.2 "Determining the character
-/// encoding" step 5 prescans "the first 1024 bytes" (its *end condition*).
-const PRESCAN_LIMIT: usize = 1024;
 
 /// How many bytes are searched for a NUL byte before the input is declared binary. Text
 /// documents in ASCII-compatible encodings never contain NUL; images, archives and PDFs almost
@@ -383,10 +380,6 @@ fn reject_binary(bytes: &[u8]) -> Result<(), DecodeError> {
     }
 }
 
-fn is_utf16(encoding: &'static Encoding) -> bool {
-    encoding == UTF_16LE || encoding == UTF_16BE
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(
@@ -398,6 +391,7 @@ mod tests {
 
     use super::*;
     use encoding_rs::{EUC_JP, GB18030, GBK, ISO_8859_2, SHIFT_JIS, X_USER_DEFINED};
+    use encoding_rs::{UTF_16BE, UTF_16LE};
 
     fn ok(bytes: &[u8], label: Option<&str>) -> Decoded {
         decode(bytes, label).expect("decodes")
@@ -717,7 +711,7 @@ mod tests {
     #[test]
     fn prescan_looks_at_the_first_1024_bytes_only() {
         let meta = b"<meta charset=euc-jp>";
-        let mut doc = vec![b' '; PRESCAN_LIMIT - meta.len()];
+        let mut doc = vec![b' '; prescan::PRESCAN_LIMIT - meta.len()];
         doc.extend_from_slice(meta);
         assert_eq!(prescan(&doc), Some(EUC_JP));
         doc.insert(0, b' ');
@@ -967,7 +961,10 @@ mod tests {
             let doc = random_document(&mut rng);
             let found = prescan(&doc);
             // Only the first 1024 bytes count.
-            assert_eq!(found, prescan(&doc[..doc.len().min(PRESCAN_LIMIT)]));
+            assert_eq!(
+                found,
+                prescan(&doc[..doc.len().min(prescan::PRESCAN_LIMIT)])
+            );
             for label in labels {
                 if let Ok(d) = decode(&doc, label) {
                     let _ = encode(&d.text, d.encoding, d.bom);

@@ -3,7 +3,14 @@
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252, X_USER_DEFINED};
 
-use super::{is_utf16, PRESCAN_LIMIT};
+/// How many bytes the `<meta>` prescan looks at: HTML LS §13.2.3.2 "Determining the character
+/// encoding" step 5 prescans "the first 1024 bytes" (its *end condition*).
+pub(super) const PRESCAN_LIMIT: usize = 1024;
+
+/// UTF-16 in either byte order.
+pub(super) fn is_utf16(encoding: &'static Encoding) -> bool {
+    encoding == UTF_16LE || encoding == UTF_16BE
+}
 
 /// HTML LS "prescan a byte stream to determine its encoding" over at most the first 1024 bytes.
 ///

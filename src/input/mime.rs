@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use mailparse::{MailHeaderMap, ParsedContentType};
 
-use super::Headers;
+use super::headers::Headers;
 use crate::error::{Diagnostic, DiagnosticCode};
 
 /// How deep `message/rfc822` nesting is followed (limit "MIME message depth").

@@ -22,7 +22,7 @@
 
 use std::io::{self, BufRead, Read, Seek, SeekFrom};
 
-use crate::input::Headers;
+use super::headers::Headers;
 
 /// The magic bytes of a gzip member (RFC 1952 §2.3.1: ID1, ID2, CM = deflate).
 const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
@@ -1007,6 +1007,40 @@ impl<R: BufRead + Seek> Source<R> {
                     at += n as u64;
                 }
             }
+        }
+    }
+}
+
+/// Which archived record a link or a base came from: the fields `links` and `base` add to each
+/// JSON record for WARC input.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RecordRef {
+    /// `WARC-Record-ID`.
+    pub warc_record_id: Option<String>,
+    /// `WARC-Target-URI`.
+    pub warc_target_uri: Option<String>,
+    /// `WARC-Date`.
+    pub warc_date: Option<String>,
+    /// The archive ends inside the record: its block was read as far as it goes. Present only
+    /// when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+impl RecordRef {
+    /// The record's ID, for messages.
+    pub fn id(&self) -> &str {
+        self.warc_record_id
+            .as_deref()
+            .unwrap_or("(no WARC-Record-ID)")
+    }
+
+    pub(crate) fn of(record: &Record) -> RecordRef {
+        RecordRef {
+            warc_record_id: record.record_id().map(str::to_owned),
+            warc_target_uri: record.target_uri().map(str::to_owned),
+            warc_date: record.date().map(str::to_owned),
+            truncated: record.truncated,
         }
     }
 }

@@ -8,6 +8,7 @@
 
 pub(crate) mod conditional;
 pub(crate) mod css;
+mod element;
 pub(crate) mod refresh;
 pub(crate) mod srcset;
 pub(crate) mod targets;
@@ -20,6 +21,7 @@ use crate::base::{is_ascii_whitespace, with_base_element, Base, BaseSource, Oute
 use crate::dom::{AttrNs, Document, ElementNs, ElementRef, NodeId};
 use crate::error::Diagnostic;
 use crate::uri::{is_special, Profile, ResolveOptions, Resolver, SameScheme, Uri, UriRef};
+pub(crate) use element::ElementView;
 use targets::{Kind, Role};
 
 /// How deep markup nested in markup is followed, by both engines: `iframe srcdoc` documents
@@ -28,39 +30,6 @@ use targets::{Kind, Role};
 /// it), so depth multiplies work; real pages nest one or two. Past it, a `nesting-limit` record
 /// stands for the links not followed.
 pub(crate) const MAX_NESTING: usize = 8;
-
-/// An element as the rules see it: what the DOM's [`ElementRef`] and the streaming engine's
-/// start tag ([`crate::stream`]) both provide, so both apply one set of rules.
-pub(crate) trait ElementView {
-    /// Where it is: tree position (DOM) or the start tag's byte offset (stream).
-    fn id(&self) -> NodeId;
-    /// The local name, lower-case for HTML (`image` already read as `img`).
-    fn name(&self) -> &str;
-    /// The namespace.
-    fn ns(&self) -> ElementNs;
-    /// The first no-namespace attribute `name`.
-    fn attr(&self, name: &str) -> Option<String>;
-    /// Every attribute that counts (the first of duplicates), in source order.
-    fn for_each_attr(&self, f: &mut dyn FnMut(AttrNs, &str, &str));
-}
-
-impl ElementView for ElementRef {
-    fn id(&self) -> NodeId {
-        ElementRef::id(self)
-    }
-    fn name(&self) -> &str {
-        ElementRef::name(self)
-    }
-    fn ns(&self) -> ElementNs {
-        ElementRef::ns(self)
-    }
-    fn attr(&self, name: &str) -> Option<String> {
-        ElementRef::attr(self, name)
-    }
-    fn for_each_attr(&self, f: &mut dyn FnMut(AttrNs, &str, &str)) {
-        ElementRef::for_each_attr(self, f);
-    }
-}
 
 /// What the rewriter may do besides resolving.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -492,15 +461,11 @@ struct Outcome {
     diagnostic: Option<Diagnostic>,
 }
 
-/// How documents nested in a document (`iframe srcdoc`) are rewritten: by the engine that
-/// rewrites the outer one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Nested {
-    /// Parsed into a tree and serialized.
-    Dom,
-    /// Spliced by [`crate::stream`].
-    Stream,
-}
+/// How the engine that rewrites the outer document rewrites a document nested in it (`iframe
+/// srcdoc`): its links and, when anything changed, its new text. The rules know no engine; the
+/// running one hands this in (`None`: the DOM engine's own way, a tree parsed and serialized).
+pub(crate) type NestedDocument =
+    fn(&str, &Outer, &RewriteOptions, usize) -> Option<(Vec<Link>, Option<String>)>;
 
 /// What every URL of one document is resolved with (read-only while planning).
 pub(crate) struct Planner<'a> {
@@ -520,7 +485,7 @@ pub(crate) struct Planner<'a> {
     /// The document's encoding (whatwg queries are encoded in it).
     encoding: &'static Encoding,
     /// How `iframe srcdoc` documents are rewritten.
-    pub(crate) nested: Nested,
+    pub(crate) nested: Option<NestedDocument>,
 }
 
 /// What planning produces.
@@ -572,7 +537,7 @@ impl<'a> Planner<'a> {
             options,
             depth,
             encoding,
-            nested: Nested::Dom,
+            nested: None,
         }
     }
 
@@ -981,13 +946,12 @@ impl<'a> Planner<'a> {
             }
             return;
         }
-        if self.nested == Nested::Stream {
+        if let Some(nested_document) = self.nested {
             let outer = Outer {
                 base: self.base.clone(),
                 document_uri: Uri::parse("about:srcdoc").ok(),
             };
-            if let Some((links, new)) =
-                crate::stream::nested_document(value, &outer, self.options, self.depth + 1)
+            if let Some((links, new)) = nested_document(value, &outer, self.options, self.depth + 1)
             {
                 out.links.extend(links.into_iter().map(|mut l| {
                     l.node = element.id();

@@ -3,7 +3,7 @@
 //! Not URLs, never touched: `usemap` (a hash-name reference, HTML LS §4.8.14), `itemtype`
 //! (absolute by definition), `data-*`, `xml:base` (ignored by HTML LS).
 
-use super::ElementView;
+use super::element::ElementView;
 use crate::dom::{AttrNs, ElementNs};
 
 /// How an attribute value holds its URLs.

@@ -45,9 +45,7 @@ use crate::decode::{self, Decoded, EncodingSource};
 use crate::dom::{AttrNs, ElementNs, NodeId};
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
-use crate::rewrite::{
-    EditTarget, ElementView, Found, Link, Nested, Planner, RewriteOptions, MAX_NESTING,
-};
+use crate::rewrite::{EditTarget, ElementView, Found, Link, Planner, RewriteOptions, MAX_NESTING};
 use crate::splice::{decode_attribute, value_splice, Fallback, Splices};
 
 mod scan;
@@ -981,7 +979,7 @@ impl<'a> Pass<'a> {
             self.encoding,
             &mut planner_diagnostics,
         );
-        planner.nested = Nested::Stream;
+        planner.nested = Some(nested_document);
         let walk = RefCell::new(Walk {
             pass: self,
             planner,

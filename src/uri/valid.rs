@@ -68,7 +68,9 @@ pub(crate) fn valid_uri<'a>(uri: &'a str, query_encoding: &'static Encoding) -> 
     let mut out = String::with_capacity(uri.len() + 16);
     // The scheme and its `:` (RFC 2396 §3.1's grammar, as the URL Standard's); none for a
     // relative reference.
-    let scheme_end = super::parse::UriRef::parse(uri).scheme.map_or(0, |s| s.len() + 1);
+    let scheme_end = super::parse::UriRef::parse(uri)
+        .scheme
+        .map_or(0, |s| s.len() + 1);
     out.push_str(uri.get(..scheme_end).unwrap_or_default());
     let mut rest = uri.get(scheme_end..).unwrap_or_default();
     let mut part = Part::Path;

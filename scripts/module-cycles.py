@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Fail when the library's source files import each other in a circle.
+
+Each file under src/ is a node; an edge a -> b means a names an item of b through a `crate::`,
+`super::` or `self::` path or a child module's name (in a `use` or inline). Declaring a child module (`mod x;`) is not
+an edge. Strongly connected components of more than one file are printed and make the exit
+status 1. Issue 22: modules follow the data flow, and no module imports one above it.
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+
+
+def module_files(root):
+    """Map module path tuples to files: ('stream', 'scan') -> src/stream/scan.rs."""
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            if not f.endswith(".rs"):
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, f), root)
+            parts = rel[:-3].split(os.sep)
+            if parts[-1] in ("mod", "lib"):
+                parts = parts[:-1]
+            out[tuple(parts)] = rel
+    return out
+
+
+def strip_comments_and_strings(src):
+    """Blank out comments, string literals and character literals in one left-to-right pass."""
+    token = re.compile(
+        r"//[^\n]*"
+        r"|/\*.*?\*/"
+        r"|(?<![\w])b?r(?P<hashes>#*)\".*?\"(?P=hashes)"
+        r"|(?<![\w])b?\"(?:\\.|[^\"\\])*\""
+        # Character literals ('{' would unbalance braces); lifetimes have no closing quote.
+        r"|(?<![\w])b?'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)|[^'\\\n])'",
+        re.S,
+    )
+    return token.sub(lambda m: " " if m.group(0).startswith("/") else '""', src)
+
+
+def expand(tree):
+    """Expand a use tree `a::{b, c::{d, e}}` into paths."""
+    tree = re.sub(r"\s+", "", tree)
+    m = re.match(r"^(.*?)\{(.*)\}$", tree)
+    if not m:
+        return [tree]
+    prefix, inner = m.group(1), m.group(2)
+    parts, depth, cur = [], 0, ""
+    for ch in inner:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur:
+        parts.append(cur)
+    out = []
+    for p in parts:
+        for e in expand(p):
+            out.append(prefix + e)
+    return out
+
+
+def strip_test_modules(src):
+    """Drop `#[cfg(test)] mod x { ... }` blocks: tests may reach anywhere; the layering is about
+    the library's own code (and their `super::` is the file itself)."""
+    out = ""
+    while True:
+        m = re.search(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{", src)
+        if not m:
+            return out + src
+        out += src[: m.start()]
+        depth, i = 1, m.end()
+        while i < len(src) and depth:
+            depth += {"{": 1, "}": -1}.get(src[i], 0)
+            i += 1
+        src = src[i:]
+
+
+def paths_in(src):
+    src = strip_test_modules(strip_comments_and_strings(src))
+    paths = []
+    for m in re.finditer(r"\buse\s+([^;]*);", src):
+        paths += expand(m.group(1))
+    for m in re.finditer(r"(?<![\w:])\w+(?:::\w+)+", src):
+        paths.append(m.group(0))
+    return paths
+
+
+def target(mods, here, path):
+    """The file a path names, or None for outside crates."""
+    segs = [s for s in re.split(r"::", path) if s]
+    if not segs:
+        return None
+    if segs[0] == "crate":
+        base, segs = (), segs[1:]
+    elif segs[0] in ("super", "self"):
+        base = here
+        while segs and segs[0] in ("super", "self"):
+            if segs[0] == "super":
+                base = base[:-1]
+            segs = segs[1:]
+    elif here + (segs[0],) in mods:
+        # A child module named without a prefix (`use scan::Scanner;` in stream/mod.rs).
+        base = here
+    else:
+        return None
+    best = base
+    cur = base
+    for s in segs:
+        cur = cur + (s,)
+        if cur in mods:
+            best = cur
+        else:
+            break
+    return best
+
+
+def main():
+    mods = module_files(ROOT)
+    edges = {m: set() for m in mods}
+    for mod, rel in mods.items():
+        here = mod
+        with open(os.path.join(ROOT, rel), encoding="utf-8") as fh:
+            src = fh.read()
+        # The file's own inline `mod tests { use super::* }` refers to the file itself.
+        for p in paths_in(src):
+            t = target(mods, here, p)
+            if t is not None and t != mod and t in mods and t != ():
+                edges[mod].add(t)
+    # Tarjan's strongly connected components.
+    index, low, stack, on, sccs = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            sccs.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in mods:
+        if v not in index:
+            visit(v)
+    cycles = [c for c in sccs if len(c) > 1]
+    for c in cycles:
+        names = sorted(mods[m] for m in c)
+        print("import cycle among %d files: %s" % (len(names), ", ".join(names)))
+        for m in sorted(c, key=lambda m: mods[m]):
+            inside = sorted(mods[t] for t in edges[m] if t in c)
+            print("  %s -> %s" % (mods[m], ", ".join(inside)))
+    if cycles:
+        return 1
+    print("no import cycle among %d library files" % len(mods))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
