@@ -78,6 +78,13 @@ pub enum Fallback {
     /// Removing a `<base>` that opens the document would leave it starting with the bytes of a
     /// byte order mark, which would change its encoding when it is read again.
     LeadingBom,
+    /// A fragment target (`id`, `a@name`) whose bytes do not decode: the tree holds U+FFFD
+    /// where the decoder met them.
+    UndecodableTarget,
+    /// An `a@name` or a `<template>` in or beside SVG/MathML: whether the name is a target, or
+    /// the template hides what it holds, depends on namespaces the tree builder may set
+    /// otherwise than lol_html.
+    ForeignTarget,
 }
 
 impl Fallback {
@@ -115,6 +122,8 @@ impl Fallback {
             Fallback::LeadingBom => {
                 "removing the <base> that opens it would leave a byte order mark first"
             }
+            Fallback::UndecodableTarget => "an id or a name that does not decode in the document's encoding",
+            Fallback::ForeignTarget => "an <a name> or a <template> in or beside SVG or MathML",
             Fallback::ScanMismatch => {
                 "the tag scanner and lol_html read the markup differently (foreign content, script)"
             }

@@ -105,18 +105,19 @@ pub(crate) fn run(
     }
     let encoding = decoded.encoding;
     let mut diagnostics = Vec::new();
-    let chosen = find_base(bytes, encoding)?;
+    let tentative = matches!(
+        decoded.source,
+        EncodingSource::Meta | EncodingSource::Fallback
+    );
+    let chosen = find_base(bytes, encoding, tentative, outer, options, 0)?;
     let base = with_base_element(
         &outer.base,
         chosen.as_ref().map(|(_, href)| href.as_str()),
         options.resolve,
         &mut diagnostics,
     );
-    let tentative = matches!(
-        decoded.source,
-        EncodingSource::Meta | EncodingSource::Fallback
-    );
     let pass = Pass {
+        mode: Mode::Rewrite,
         bytes,
         offset: 0,
         encoding,
@@ -157,26 +158,21 @@ pub(crate) fn run_streaming(
         return Err(StreamError::Fallback(Fallback::DropBase));
     }
     let encoding = decoded.encoding;
-    let found = prescan(
-        &mut ReaderChunks::new(open().map_err(StreamError::Io)?),
-        encoding,
-        true,
-    )?;
     let tentative = matches!(
         decoded.source,
         EncodingSource::Meta | EncodingSource::Fallback
     );
-    if tentative && found.meta.is_some_and(|m| m != encoding) {
-        return Err(StreamError::Fallback(Fallback::LateMeta));
-    }
+    let mut chunks = ReaderChunks::new(open().map_err(StreamError::Io)?);
+    let found = find_base_in(&mut chunks, encoding, tentative, outer, options)?;
     let mut diagnostics = Vec::new();
     let base = with_base_element(
         &outer.base,
-        found.base.as_ref().map(|(_, href)| href.as_str()),
+        found.as_ref().map(|(_, href)| href.as_str()),
         options.resolve,
         &mut diagnostics,
     );
     let pass = Pass {
+        mode: Mode::Rewrite,
         bytes: &[],
         offset: 0,
         encoding,
@@ -184,22 +180,11 @@ pub(crate) fn run_streaming(
         options,
         depth: 0,
         nesting: 0,
-        chosen: found.base.map(|(at, _)| NodeId(at)),
+        chosen: found.map(|(at, _)| NodeId(at)),
+        // Pass 1 has read every `<meta>`.
         tentative: false,
         report_bases: true,
     };
-    if found.risky {
-        // A dry run first: a fallback met halfway must come before anything is written.
-        let mut dry = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
-        let mut sink = std::io::sink();
-        let mut ignore = |_: Link| {};
-        pass.run_chunks(
-            base.clone(),
-            &mut dry,
-            Some(StreamIo::new(&mut sink, &mut ignore)),
-            None,
-        )?;
-    }
     let io = StreamIo::new(out, on_link);
     let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
     let mut out = pass.run_chunks(base.clone(), &mut chunks, Some(io), None)?;
@@ -268,7 +253,7 @@ pub(crate) fn nested_document(
     let bytes = text.as_bytes();
     let encoding = encoding_rs::UTF_8;
     let mut diagnostics = Vec::new();
-    let chosen = find_base(bytes, encoding).ok()?;
+    let chosen = find_base(bytes, encoding, false, outer, options, depth).ok()?;
     let base = with_base_element(
         &outer.base,
         chosen.as_ref().map(|(_, href)| href.as_str()),
@@ -276,6 +261,7 @@ pub(crate) fn nested_document(
         &mut diagnostics,
     );
     let pass = Pass {
+        mode: Mode::Rewrite,
         bytes,
         offset: 0,
         encoding,
@@ -303,7 +289,7 @@ pub(crate) fn nested_document(
 
 /// The fragment targets of a document, for `#fragment` links: every `id`, and the `name` of
 /// every HTML `a`, outside `<template>` contents (HTML LS "find a potential indicated element"),
-/// from the tokens alone.
+/// read with pass 2's tree context ([`Mode::Targets`]).
 /// `tentative`: the encoding came from the prescan or the default, so a `<meta>` declaring
 /// another one sends the document to the DOM engine (which decodes it again).
 pub(crate) fn fragment_ids(
@@ -311,165 +297,87 @@ pub(crate) fn fragment_ids(
     encoding: &'static Encoding,
     tentative: bool,
 ) -> Result<Vec<String>, Fallback> {
-    struct State {
-        template: usize,
-        ids: Vec<String>,
-        svg: usize,
-        math: usize,
-        meta_seen: bool,
-        bail: bool,
-    }
-    let state = Rc::new(RefCell::new(State {
-        template: 0,
-        ids: Vec::new(),
-        svg: 0,
-        math: 0,
-        meta_seen: !tentative,
-        bail: false,
-    }));
-    let handler_state = state.clone();
-    let lol_encoding =
-        lol_html::AsciiCompatibleEncoding::new(encoding).ok_or(Fallback::Tokenizer)?;
-    let settings = lol_html::Settings::new()
-        .with_encoding(lol_encoding)
-        .with_memory_settings(
-            lol_html::MemorySettings::new().with_max_allowed_memory_usage(MEMORY_LIMIT),
-        )
-        .append_element_content_handler(lol_html::element!("*", move |el| {
-            let html = el.namespace_uri() == HTML_NS;
-            let raw = RawTag::new(bytes.get(el.source_location().bytes()).unwrap_or_default());
-            let counter = if html && raw.is("template") {
-                Some(0)
-            } else if !html && raw.is("svg") {
-                Some(1)
-            } else if !html && raw.is("math") {
-                Some(2)
-            } else {
-                None
-            };
-            let mut s = handler_state.borrow_mut();
-            // In or beside foreign content the tokenizer's namespaces can part from the tree
-            // builder's (breakout tags and end tags that close through SVG/MathML, HTML LS
-            // §13.2.6.5), and whether an `a@name` is a target or a `<template>` hides what it
-            // holds depends on them: the DOM engine decides those documents (issue 22).
-            let foreign = !html || s.svg > 0 || s.math > 0;
-            // A `<frameset>` drops the body's elements from the tree, as pass 2 knows
-            // (`Fallback::Frameset`); found by fuzz/engines.rs.
-            if html && raw.is("frameset") {
-                s.bail = true;
-                return Err("frameset".into());
-            }
-            if foreign && (raw.is("template") || (raw.is("a") && raw.has_attr("name"))) {
-                s.bail = true;
-                return Err("foreign namespace".into());
-            }
-            // A value whose bytes do not decode holds U+FFFD in the tree (the DOM engine's
-            // decoder writes it); the tag reader gives none (found by fuzz/engines.rs).
-            let undecodable = |name: &str| {
-                raw.find(name)
-                    .is_some_and(|a| raw.value(&a, encoding).is_none())
-            };
-            if undecodable("id") || (raw.is("a") && undecodable("name")) {
-                s.bail = true;
-                return Err("undecodable value".into());
-            }
-            // The <template> element itself is outside its contents.
-            let in_template = s.template > 0;
-            if let Some(which) = counter {
-                if (which == 1 && s.math > 0) || (which == 2 && s.svg > 0) {
-                    s.bail = true;
-                    return Err("foreign nesting".into());
-                }
-                let end_state = handler_state.clone();
-                let closes = el.on_end_tag(lol_html::end_tag!(move |end| {
-                    let mut s = end_state.borrow_mut();
-                    if which == 0 && !end.name().eq_ignore_ascii_case("template") {
-                        // lol_html closed the template at another end tag; the tree builder
-                        // does not (a template is a scope boundary): see `Fallback::TemplateEnd`.
-                        s.bail = true;
-                        return Err("template end".into());
-                    }
-                    match which {
-                        0 => s.template = s.template.saturating_sub(1),
-                        1 => s.svg = s.svg.saturating_sub(1),
-                        _ => s.math = s.math.saturating_sub(1),
-                    }
-                    Ok(())
-                }));
-                if closes.is_ok() {
-                    match which {
-                        0 => s.template += 1,
-                        1 => s.svg += 1,
-                        _ => s.math += 1,
-                    }
-                }
-            }
-            if in_template {
-                return Ok(());
-            }
-            if html && raw.is("meta") && !s.meta_seen {
-                let declared = decode::meta_element_encoding(
-                    raw.attr("charset", encoding).as_deref(),
-                    raw.attr("http-equiv", encoding).as_deref(),
-                    raw.attr("content", encoding).as_deref(),
-                );
-                if let Some(declared) = declared {
-                    s.meta_seen = true;
-                    if declared != encoding {
-                        s.bail = true;
-                        return Err("late meta".into());
-                    }
-                }
-            }
-            // The first of duplicate attributes only (HTML LS §13.2.5.33).
-            if let Some(id) = raw.attr("id", encoding) {
-                s.ids.push(id);
-            }
-            if html && raw.is("a") {
-                if let Some(name) = raw.attr("name", encoding) {
-                    s.ids.push(name);
-                }
-            }
-            Ok(())
-        }));
-    let mut rewriter = lol_html::HtmlRewriter::new(settings, |_: &[u8]| {});
-    let result = rewriter.write(bytes).and_then(|()| rewriter.end());
-    let mut s = state.borrow_mut();
-    if s.bail || result.is_err() {
-        return Err(Fallback::Tokenizer);
-    }
-    Ok(std::mem::take(&mut s.ids))
+    let outer = Outer {
+        base: Base::none(),
+        document_uri: None,
+    };
+    let options = RewriteOptions::default();
+    let pass = Pass {
+        mode: Mode::Targets,
+        bytes,
+        offset: 0,
+        encoding,
+        outer: &outer,
+        options: &options,
+        depth: 0,
+        nesting: 0,
+        chosen: None,
+        tentative,
+        report_bases: false,
+    };
+    Ok(pass.run_in_memory(Base::none(), Links::Keep)?.targets)
 }
 
-/// Pass 1: the first HTML `<base>` with an `href` outside `<template>` contents (its start tag's
-/// offset and its decoded `href`), or why token order cannot settle it. Skipped when `<base`
-/// does not occur in the bytes.
+/// Pass 1 over a document in memory ([`Mode::FindBase`]): the first HTML `<base>` with an
+/// `href` outside `<template>` contents (its start tag's offset and its decoded `href`), or why
+/// token order cannot settle it. Skipped when `<base` does not occur in the bytes.
 fn find_base(
     bytes: &[u8],
     encoding: &'static Encoding,
+    tentative: bool,
+    outer: &Outer,
+    options: &RewriteOptions,
+    depth: usize,
 ) -> Result<Option<(usize, String)>, Fallback> {
     if !may_have_base_href(bytes) {
         return Ok(None);
     }
-    match prescan(&mut SliceChunks(Some(bytes)), encoding, false) {
-        Ok(found) => Ok(found.base),
-        Err(StreamError::Fallback(why)) => Err(why),
-        Err(StreamError::Io(_)) => Err(Fallback::Tokenizer),
-    }
+    let pass = Pass {
+        mode: Mode::FindBase { full: false },
+        bytes,
+        offset: 0,
+        encoding,
+        outer,
+        options,
+        depth,
+        nesting: 0,
+        chosen: None,
+        tentative,
+        report_bases: false,
+    };
+    Ok(pass.run_in_memory(outer.base.clone(), Links::Keep)?.base)
 }
 
-/// What pass 1 learns.
-#[derive(Debug, Default)]
-struct Prescan {
-    /// The chosen `<base>`: its start tag's offset and decoded `href`.
-    base: Option<(usize, String)>,
-    /// The first HTML `<meta>` outside templates that declares an encoding (full scans only).
-    meta: Option<&'static Encoding>,
-    /// Markup that pass 2 may hand to the DOM engine only when it meets it (`<frame>`, MathML,
-    /// `<template>`, SVG `<style>`, a breakout tag in SVG; full scans only): a document streamed
-    /// from its file is then run once without writing first, so that nothing is written before
-    /// a fallback.
-    risky: bool,
+/// Pass 1 over a document read chunk by chunk: the whole document is walked with pass 2's tree
+/// context ([`Mode::FindBase`] with `full`), so whatever would send pass 2 to the DOM engine
+/// does so here, before pass 2 writes a byte.
+fn find_base_in(
+    chunks: &mut dyn Chunks,
+    encoding: &'static Encoding,
+    tentative: bool,
+    outer: &Outer,
+    options: &RewriteOptions,
+) -> Result<Option<(usize, String)>, StreamError> {
+    let pass = Pass {
+        mode: Mode::FindBase { full: true },
+        bytes: &[],
+        offset: 0,
+        encoding,
+        outer,
+        options,
+        depth: 0,
+        nesting: 0,
+        chosen: None,
+        tentative,
+        report_bases: false,
+    };
+    // The walk reads the input through its window: it is written nowhere.
+    let mut sink = std::io::sink();
+    let mut ignore = |_: Link| {};
+    let io = StreamIo::new(&mut sink, &mut ignore);
+    Ok(pass
+        .run_chunks(outer.base.clone(), chunks, Some(io), None)?
+        .base)
 }
 
 /// Why a streamed document could not be finished.
@@ -525,227 +433,6 @@ impl<R: std::io::Read> Chunks for ReaderChunks<R> {
     }
 }
 
-/// Pass 1 over `chunks`: the base, or why token order cannot settle it; with `full`, the whole
-/// document is read (not just up to the first base) so that everything that could send pass 2
-/// to the DOM engine is known before pass 2 writes a byte.
-fn prescan(
-    chunks: &mut dyn Chunks,
-    encoding: &'static Encoding,
-    full: bool,
-) -> Result<Prescan, StreamError> {
-    struct State {
-        template: usize,
-        table: usize,
-        svg: usize,
-        math: usize,
-        frameset: bool,
-        found: Prescan,
-        meta_seen: bool,
-        bail: Option<Fallback>,
-    }
-    let state = Rc::new(RefCell::new(State {
-        template: 0,
-        table: 0,
-        svg: 0,
-        math: 0,
-        frameset: false,
-        found: Prescan::default(),
-        meta_seen: false,
-        bail: None,
-    }));
-    let handler_state = state.clone();
-    // The bytes lol_html has not passed on yet (its offset, and them): a tag being handled is in
-    // there, so an attribute value is read from its own bytes. (lol_html's `Attribute::value`
-    // sniffs a byte order mark at the start of a value and decodes the rest as UTF-16.)
-    let window: Rc<RefCell<(usize, Vec<u8>)>> = Rc::default();
-    let handler_window = window.clone();
-    let emitted = Rc::new(std::cell::Cell::new(0usize));
-    let sink_emitted = emitted.clone();
-    let lol_encoding = lol_html::AsciiCompatibleEncoding::new(encoding)
-        .ok_or(StreamError::Fallback(Fallback::Tokenizer))?;
-    let settings = lol_html::Settings::new()
-        .with_encoding(lol_encoding)
-        .with_memory_settings(
-            lol_html::MemorySettings::new().with_max_allowed_memory_usage(MEMORY_LIMIT),
-        )
-        .append_element_content_handler(lol_html::element!("*", move |el| {
-            let w = handler_window.borrow();
-            let location = el.source_location().bytes();
-            let tag_bytes = location
-                .start
-                .checked_sub(w.0)
-                .zip(location.end.checked_sub(w.0))
-                .and_then(|(start, end)| w.1.get(start..end))
-                .unwrap_or_default();
-            let raw = RawTag::new(tag_bytes);
-            let name = tree_name(raw.name(), encoding);
-            if full
-                && (matches!(name.as_str(), "frame" | "math" | "template")
-                    || (el.namespace_uri() == SVG_NS
-                        && (name == "style" || is_breakout(&name, &raw))))
-            {
-                handler_state.borrow_mut().found.risky = true;
-            }
-            if matches!(el.namespace_uri(), SVG_NS | MATHML_NS) {
-                // As pass 2 does (Walk::start): foreign nesting lol_html reads otherwise than
-                // the tree builder.
-                if matches!(name.as_str(), "svg" | "math") {
-                    let svg = name == "svg";
-                    let mut s = handler_state.borrow_mut();
-                    if (svg && s.math > 0) || (!svg && s.svg > 0) {
-                        s.bail = Some(Fallback::ForeignNesting);
-                        return Err("foreign nesting".into());
-                    }
-                    let end_state = handler_state.clone();
-                    let closes = el.on_end_tag(lol_html::end_tag!(move |_| {
-                        let mut s = end_state.borrow_mut();
-                        if svg {
-                            s.svg = s.svg.saturating_sub(1);
-                        } else {
-                            s.math = s.math.saturating_sub(1);
-                        }
-                        Ok(())
-                    }));
-                    if closes.is_ok() {
-                        if svg {
-                            s.svg += 1;
-                        } else {
-                            s.math += 1;
-                        }
-                    }
-                }
-            }
-            if el.namespace_uri() != HTML_NS {
-                // MathML has no `<base>`: one lol_html reads as MathML may be HTML to the tree
-                // builder (an end tag in foreign content pops back to HTML there, not in
-                // lol_html). An SVG `<base>` is SVG's own in both.
-                if el.namespace_uri() == MATHML_NS && name == "base" {
-                    handler_state.borrow_mut().bail = Some(Fallback::MathMlStray);
-                    return Err("foreign base".into());
-                }
-                // lol_html stays in SVG after a self-closing `<svg/>`, and after an `<svg>`
-                // closed by another end tag (`<a><svg></a>`), where the tree is back in HTML:
-                // a `<base>` it reads as SVG's with no `<svg>` open to us may be HTML's.
-                if name == "base" && handler_state.borrow().svg == 0 {
-                    handler_state.borrow_mut().bail = Some(Fallback::MathMlStray);
-                    return Err("foreign base".into());
-                }
-                return Ok(());
-            }
-            let counter = match name.as_str() {
-                "template" => Some(true),
-                "table" => Some(false),
-                "frameset" => {
-                    handler_state.borrow_mut().frameset = true;
-                    None
-                }
-                "meta" if full => {
-                    let mut s = handler_state.borrow_mut();
-                    if s.template == 0 && !s.meta_seen {
-                        // From the values' own bytes, as the tokenizer decodes them.
-                        let declared = decode::meta_element_encoding(
-                            raw.attr("charset", encoding).as_deref(),
-                            raw.attr("http-equiv", encoding).as_deref(),
-                            raw.attr("content", encoding).as_deref(),
-                        );
-                        if declared.is_some() {
-                            s.meta_seen = true;
-                            s.found.meta = declared;
-                        }
-                    }
-                    None
-                }
-                "base" => {
-                    let mut s = handler_state.borrow_mut();
-                    if s.template > 0 || s.found.base.is_some() {
-                        return Ok(());
-                    }
-                    let Some(href) = raw.find("href") else {
-                        return Ok(());
-                    };
-                    if s.table > 0 || s.frameset {
-                        s.bail = Some(Fallback::AmbiguousBase);
-                        return Err("ambiguous base".into());
-                    }
-                    // The value from its own bytes, decoded as the tokenizer does; bytes that do
-                    // not decode send the base to the DOM engine.
-                    match raw.value(&href, encoding) {
-                        Some(value) => {
-                            s.found.base = Some((el.source_location().bytes().start, value));
-                        }
-                        None => {
-                            s.bail = Some(Fallback::Undecodable);
-                            return Err("undecodable base".into());
-                        }
-                    }
-                    if !full {
-                        // Nothing after the first base matters to pass 1: stop here.
-                        return Err("base found".into());
-                    }
-                    return Ok(());
-                }
-                _ => None,
-            };
-            if let Some(template) = counter {
-                {
-                    let mut s = handler_state.borrow_mut();
-                    if template {
-                        s.template += 1;
-                    } else {
-                        s.table += 1;
-                    }
-                }
-                let end_state = handler_state.clone();
-                // Elements closed implicitly get no end tag handler: a table left open keeps
-                // the count up, which can only send a later base to the DOM engine.
-                let _ = el.on_end_tag(lol_html::end_tag!(move |end| {
-                    let mut s = end_state.borrow_mut();
-                    if template && !end.name().eq_ignore_ascii_case("template") {
-                        s.bail = Some(Fallback::TemplateEnd);
-                        return Err("template end".into());
-                    }
-                    if template {
-                        s.template = s.template.saturating_sub(1);
-                    } else {
-                        s.table = s.table.saturating_sub(1);
-                    }
-                    Ok(())
-                }));
-            }
-            Ok(())
-        }));
-    let mut rewriter = lol_html::HtmlRewriter::new(settings, move |c: &[u8]| {
-        sink_emitted.set(sink_emitted.get() + c.len());
-    });
-    let mut result = Ok(());
-    while let Some(chunk) = chunks.next_chunk().map_err(StreamError::Io)? {
-        window.borrow_mut().1.extend_from_slice(chunk);
-        result = rewriter.write(chunk);
-        if result.is_err() {
-            break;
-        }
-        // What lol_html has passed on is behind every tag still to come.
-        let mut w = window.borrow_mut();
-        let done = emitted.get().saturating_sub(w.0).min(w.1.len());
-        w.1.drain(..done);
-        w.0 += done;
-    }
-    if result.is_ok() {
-        result = rewriter.end();
-    }
-    let mut s = state.borrow_mut();
-    if let Some(why) = s.bail {
-        return Err(StreamError::Fallback(why));
-    }
-    let found = std::mem::take(&mut s.found);
-    match result {
-        // The early stop after the first base.
-        Err(_) if !full && found.base.is_some() => Ok(found),
-        Err(_) => Err(StreamError::Fallback(Fallback::Tokenizer)),
-        Ok(()) => Ok(found),
-    }
-}
-
 /// Whether the bytes `<base` occur, ASCII case-insensitively.
 fn may_have_base_href(bytes: &[u8]) -> bool {
     // `<b` and `<B` are rare enough in text that finding them is faster than visiting every `<`.
@@ -760,8 +447,24 @@ fn may_have_base_href(bytes: &[u8]) -> bool {
     })
 }
 
-/// One pass of pass 2 over `bytes` (the document, or `<noscript>` markup inside it at `offset`).
+/// What a walk over the document is for. All three read the markup with one tree-context layer
+/// ([`Walk`]) and so hand a document to the DOM engine for the same reasons (issue 22).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Pass 2: every URL planned, and the values that change spliced.
+    Rewrite,
+    /// Pass 1: the first HTML `<base>` with an `href` outside `<template>` contents. With
+    /// `full`, the walk goes on to the end, so that everything that could send pass 2 to the
+    /// DOM engine is known before pass 2 writes a byte; without, it stops at that base.
+    FindBase { full: bool },
+    /// The fragment targets (HTML LS "find a potential indicated element"): every `id`, and the
+    /// `name` of every HTML `a`, outside `<template>` contents.
+    Targets,
+}
+
+/// One walk over `bytes` (the document, or `<noscript>` markup inside it at `offset`).
 struct Pass<'a> {
+    mode: Mode,
     bytes: &'a [u8],
     /// Where `bytes` starts in the document (for `<noscript>` markup).
     offset: usize,
@@ -788,6 +491,10 @@ struct PassOut {
     tally: Option<LinkTally>,
     splices: Vec<(Range<usize>, Vec<u8>)>,
     diagnostics: Vec<Diagnostic>,
+    /// [`Mode::FindBase`]: the chosen `<base>`, its start tag's offset and decoded `href`.
+    base: Option<(usize, String)>,
+    /// [`Mode::Targets`]: the fragment targets, in source order.
+    targets: Vec<String>,
 }
 
 /// An end tag lol_html reported: where it is (document offsets) and what it ends. Recorded by
@@ -884,8 +591,14 @@ struct Walk<'p, 'w> {
     math: usize,
     /// Open SVG HTML integration points (`<title>`, `<desc>`, `<foreignObject>`).
     integration: usize,
+    /// Open HTML `<table>` elements ([`Mode::FindBase`] only): a `<base>` in a table is moved
+    /// by foster parenting. Elements closed implicitly are not counted down, which can only
+    /// send a later base to the DOM engine.
+    table: usize,
     meta_seen: bool,
     bail: Option<Fallback>,
+    /// [`Mode::FindBase`] without `full`: the base is found, nothing after it matters.
+    done: bool,
     /// An HTML `<style>` (`true`) or `<noscript>` whose end tag has not come (raw text runs to
     /// the end of the input when it never does), with where its content starts.
     open: Option<(bool, NodeId, usize)>,
@@ -988,13 +701,17 @@ impl<'a> Pass<'a> {
                 tally,
                 splices: Vec::new(),
                 diagnostics: planner_diagnostics,
+                base: None,
+                targets: Vec::new(),
             },
             template: 0,
             svg: 0,
             math: 0,
             integration: 0,
+            table: 0,
             meta_seen: false,
             bail: None,
+            done: false,
             open: None,
             svg_style: None,
             io,
@@ -1014,7 +731,7 @@ impl<'a> Pass<'a> {
                 let mut walk = walk.borrow_mut();
                 walk.reported(el, &handler_events);
                 walk.deliver_links();
-                if walk.bail.is_some() {
+                if walk.stopped() {
                     return Err("fallback".into());
                 }
                 Ok(())
@@ -1043,7 +760,7 @@ impl<'a> Pass<'a> {
             let mut walk = walk.borrow_mut();
             walk.sync(&events, self.offset + fed, Reach::Partial);
             walk.deliver_links();
-            if walk.bail.is_some() {
+            if walk.stopped() {
                 break;
             }
             // Written up to what lol_html has passed on (every handler before it has run) and
@@ -1065,6 +782,9 @@ impl<'a> Pass<'a> {
         let mut walk = walk.into_inner();
         if let Some(why) = walk.bail {
             return Err(StreamError::Fallback(why));
+        }
+        if walk.done {
+            return Ok(walk.out);
         }
         result.map_err(|_| StreamError::Fallback(Fallback::Tokenizer))?;
         walk.sync(&events, self.offset + fed, Reach::End);
@@ -1144,6 +864,27 @@ impl ElementView for Tag {
 }
 
 impl Walk<'_, '_> {
+    /// Whether the walk ends here: the DOM engine must take the document, or (pass 1) the
+    /// base is found.
+    fn stopped(&self) -> bool {
+        self.bail.is_some() || self.done
+    }
+
+    /// Whether the walk reads an attribute of this raw name (ASCII case-insensitively).
+    fn reads(&self, raw: &[u8]) -> bool {
+        is_read_attribute(raw)
+            || (self.pass.mode == Mode::Targets
+                && (raw.eq_ignore_ascii_case(b"id") || raw.eq_ignore_ascii_case(b"name")))
+    }
+
+    /// Whether a start tag can matter to this walk: a name the context layer tracks, or an
+    /// attribute it reads.
+    fn matters(&self, raw: &RawTag<'_>) -> bool {
+        matters_name(raw.name())
+            || (matches!(self.pass.mode, Mode::FindBase { .. }) && raw.is("table"))
+            || raw.attrs().any(|a| self.reads(raw.get(a.name)))
+    }
+
     /// A start tag at `tag` (document offsets) in namespace `ns`: one lol_html reports (`el`),
     /// or one the scanner found between them (HTML, and never one lol_html reports).
     fn start(
@@ -1172,7 +913,7 @@ impl Walk<'_, '_> {
         }
         // Most start tags hold no URL and need no context (measured: decoding every value of
         // every tag was half the time): answer those from the raw bytes, without allocating.
-        if !matters(&raw) {
+        if !self.matters(&raw) {
             return;
         }
         // The tokenizer reads U+0000 in a name as U+FFFD (HTML LS "tag name state").
@@ -1236,6 +977,8 @@ impl Walk<'_, '_> {
         let end = tag.end;
         let tag = self.tag(at, tag.end - tag.start, NodeId(at), name, ns);
         let html = ns == ElementNs::Html;
+        // The <template> element itself is outside its contents.
+        let in_template = self.template > 0;
         match (html, tag.name.as_str()) {
             (true, "template") => {
                 self.template += 1;
@@ -1275,6 +1018,14 @@ impl Walk<'_, '_> {
             }
             _ => {}
         }
+        match pass.mode {
+            Mode::Rewrite => {}
+            Mode::FindBase { full } => self.choose_base(&tag, in_template, full),
+            Mode::Targets => self.target(&tag, in_template),
+        }
+        if self.stopped() {
+            return;
+        }
         let content = (tag.name == "style" && matches!(ns, ElementNs::Html | ElementNs::Svg))
             .then_some(true)
             .or((html && tag.name == "noscript").then_some(false));
@@ -1311,6 +1062,9 @@ impl Walk<'_, '_> {
                     Ok(())
                 }));
             }
+        }
+        if pass.mode != Mode::Rewrite {
+            return;
         }
         let before = self.out.found.edits.len();
         let links_before = self.out.found.links.len();
@@ -1354,6 +1108,65 @@ impl Walk<'_, '_> {
         }
     }
 
+    /// Pass 1 ([`Mode::FindBase`]) at a start tag the context layer let through: the first
+    /// HTML `<base href>` outside template contents is the one (HTML LS §4.2.3 "frozen base
+    /// URL"), unless foster parenting could move it.
+    fn choose_base(&mut self, tag: &Tag, in_template: bool, full: bool) {
+        match (tag.ns, tag.name.as_str()) {
+            (ElementNs::Html, "table") => self.table += 1,
+            (ElementNs::Html, "base") if !in_template && self.out.base.is_none() => {
+                let Some(href) = tag
+                    .attrs
+                    .iter()
+                    .find(|a| a.ns == AttrNs::None && a.name == "href")
+                else {
+                    return;
+                };
+                if self.table > 0 {
+                    self.bail = Some(Fallback::AmbiguousBase);
+                } else if !href.writable {
+                    // Bytes that do not decode: the DOM engine decides what the tree holds.
+                    self.bail = Some(Fallback::Undecodable);
+                } else {
+                    self.out.base = Some((tag.id.0, href.value.clone()));
+                    self.done = !full;
+                }
+            }
+            // lol_html stays in SVG after a self-closing `<svg/>`, and after an `<svg>` closed
+            // by another end tag (`<a><svg></a>`), where the tree is back in HTML: a `<base>`
+            // it reads as SVG's with no `<svg>` open to us may be HTML's.
+            (ElementNs::Svg, "base") if self.svg == 0 => self.bail = Some(Fallback::MathMlStray),
+            _ => {}
+        }
+    }
+
+    /// [`Mode::Targets`] at a start tag the context layer let through: its `id`, and an HTML
+    /// `a`'s `name` (HTML LS "find a potential indicated element"), outside template contents.
+    fn target(&mut self, tag: &Tag, in_template: bool) {
+        let value = |name: &str| {
+            tag.attrs
+                .iter()
+                .find(|a| a.ns == AttrNs::None && a.name == name)
+        };
+        let anchor = tag.name == "a";
+        let foreign = tag.ns != ElementNs::Html || self.svg + self.math > 0;
+        if foreign && (tag.name == "template" || (anchor && value("name").is_some())) {
+            self.bail = Some(Fallback::ForeignTarget);
+            return;
+        }
+        let id = value("id");
+        let name = value("name").filter(|_| anchor);
+        if id.iter().chain(name.iter()).any(|a| !a.writable) {
+            self.bail = Some(Fallback::UndecodableTarget);
+            return;
+        }
+        if in_template {
+            return;
+        }
+        let targets = &mut self.out.targets;
+        targets.extend(id.iter().chain(name.iter()).map(|a| a.value.clone()));
+    }
+
     /// The element's attributes as the tree would have them (the tag is the `len` bytes at
     /// document offset `at`).
     fn tag(&self, at: usize, len: usize, id: NodeId, name: String, ns: ElementNs) -> Tag {
@@ -1362,7 +1175,7 @@ impl Walk<'_, '_> {
         let mut attrs: Vec<TagAttr> = Vec::new();
         let mut seen: Vec<String> = Vec::new();
         for a in raw.attrs() {
-            if !is_read_attribute(raw.get(a.name.clone())) {
+            if !self.reads(raw.get(a.name.clone())) {
                 continue;
             }
             let raw_name = tree_name(raw.get(a.name.clone()), encoding);
@@ -1405,7 +1218,7 @@ impl Walk<'_, '_> {
     fn sync(&mut self, events: &Rc<RefCell<Vec<Ended>>>, upto: usize, reach: Reach) {
         let pending = std::mem::take(&mut *events.borrow_mut());
         for ended in pending {
-            if self.bail.is_some() {
+            if self.stopped() {
                 return;
             }
             if self.scan.is_opaque() {
@@ -1424,14 +1237,14 @@ impl Walk<'_, '_> {
             self.scan.resume_at(ended.tag.end);
             self.end(ended.event);
         }
-        if self.bail.is_none() {
+        if !self.stopped() {
             self.scan_to(upto, reach);
         }
     }
 
     /// Scans to `limit`, acting on each start tag found.
     fn scan_to(&mut self, limit: usize, reach: Reach) {
-        if self.bail.is_some() || self.scan.is_opaque() {
+        if self.stopped() || self.scan.is_opaque() {
             return;
         }
         let foreign = self.svg + self.math > 0;
@@ -1447,10 +1260,33 @@ impl Walk<'_, '_> {
                 },
             }
         } else {
-            &scan::Interest {
-                name: |name| matters_name(name) || is_reported(name),
-                attr: is_read_attribute,
-                end_name: |name| name.eq_ignore_ascii_case(b"template"),
+            match self.pass.mode {
+                Mode::Rewrite => &scan::Interest {
+                    name: |name| matters_name(name) || is_reported(name),
+                    attr: is_read_attribute,
+                    end_name: |name| name.eq_ignore_ascii_case(b"template"),
+                },
+                Mode::FindBase { .. } => &scan::Interest {
+                    name: |name| {
+                        matters_name(name)
+                            || is_reported(name)
+                            || name.eq_ignore_ascii_case(b"table")
+                    },
+                    attr: is_read_attribute,
+                    end_name: |name| {
+                        name.eq_ignore_ascii_case(b"template")
+                            || name.eq_ignore_ascii_case(b"table")
+                    },
+                },
+                Mode::Targets => &scan::Interest {
+                    name: |name| matters_name(name) || is_reported(name),
+                    attr: |name| {
+                        is_read_attribute(name)
+                            || name.eq_ignore_ascii_case(b"id")
+                            || name.eq_ignore_ascii_case(b"name")
+                    },
+                    end_name: |name| name.eq_ignore_ascii_case(b"template"),
+                },
             }
         };
         // In memory the window is the whole document: it is read a slice at a time, so that
@@ -1484,12 +1320,12 @@ impl Walk<'_, '_> {
             // Standing where it stood, the scanner waits for input that is not there yet (a
             // construct cut by the end of what was read): a larger step would not move it.
             let stuck = self.scan.settled() == before;
-            if upto >= limit || stuck || self.bail.is_some() || self.scan.is_opaque() {
+            if upto >= limit || stuck || self.stopped() || self.scan.is_opaque() {
                 break;
             }
         }
         self.found_tags = found;
-        if reach == Reach::Checkpoint && self.bail.is_none() && !self.scan.is_at(limit) {
+        if reach == Reach::Checkpoint && !self.stopped() && !self.scan.is_at(limit) {
             // The scanner and lol_html read the markup before this tag differently.
             self.bail = Some(Fallback::ScanMismatch);
         }
@@ -1498,7 +1334,7 @@ impl Walk<'_, '_> {
     /// Acts on what a scan found, in source order.
     fn act_on(&mut self, found: &mut Vec<scan::Found>, foreign: bool) {
         for item in found.drain(..) {
-            if self.bail.is_some() {
+            if self.stopped() {
                 break;
             }
             match item {
@@ -1522,12 +1358,14 @@ impl Walk<'_, '_> {
                 scan::Found::EndTag(tag) => {
                     // A template is closed by its own end tag only (it is a scope boundary).
                     // (`</template …>` read from its `/` on names the element.)
-                    let template = self
-                        .input(tag.clone())
-                        .and_then(|raw| raw.get(1..))
-                        .is_some_and(|raw| RawTag::new(raw).is("template"));
-                    if template && !foreign {
+                    let Some(raw) = self.input(tag.clone()).and_then(|raw| raw.get(1..)) else {
+                        continue;
+                    };
+                    let raw = RawTag::new(raw);
+                    if raw.is("template") {
                         self.template = self.template.saturating_sub(1);
+                    } else if raw.is("table") {
+                        self.table = self.table.saturating_sub(1);
                     }
                 }
                 scan::Found::TextEnd { tag, name, content } => {
@@ -1556,7 +1394,7 @@ impl Walk<'_, '_> {
             // lol_html reports no tag inside raw text: it did not read this as raw text.
             self.bail = Some(Fallback::ScanMismatch);
         }
-        if self.bail.is_some() {
+        if self.stopped() {
             return;
         }
         let ns = match el.namespace_uri() {
@@ -1573,7 +1411,7 @@ impl Walk<'_, '_> {
         let integration_point = self.svg > 0
             && ns == ElementNs::Html
             && ["title", "desc", "foreignobject"].iter().any(|n| raw.is(n));
-        if integration_point && matters(&raw) {
+        if integration_point && self.matters(&raw) {
             self.bail = Some(Fallback::IntegrationPoint);
             return;
         }
@@ -1657,6 +1495,9 @@ impl Walk<'_, '_> {
                         return;
                     }
                 }
+                if pass.mode != Mode::Rewrite {
+                    return;
+                }
                 let raw = self.input(content.clone()).unwrap_or_default();
                 let (text, malformed) = pass.encoding.decode_without_bom_handling(raw);
                 let text = text.into_owned();
@@ -1683,6 +1524,9 @@ impl Walk<'_, '_> {
                     self.push_splice(content.clone(), encoded.into_owned());
                 }
             }
+            // Only pass 2 reads `<noscript>` markup (as consumers without scripting do): to the
+            // tree builder, and so to pass 1 and to fragment targets, it is raw text.
+            EndEvent::Noscript { .. } if pass.mode != Mode::Rewrite => {}
             EndEvent::Noscript { node, content } => {
                 let raw = self.input(content.clone()).unwrap_or_default().to_vec();
                 if pass.nesting >= MAX_NESTING {
@@ -1880,12 +1724,6 @@ fn is_breakout(name: &str, raw: &RawTag<'_>) -> bool {
     }
 }
 
-/// Whether a start tag can matter: a name the context layer tracks, or an attribute the rules
-/// read.
-fn matters(raw: &RawTag<'_>) -> bool {
-    matters_name(raw.name()) || raw.attrs().any(|a| is_read_attribute(raw.get(a.name)))
-}
-
 /// Whether the context layer tracks elements of this name (as written).
 fn matters_name(name: &[u8]) -> bool {
     // Most names are shorter than any of these, or longer: the length decides first.
@@ -2001,6 +1839,25 @@ fn svg_tag_name(lower: &str) -> Option<&'static str> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
     use super::*;
+
+    /// Pass 1 over `bytes` in memory, no base outside.
+    fn find_base(
+        bytes: &[u8],
+        encoding: &'static Encoding,
+    ) -> Result<Option<(usize, String)>, Fallback> {
+        let outer = Outer {
+            base: Base::none(),
+            document_uri: None,
+        };
+        super::find_base(
+            bytes,
+            encoding,
+            false,
+            &outer,
+            &RewriteOptions::default(),
+            0,
+        )
+    }
 
     /// `html` rewritten against `http://h/a/b` by the streaming engine alone.
     fn rewrite(html: &str) -> String {
@@ -2253,20 +2110,25 @@ mod tests {
         let doc = b"<a><math></a><a href=x>";
         let run = streamed(doc);
         assert_eq!(run.err(), Some(Fallback::ForeignEnd));
+        // Pass 1 walks with pass 2's tree context, so it hands over for pass 2's reason.
         let base = b"<a><math></a><base href=b/>";
         assert_eq!(
             find_base(base, encoding_rs::UTF_8).err(),
-            Some(Fallback::MathMlStray)
+            Some(Fallback::ForeignEnd)
         );
-        // lol_html stays in SVG after `<svg/>` and after `<a><svg></a>`; the tree does not, so
-        // the `<base>` may be HTML's (found by fuzz/engines.rs). Inside an open `<svg>` it is
-        // SVG's, and not a base.
-        for doc in [&b"<svg/><base href>"[..], b"<a><svg></a><base href=x/>"] {
-            assert_eq!(
-                find_base(doc, encoding_rs::UTF_8).err(),
-                Some(Fallback::MathMlStray)
-            );
-        }
+        // lol_html's namespace stays SVG after `<svg/>` and after `<a><svg></a>`; the tree's
+        // does not (found by fuzz/engines.rs). After `<svg/>` no `<svg>` is open to lol_html's
+        // selectors either: the scanner reads the `<base>` as HTML, as the tree builder does.
+        // After `<a><svg></a>` the `</a>` closing `<svg>` hands the document over. Inside an
+        // open `<svg>` it is SVG's, and not a base.
+        assert_eq!(
+            find_base(b"<svg/><base href>", encoding_rs::UTF_8),
+            Ok(Some((6, String::new())))
+        );
+        assert_eq!(
+            find_base(b"<a><svg></a><base href=x/>", encoding_rs::UTF_8),
+            Err(Fallback::ForeignEnd)
+        );
         assert_eq!(
             find_base(b"<svg><base href=x/></svg>", encoding_rs::UTF_8).unwrap(),
             None
@@ -2360,12 +2222,13 @@ mod tests {
 
     /// Found by `fuzz/engines.rs`: `</form>` inside a template closes the template to lol_html
     /// (its handler runs) but not to the tree builder, for which a template is a scope boundary:
-    /// the `<base>` after it is template content. Pass 1 sends such documents to the DOM engine.
+    /// the `<base>` after it is template content. Both passes count templates by their own end
+    /// tags (the scanner reads them), as the tree builder does, so neither is the base.
     #[test]
     fn a_template_closed_by_another_end_tag_goes_to_the_dom_engine() {
         let utf8 = encoding_rs::UTF_8;
         let doc = b"<form><template></form><base href=\"x/\">";
-        assert_eq!(find_base(doc, utf8).err(), Some(Fallback::TemplateEnd));
+        assert_eq!(find_base(doc, utf8), Ok(None));
         // Pass 2 counts templates by their own end tags (the scanner reads them), as the tree
         // builder does: the link is template content, rewritten.
         let run = streamed(b"<form><template></form><a href=x>").unwrap();
@@ -2458,9 +2321,14 @@ mod tests {
                     Ok(self.0.next().copied())
                 }
             }
-            let found = prescan(&mut Many(&mut iter), utf8, false).unwrap();
+            let outer = Outer {
+                base: Base::none(),
+                document_uri: None,
+            };
+            let options = RewriteOptions::default();
+            let found = find_base_in(&mut Many(&mut iter), utf8, false, &outer, &options);
             assert_eq!(
-                found.base.map(|(_, v)| v).as_deref(),
+                found.unwrap().map(|(_, v)| v).as_deref(),
                 Some("a&b/"),
                 "{size}"
             );
@@ -2525,9 +2393,11 @@ mod tests {
             find_base(b"<table><tr><td><base href=x>", utf8),
             Err(Fallback::AmbiguousBase)
         );
+        // A frameset sends pass 2 to the DOM engine wherever it is; pass 1 hands over for the
+        // same reason.
         assert_eq!(
             find_base(b"<frameset></frameset><base href=x>", utf8),
-            Err(Fallback::AmbiguousBase)
+            Err(Fallback::Frame)
         );
         assert_eq!(
             find_base(b"<table></table><base href=x>", utf8).unwrap(),

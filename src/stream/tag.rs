@@ -13,8 +13,6 @@ use std::ops::Range;
 
 use encoding_rs::Encoding;
 
-use crate::splice::decode_attribute;
-
 /// The bytes of one start tag, from its `<` to its `>`.
 #[derive(Clone, Copy)]
 pub(crate) struct RawTag<'a> {
@@ -84,20 +82,6 @@ impl<'a> RawTag<'a> {
             self.get(a.name.clone())
                 .eq_ignore_ascii_case(lower.as_bytes())
         })
-    }
-
-    /// An attribute's value as the tree has it: `Some("")` without a value, `None` when its
-    /// bytes do not decode in `encoding`.
-    pub(crate) fn value(&self, attr: &RawAttr, encoding: &'static Encoding) -> Option<String> {
-        match &attr.value {
-            Some(v) => decode_attribute(self.get(v.clone()), encoding),
-            None => Some(String::new()),
-        }
-    }
-
-    /// The value of the first attribute named `lower`, if it has one that decodes.
-    pub(crate) fn attr(&self, lower: &str, encoding: &'static Encoding) -> Option<String> {
-        self.value(&self.find(lower)?, encoding)
     }
 }
 
