@@ -1,0 +1,190 @@
+//! Names: which elements lol_html reports, which tags and attributes matter, and the HTML LS
+//! tables of foreign content (breakout tags, MathML elements, SVG names, foreign attributes).
+
+use super::scan;
+use super::tag::RawTag;
+use crate::dom::AttrNs;
+
+pub(super) const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
+pub(super) const SVG_NS: &str = "http://www.w3.org/2000/svg";
+pub(super) const MATHML_NS: &str = "http://www.w3.org/1998/Math/MathML";
+
+/// The elements lol_html reports to pass 2: those after whose start tag the bytes are read
+/// otherwise (raw text, RCDATA, script data, plaintext; HTML LS §13.2.6.4.7 "in body"), the
+/// foreign content and everything in it, and `<template>`. The markup between them is read by
+/// [`scan::Scanner`].
+pub(super) const REPORTED: &str = "script, svg, math, svg *, math *";
+
+/// [`REPORTED`]'s names: a start tag of one of them found by the scanner means it and lol_html
+/// read the markup differently.
+pub(super) const REPORTED_NAMES: [&str; 3] = ["script", "svg", "math"];
+
+/// Whether a tag name (as written) is one of [`REPORTED_NAMES`].
+pub(super) fn is_reported(name: &[u8]) -> bool {
+    REPORTED_NAMES
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+}
+
+/// The HTML elements whose content lol_html reads as raw text, RCDATA, script data or
+/// plaintext (its tree builder simulator, for a start tag in HTML content).
+/// `<script>`, or one of the scanner's raw text and RCDATA elements.
+pub(super) fn switches_text(raw: &RawTag<'_>) -> bool {
+    raw.is("script") || scan::raw_text_index(raw.name()).is_some()
+}
+
+/// Whether the rules read an attribute of this raw name (ASCII case-insensitively): a URL
+/// attribute of the table, `xlink:href`, or one a condition or the context layer reads.
+pub(super) fn is_read_attribute(raw: &[u8]) -> bool {
+    crate::rewrite::targets::is_url_attribute_bytes(raw)
+        || [&b"xlink:href"[..], b"type", b"http-equiv", b"charset"]
+            .iter()
+            .any(|n| raw.eq_ignore_ascii_case(n))
+}
+
+/// How the report names an attribute.
+pub(super) fn attribute_name(ns: AttrNs, name: &str) -> String {
+    match ns {
+        AttrNs::XLink => format!("xlink:{name}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// HTML LS "adjust foreign attributes": `xlink:href` is `href` in the XLink namespace, and so on.
+pub(super) fn foreign_attribute(name: String) -> (AttrNs, String) {
+    if let Some(local) = name.strip_prefix("xlink:") {
+        return (AttrNs::XLink, local.to_owned());
+    }
+    if let Some(local) = name.strip_prefix("xml:") {
+        return (AttrNs::Xml, local.to_owned());
+    }
+    if name == "xmlns" || name.starts_with("xmlns:") {
+        return (AttrNs::Other, name);
+    }
+    (AttrNs::None, name)
+}
+
+/// HTML LS §13.2.6.5 "any other start tag" in foreign content: the start tags that break out of
+/// SVG and MathML into HTML (`font` only with `color`, `face` or `size`).
+pub(super) fn is_breakout(name: &str, raw: &RawTag<'_>) -> bool {
+    match name {
+        "b" | "big" | "blockquote" | "body" | "br" | "center" | "code" | "dd" | "div" | "dl"
+        | "dt" | "em" | "embed" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "head" | "hr" | "i"
+        | "img" | "li" | "listing" | "menu" | "meta" | "nobr" | "ol" | "p" | "pre" | "ruby"
+        | "s" | "small" | "span" | "strong" | "strike" | "sub" | "sup" | "table" | "tt" | "u"
+        | "ul" | "var" => true,
+        "font" => ["color", "face", "size"].iter().any(|a| raw.has_attr(a)),
+        _ => false,
+    }
+}
+
+/// Whether the context layer tracks elements of this name (as written).
+pub(super) fn matters_name(name: &[u8]) -> bool {
+    // Most names are shorter than any of these, or longer: the length decides first.
+    (3..=8).contains(&name.len())
+        && [
+            "template", "meta", "base", "style", "noscript", "svg", "math", "frameset",
+        ]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+}
+
+/// The elements of MathML (MathML 3 and MathML Core), which lol_html and the tree builder both
+/// put in the MathML namespace.
+pub(super) fn is_mathml_element(name: &str) -> bool {
+    matches!(
+        name,
+        "math"
+            | "mi"
+            | "mo"
+            | "mn"
+            | "ms"
+            | "mtext"
+            | "mspace"
+            | "mglyph"
+            | "mrow"
+            | "mfrac"
+            | "msqrt"
+            | "mroot"
+            | "mstyle"
+            | "merror"
+            | "mpadded"
+            | "mphantom"
+            | "mfenced"
+            | "menclose"
+            | "msub"
+            | "msup"
+            | "msubsup"
+            | "munder"
+            | "mover"
+            | "munderover"
+            | "mmultiscripts"
+            | "mprescripts"
+            | "none"
+            | "mtable"
+            | "mtr"
+            | "mtd"
+            | "mlabeledtr"
+            | "maligngroup"
+            | "malignmark"
+            | "mstack"
+            | "mlongdiv"
+            | "msgroup"
+            | "msrow"
+            | "mscarries"
+            | "mscarry"
+            | "msline"
+            | "maction"
+            | "semantics"
+            | "annotation"
+            | "annotation-xml"
+    )
+}
+
+/// HTML LS "adjust SVG tag names" (§13.2.6.5, the table in "any other start tag" in foreign
+/// content): lol_html lowercases, the tree has these in camel case.
+pub(super) fn svg_tag_name(lower: &str) -> Option<&'static str> {
+    const NAMES: [&str; 37] = [
+        "altGlyph",
+        "altGlyphDef",
+        "altGlyphItem",
+        "animateColor",
+        "animateMotion",
+        "animateTransform",
+        "clipPath",
+        "feBlend",
+        "feColorMatrix",
+        "feComponentTransfer",
+        "feComposite",
+        "feConvolveMatrix",
+        "feDiffuseLighting",
+        "feDisplacementMap",
+        "feDistantLight",
+        "feDropShadow",
+        "feFlood",
+        "feFuncA",
+        "feFuncB",
+        "feFuncG",
+        "feFuncR",
+        "feGaussianBlur",
+        "feImage",
+        "feMerge",
+        "feMergeNode",
+        "feMorphology",
+        "feOffset",
+        "fePointLight",
+        "feSpecularLighting",
+        "feSpotLight",
+        "feTile",
+        "feTurbulence",
+        "foreignObject",
+        "glyphRef",
+        "linearGradient",
+        "radialGradient",
+        "textPath",
+    ];
+    NAMES
+        .iter()
+        .find(|n| n.eq_ignore_ascii_case(lower))
+        .copied()
+}

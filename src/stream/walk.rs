@@ -1,0 +1,636 @@
+//! The walk: one tree-context layer over the markup, for every pass ([`Mode`]). lol_html reports
+//! the elements after which bytes are read otherwise; the scanner reads the markup between them.
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::rc::Rc;
+
+use encoding_rs::Encoding;
+
+use super::chunks::{Chunks, SliceChunks};
+use super::names::*;
+use super::scan;
+use super::tag::RawTag;
+use crate::base::{Base, Outer};
+use crate::dom::{ElementNs, NodeId};
+use crate::error::Diagnostic;
+use crate::report::LinkTally;
+use crate::rewrite::{Found, Link, NestedDocument, Planner, RewriteOptions};
+use crate::splice::Fallback;
+
+/// What a walk over the document is for. All three read the markup with one tree-context layer
+/// ([`Walk`]) and so hand a document to the DOM engine for the same reasons (issue 22).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// Pass 2: every URL planned, and the values that change spliced.
+    Rewrite,
+    /// Pass 1: the first HTML `<base>` with an `href` outside `<template>` contents. With
+    /// `full`, the walk goes on to the end, so that everything that could send pass 2 to the
+    /// DOM engine is known before pass 2 writes a byte; without, it stops at that base.
+    FindBase { full: bool },
+    /// The fragment targets (HTML LS "find a potential indicated element"): every `id`, and the
+    /// `name` of every HTML `a`, outside `<template>` contents.
+    Targets,
+}
+
+/// lol_html's buffers are bounded by this; a longer tag or comment is handed to the DOM engine.
+pub(super) const MEMORY_LIMIT: usize = 64 * 1024 * 1024;
+
+/// One walk over `bytes` (the document, or `<noscript>` markup inside it at `offset`).
+pub(super) struct Pass<'a> {
+    pub(super) mode: Mode,
+    /// How an `iframe srcdoc` document inside is rewritten (the engine's entry point, handed in
+    /// from above so that the walk does not call back up into it).
+    pub(super) nested: NestedDocument,
+    pub(super) bytes: &'a [u8],
+    /// Where `bytes` starts in the document (for `<noscript>` markup).
+    pub(super) offset: usize,
+    pub(super) encoding: &'static Encoding,
+    pub(super) outer: &'a Outer,
+    pub(super) options: &'a RewriteOptions,
+    /// `iframe srcdoc` depth.
+    pub(super) depth: usize,
+    /// `<noscript>` depth.
+    pub(super) nesting: usize,
+    /// The `<base>` pass 1 chose (its start tag's offset).
+    pub(super) chosen: Option<NodeId>,
+    /// The encoding is only tentative: a `<meta>` declaring another one sends the document to
+    /// the DOM engine, which re-decodes it (HTML LS "change the encoding").
+    pub(super) tentative: bool,
+    /// Report `<base href>` elements other than the chosen one.
+    pub(super) report_bases: bool,
+}
+
+/// What one pass produces.
+pub(super) struct PassOut {
+    pub(super) found: Found,
+    /// [`Links::Tally`]: the settled links are counted here and dropped.
+    pub(super) tally: Option<LinkTally>,
+    pub(super) splices: Vec<(Range<usize>, Vec<u8>)>,
+    pub(super) diagnostics: Vec<Diagnostic>,
+    /// [`Mode::FindBase`]: the chosen `<base>`, its start tag's offset and decoded `href`.
+    pub(super) base: Option<(usize, String)>,
+    /// [`Mode::Targets`]: the fragment targets, in source order.
+    pub(super) targets: Vec<String>,
+}
+
+/// An end tag lol_html reported: where it is (document offsets) and what it ends. Recorded by
+/// an end tag handler (which must be `'static`) and acted on, in source order with the tags the
+/// scanner finds, before anything after it.
+pub(super) struct Ended {
+    pub(super) tag: Range<usize>,
+    pub(super) event: EndEvent,
+}
+
+/// Records `event` at `end`, an end tag of a pass that starts at `offset`.
+pub(super) fn push_end(
+    events: &RefCell<Vec<Ended>>,
+    offset: usize,
+    end: &lol_html::html_content::EndTag<'_>,
+    event: EndEvent,
+) {
+    let at = end.source_location().bytes();
+    events.borrow_mut().push(Ended {
+        tag: offset + at.start..offset + at.end,
+        event,
+    });
+}
+
+/// How far [`Walk::sync`] reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// To a tag lol_html reported: the scan must stand exactly at it.
+    Checkpoint,
+    /// As far as the bytes read so far go.
+    Partial,
+    /// To the end of the input.
+    End,
+}
+
+pub(super) enum EndEvent {
+    /// The end of raw text, RCDATA or script data other than `<style>` and `<noscript>`.
+    RawText,
+    /// `</template>`; `false` when lol_html closed the template at another end tag.
+    Template(bool),
+    /// The end of an SVG `<title>`, `<desc>` or `<foreignObject>`; `proper`: at its own end tag.
+    IntegrationPoint {
+        proper: bool,
+    },
+    /// The end of `<svg>` (`svg`) or `<math>`; `proper`: at its own end tag (lol_html also
+    /// pops it at an end tag of an element around it, `<form><svg></form>`, where the tree
+    /// builder keeps it open).
+    Foreign {
+        svg: bool,
+        proper: bool,
+    },
+    Style {
+        node: NodeId,
+        content: Range<usize>,
+    },
+    Noscript {
+        node: NodeId,
+        content: Range<usize>,
+    },
+}
+
+/// The state an element handler works on.
+pub(super) struct Walk<'p, 'w> {
+    pub(super) pass: &'p Pass<'p>,
+    pub(super) planner: Planner<'p>,
+    pub(super) out: PassOut,
+    pub(super) template: usize,
+    /// Open `<svg>` and `<math>` elements.
+    pub(super) svg: usize,
+    pub(super) math: usize,
+    /// Open SVG HTML integration points (`<title>`, `<desc>`, `<foreignObject>`).
+    pub(super) integration: usize,
+    /// Open HTML `<table>` elements ([`Mode::FindBase`] only): a `<base>` in a table is moved
+    /// by foster parenting. Elements closed implicitly are not counted down, which can only
+    /// send a later base to the DOM engine.
+    pub(super) table: usize,
+    pub(super) meta_seen: bool,
+    pub(super) bail: Option<Fallback>,
+    /// [`Mode::FindBase`] without `full`: the base is found, nothing after it matters.
+    pub(super) done: bool,
+    /// An HTML `<style>` (`true`) or `<noscript>` whose end tag has not come (raw text runs to
+    /// the end of the input when it never does), with where its content starts.
+    pub(super) open: Option<(bool, NodeId, usize)>,
+    /// An SVG `<style>` whose end tag has not come: its text is markup, not raw text.
+    pub(super) svg_style: Option<NodeId>,
+    /// Writing as the input is read (pass 2 of [`run_streaming`]); `None`: splices are
+    /// collected for the whole document.
+    pub(super) io: Option<StreamIo<'w>>,
+    /// Reads the markup between the elements lol_html reports.
+    pub(super) scan: scan::Scanner,
+    /// What a scan found, to act on (kept to reuse its allocation).
+    pub(super) found_tags: Vec<scan::Found>,
+}
+
+/// Pass 2 writing as it reads: the output, every link as found, and the input not yet written.
+pub(super) struct StreamIo<'a> {
+    pub(super) out: &'a mut dyn std::io::Write,
+    pub(super) on_link: &'a mut dyn FnMut(Link),
+    /// Input bytes from `start` on: read, not yet written.
+    pub(super) window: Vec<u8>,
+    pub(super) start: usize,
+    /// Output from here on is held: the content of a `<style>` or `<noscript>` (this element),
+    /// whose URLs are known only at its end tag.
+    pub(super) hold: Option<(usize, NodeId)>,
+    /// The next splice of `PassOut::splices` to write.
+    pub(super) next_splice: usize,
+    /// A held element given up on (past [`MAX_HOLD`]): its end is not acted on.
+    pub(super) abandoned: Option<NodeId>,
+    pub(super) error: Option<std::io::Error>,
+}
+
+impl<'a> StreamIo<'a> {
+    /// Writing to `out` from the start of the input, links to `on_link`.
+    pub(super) fn new(
+        out: &'a mut dyn std::io::Write,
+        on_link: &'a mut dyn FnMut(Link),
+    ) -> StreamIo<'a> {
+        StreamIo {
+            out,
+            on_link,
+            window: Vec::new(),
+            start: 0,
+            hold: None,
+            next_splice: 0,
+            abandoned: None,
+            error: None,
+        }
+    }
+}
+
+/// How much of a document in memory the scanner reads before what it found is acted on (the
+/// unit tests and the fuzz targets use a small odd step so every input crosses step boundaries).
+pub(super) const SCAN_STEP: usize = if cfg!(any(test, fuzzing)) {
+    61
+} else {
+    64 * 1024
+};
+
+impl<'a> Pass<'a> {
+    /// Pass 2 over the bytes in memory, every link kept.
+    pub(super) fn run(&self, base: Base) -> Result<PassOut, Fallback> {
+        self.run_in_memory(base, Links::Keep)
+    }
+
+    /// Pass 2 over the bytes in memory.
+    pub(super) fn run_in_memory(&self, base: Base, links: Links) -> Result<PassOut, Fallback> {
+        let tally = (links == Links::Tally).then(LinkTally::default);
+        match self.run_chunks(base, &mut SliceChunks(Some(self.bytes)), None, tally) {
+            Ok(out) => Ok(out),
+            Err(StreamError::Fallback(why)) => Err(why),
+            Err(StreamError::Io(_)) => Err(Fallback::Tokenizer),
+        }
+    }
+
+    /// Pass 2 over `chunks`; with `io`, written out as it is read (links to its `on_link`);
+    /// with `tally`, links counted there instead of kept.
+    pub(super) fn run_chunks<'w>(
+        &self,
+        base: Base,
+        chunks: &mut dyn Chunks,
+        io: Option<StreamIo<'w>>,
+        tally: Option<LinkTally>,
+    ) -> Result<PassOut, StreamError> {
+        let mut planner_diagnostics = Vec::new();
+        let mut planner = Planner::new(
+            base,
+            self.outer,
+            self.options,
+            self.depth,
+            self.encoding,
+            &mut planner_diagnostics,
+        );
+        planner.nested = Some(self.nested);
+        let walk = RefCell::new(Walk {
+            pass: self,
+            planner,
+            out: PassOut {
+                found: Found::default(),
+                tally,
+                splices: Vec::new(),
+                diagnostics: planner_diagnostics,
+                base: None,
+                targets: Vec::new(),
+            },
+            template: 0,
+            svg: 0,
+            math: 0,
+            integration: 0,
+            table: 0,
+            meta_seen: false,
+            bail: None,
+            done: false,
+            open: None,
+            svg_style: None,
+            io,
+            scan: scan::Scanner::new(self.offset),
+            found_tags: Vec::new(),
+        });
+        let events: Rc<RefCell<Vec<Ended>>> = Rc::default();
+        let lol_encoding = lol_html::AsciiCompatibleEncoding::new(self.encoding)
+            .ok_or(StreamError::Fallback(Fallback::Tokenizer))?;
+        let handler_events = events.clone();
+        let settings = lol_html::Settings::new()
+            .with_encoding(lol_encoding)
+            .with_memory_settings(
+                lol_html::MemorySettings::new().with_max_allowed_memory_usage(MEMORY_LIMIT),
+            )
+            .append_element_content_handler(lol_html::element!(REPORTED, |el| {
+                let mut walk = walk.borrow_mut();
+                walk.reported(el, &handler_events);
+                walk.deliver_links();
+                if walk.stopped() {
+                    return Err("fallback".into());
+                }
+                Ok(())
+            }));
+        // With no mutation, lol_html's output is its input: how much it has passed on is the
+        // watermark up to which everything is decided (every handler before it has run).
+        let emitted = std::cell::Cell::new(0usize);
+        let mut rewriter =
+            lol_html::HtmlRewriter::new(settings, |c: &[u8]| emitted.set(emitted.get() + c.len()));
+        let mut result = Ok(());
+        let mut fed = 0;
+        loop {
+            let chunk = match chunks.next_chunk() {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(e) => return Err(StreamError::Io(e)),
+            };
+            fed += chunk.len();
+            if let Some(io) = &mut walk.borrow_mut().io {
+                io.window.extend_from_slice(chunk);
+            }
+            result = rewriter.write(chunk);
+            if result.is_err() {
+                break;
+            }
+            let mut walk = walk.borrow_mut();
+            walk.sync(&events, self.offset + fed, Reach::Partial);
+            walk.deliver_links();
+            if walk.stopped() {
+                break;
+            }
+            // Written up to what lol_html has passed on (every handler before it has run) and
+            // the scanner has read (every tag before it has been acted on).
+            let settled = if walk.scan.is_opaque() {
+                emitted.get()
+            } else {
+                emitted.get().min(walk.scan.settled() - self.offset)
+            };
+            walk.flush(self.offset + settled);
+            walk.bound_hold(fed);
+        }
+        let result = if result.is_ok() {
+            rewriter.end()
+        } else {
+            drop(rewriter);
+            result
+        };
+        let mut walk = walk.into_inner();
+        if let Some(why) = walk.bail {
+            return Err(StreamError::Fallback(why));
+        }
+        if walk.done {
+            return Ok(walk.out);
+        }
+        result.map_err(|_| StreamError::Fallback(Fallback::Tokenizer))?;
+        walk.sync(&events, self.offset + fed, Reach::End);
+        // Raw text without an end tag runs to the end of the input (HTML LS §13.2.5.3).
+        if let Some((style, node, start)) = walk.open.take() {
+            let content = start..self.offset + fed;
+            walk.end(if style {
+                EndEvent::Style { node, content }
+            } else {
+                EndEvent::Noscript { node, content }
+            });
+        }
+        walk.deliver_links();
+        if walk.svg_style.is_some() {
+            walk.bail = Some(Fallback::ForeignStyle);
+        }
+        if let Some(why) = walk.bail {
+            return Err(StreamError::Fallback(why));
+        }
+        if let Some(io) = &mut walk.io {
+            io.hold = None;
+        }
+        walk.flush(self.offset + fed);
+        if let Some(e) = walk.io.as_mut().and_then(|io| io.error.take()) {
+            return Err(StreamError::Io(e));
+        }
+        if let Some(io) = &mut walk.io {
+            io.out.flush().map_err(StreamError::Io)?;
+        }
+        let mut out = walk.out;
+        out.splices.sort_by_key(|(r, _)| r.start);
+        Ok(out)
+    }
+}
+
+/// What the engine does with each link once it is settled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Links {
+    /// Every link kept, in source order ([`Streamed::links`]).
+    Keep,
+    /// Only counted ([`Streamed::tally`]): memory does not grow with the number of links.
+    Tally,
+}
+
+/// Why a streamed document could not be finished.
+#[derive(Debug)]
+pub(crate) enum StreamError {
+    /// The DOM engine must take it.
+    Fallback(Fallback),
+    /// Reading or writing failed.
+    Io(std::io::Error),
+}
+
+impl Walk<'_, '_> {
+    /// Acts on everything before `upto` in source order: the end tags lol_html reported (in
+    /// `events`) and the start tags the scanner finds between them.
+    pub(super) fn sync(&mut self, events: &Rc<RefCell<Vec<Ended>>>, upto: usize, reach: Reach) {
+        let pending = std::mem::take(&mut *events.borrow_mut());
+        for ended in pending {
+            if self.stopped() {
+                return;
+            }
+            if self.scan.is_opaque() {
+                // Raw text ends only at its own end tag, which lol_html reports.
+                if !matches!(
+                    ended.event,
+                    EndEvent::RawText | EndEvent::Style { .. } | EndEvent::Noscript { .. }
+                ) || self.svg_style.is_some()
+                {
+                    self.bail = Some(Fallback::ScanMismatch);
+                    return;
+                }
+            } else {
+                self.scan_to(ended.tag.start, Reach::Checkpoint);
+            }
+            self.scan.resume_at(ended.tag.end);
+            self.end(ended.event);
+        }
+        if !self.stopped() {
+            self.scan_to(upto, reach);
+        }
+    }
+
+    /// Scans to `limit`, acting on each start tag found.
+    pub(super) fn scan_to(&mut self, limit: usize, reach: Reach) {
+        if self.stopped() || self.scan.is_opaque() {
+            return;
+        }
+        let foreign = self.svg + self.math > 0;
+        // In foreign content every start tag found is a disagreement with lol_html, and so is
+        // `</br>` or `</p>`: the tree builder leaves foreign content for them (HTML LS "in
+        // foreign content": they break out as a breakout start tag does), lol_html does not.
+        let interest = if foreign {
+            &scan::Interest {
+                name: |_| true,
+                attr: |_| true,
+                end_name: |name| {
+                    name.eq_ignore_ascii_case(b"br") || name.eq_ignore_ascii_case(b"p")
+                },
+            }
+        } else {
+            match self.pass.mode {
+                Mode::Rewrite => &scan::Interest {
+                    name: |name| matters_name(name) || is_reported(name),
+                    attr: is_read_attribute,
+                    end_name: |name| name.eq_ignore_ascii_case(b"template"),
+                },
+                Mode::FindBase { .. } => &scan::Interest {
+                    name: |name| {
+                        matters_name(name)
+                            || is_reported(name)
+                            || name.eq_ignore_ascii_case(b"table")
+                    },
+                    attr: is_read_attribute,
+                    end_name: |name| {
+                        name.eq_ignore_ascii_case(b"template")
+                            || name.eq_ignore_ascii_case(b"table")
+                    },
+                },
+                Mode::Targets => &scan::Interest {
+                    name: |name| matters_name(name) || is_reported(name),
+                    attr: |name| {
+                        is_read_attribute(name)
+                            || name.eq_ignore_ascii_case(b"id")
+                            || name.eq_ignore_ascii_case(b"name")
+                    },
+                    end_name: |name| name.eq_ignore_ascii_case(b"template"),
+                },
+            }
+        };
+        // In memory the window is the whole document: it is read a slice at a time, so that
+        // the tags found (and, counting links, the links) do not pile up between two tags
+        // lol_html reports (the scanner resumes where it stopped).
+        let step = match self.io {
+            Some(_) => usize::MAX,
+            None => SCAN_STEP,
+        };
+        let mut found = std::mem::take(&mut self.found_tags);
+        loop {
+            let before = self.scan.settled();
+            let upto = limit.min(before.saturating_add(step));
+            let (window, base) = match &self.io {
+                Some(io) => (io.window.as_slice(), io.start),
+                None => (self.pass.bytes, self.pass.offset),
+            };
+            self.scan.scan(
+                scan::Window {
+                    bytes: window,
+                    base,
+                    eof: reach == Reach::End,
+                },
+                upto,
+                foreign,
+                interest,
+                &mut |f| found.push(f),
+            );
+            self.act_on(&mut found, foreign);
+            self.deliver_links();
+            // Standing where it stood, the scanner waits for input that is not there yet (a
+            // construct cut by the end of what was read): a larger step would not move it.
+            let stuck = self.scan.settled() == before;
+            if upto >= limit || stuck || self.stopped() || self.scan.is_opaque() {
+                break;
+            }
+        }
+        self.found_tags = found;
+        if reach == Reach::Checkpoint && !self.stopped() && !self.scan.is_at(limit) {
+            // The scanner and lol_html read the markup before this tag differently.
+            self.bail = Some(Fallback::ScanMismatch);
+        }
+    }
+
+    /// Acts on what a scan found, in source order.
+    pub(super) fn act_on(&mut self, found: &mut Vec<scan::Found>, foreign: bool) {
+        for item in found.drain(..) {
+            if self.stopped() {
+                break;
+            }
+            match item {
+                scan::Found::StartTag(tag) => {
+                    let reported = self
+                        .input(tag.clone())
+                        .map(RawTag::new)
+                        .is_some_and(|raw| is_reported(raw.name()));
+                    if foreign || reported {
+                        // In foreign content lol_html reports every element; and it reports
+                        // these names everywhere: one found here was read otherwise by lol_html.
+                        self.bail = Some(Fallback::ScanMismatch);
+                        break;
+                    }
+                    self.start(tag, ElementNs::Html, None, &Rc::default());
+                }
+                scan::Found::EndTag(_) if foreign => {
+                    self.bail = Some(Fallback::ForeignEnd);
+                    break;
+                }
+                scan::Found::EndTag(tag) => {
+                    // A template is closed by its own end tag only (it is a scope boundary).
+                    // (`</template …>` read from its `/` on names the element.)
+                    let Some(raw) = self.input(tag.clone()).and_then(|raw| raw.get(1..)) else {
+                        continue;
+                    };
+                    let raw = RawTag::new(raw);
+                    if raw.is("template") {
+                        self.template = self.template.saturating_sub(1);
+                    } else if raw.is("table") {
+                        self.table = self.table.saturating_sub(1);
+                    }
+                }
+                scan::Found::TextEnd { tag, name, content } => {
+                    let node = NodeId(tag);
+                    match name {
+                        b"style" => self.end(EndEvent::Style { node, content }),
+                        b"noscript" => self.end(EndEvent::Noscript { node, content }),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// A start tag lol_html reports: what comes before it, then the tag.
+    pub(super) fn reported(
+        &mut self,
+        el: &mut lol_html::html_content::Element<'_, '_>,
+        events: &Rc<RefCell<Vec<Ended>>>,
+    ) {
+        let offset = self.pass.offset;
+        let location = el.source_location().bytes();
+        let tag = offset + location.start..offset + location.end;
+        self.sync(events, tag.start, Reach::Checkpoint);
+        if self.scan.is_opaque() {
+            // lol_html reports no tag inside raw text: it did not read this as raw text.
+            self.bail = Some(Fallback::ScanMismatch);
+        }
+        if self.stopped() {
+            return;
+        }
+        let ns = match el.namespace_uri() {
+            HTML_NS => ElementNs::Html,
+            SVG_NS => ElementNs::Svg,
+            MATHML_NS => ElementNs::MathMl,
+            _ => ElementNs::Other,
+        };
+        let Some(raw) = self.input(tag.clone()).map(RawTag::new) else {
+            return;
+        };
+        // lol_html gives SVG's HTML integration points (`<svg><title>`) the namespace of their
+        // content, HTML; and an HTML `<title>` inside `<foreignObject>` reads the same.
+        let integration_point = self.svg > 0
+            && ns == ElementNs::Html
+            && ["title", "desc", "foreignobject"].iter().any(|n| raw.is(n));
+        if integration_point && self.matters(&raw) {
+            self.bail = Some(Fallback::IntegrationPoint);
+            return;
+        }
+        // Inside SVG a `<title>` is left to the scanner's checks: RCDATA to lol_html only when
+        // it is HTML's (a tag the scanner then finds in it sends the document to the DOM engine).
+        let raw_text =
+            ns == ElementNs::Html && !(integration_point && raw.is("title")) && switches_text(&raw);
+        let is_style_or_noscript = raw.is("style") || raw.is("noscript");
+        let name = raw.name().to_ascii_lowercase();
+        if self.integration > 0 {
+            // An element inside an SVG integration point: lol_html and the tree builder part on
+            // which end tags close the point (`<svg><title><t></title>` leaves the title open in
+            // the tree: an HTML element is current), and so on the namespace of what follows.
+            self.bail = Some(Fallback::IntegrationPoint);
+            return;
+        }
+        if integration_point {
+            // An end tag of an SVG element around it closes it in the tree (and lol_html pops it
+            // then, running this handler) while lol_html goes on reading HTML: the namespace of
+            // what follows is in doubt (`<svg><mi><title></mi><mi href>`).
+            let events = events.clone();
+            let closes = el.on_end_tag(lol_html::end_tag!(move |end| {
+                let proper = end.name().as_bytes().eq_ignore_ascii_case(&name);
+                push_end(&events, offset, end, EndEvent::IntegrationPoint { proper });
+                Ok(())
+            }));
+            if closes.is_ok() {
+                self.integration += 1;
+            }
+        }
+        self.scan.resume_at(tag.end);
+        if raw_text {
+            self.scan.opaque();
+            if !is_style_or_noscript {
+                let events = events.clone();
+                let _ = el.on_end_tag(lol_html::end_tag!(move |end| {
+                    push_end(&events, offset, end, EndEvent::RawText);
+                    Ok(())
+                }));
+            }
+        }
+        self.start(tag, ns, Some(el), events);
+    }
+}
