@@ -1051,7 +1051,17 @@ impl Fetcher<'_> {
     }
 
     fn send(&self, method: &str, url: &str, host: &str) -> Reply {
-        let uri = match url.parse::<ureq::http::Uri>() {
+        // As a browser sends it: a non-ASCII host in IDNA form, characters a request line
+        // cannot carry percent-encoded.
+        let sent = url::Url::parse(url).map(|mut u| {
+            u.set_fragment(None);
+            String::from(u)
+        });
+        let uri = match sent
+            .as_deref()
+            .map_err(ToString::to_string)
+            .and_then(|u| u.parse::<ureq::http::Uri>().map_err(|e| e.to_string()))
+        {
             Ok(u) => u,
             Err(e) => {
                 return Reply::Failed {

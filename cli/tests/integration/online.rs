@@ -813,11 +813,29 @@ fn limits_per_host_and_over_all_hosts_hold() {
 fn proxy_variables_are_honoured() {
     // The proxy is a server of ours: it accepts CONNECT and answers the tunnelled request.
     let proxy = Server::start(routes);
-    let dir = site(&["http://far-away.invalid/ok".into()]);
+    let dir = site(&[
+        "http://far-away.invalid/ok".into(),
+        "http://bücher.invalid/ok".into(),
+    ]);
     let proxy_url = format!("http://127.0.0.1:{}", proxy.port);
-    let run = check_env(dir.path(), &["--online"], &[("HTTP_PROXY", &proxy_url)]);
+    let run = check_env(
+        dir.path(),
+        &["--online", "--charset", "utf-8"],
+        &[("HTTP_PROXY", &proxy_url)],
+    );
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert_eq!(proxy.log(), ["CONNECT far-away.invalid:80", "HEAD /ok"]);
+    // A non-ASCII host is asked for in its IDNA form, as a browser does.
+    let mut log = proxy.log();
+    log.sort();
+    assert_eq!(
+        log,
+        [
+            "CONNECT far-away.invalid:80",
+            "CONNECT xn--bcher-kva.invalid:80",
+            "HEAD /ok",
+            "HEAD /ok"
+        ]
+    );
     // NO_PROXY: asked directly.
     let direct = Server::start(routes);
     let dir = site(&[direct.url("/ok")]);
@@ -827,7 +845,7 @@ fn proxy_variables_are_honoured() {
         &[("HTTP_PROXY", &proxy_url), ("NO_PROXY", "127.0.0.1")],
     );
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert_eq!(proxy.log().len(), 2);
+    assert_eq!(proxy.log().len(), 4);
     assert_eq!(direct.log(), ["HEAD /ok"]);
 }
 
