@@ -478,7 +478,8 @@ pub fn check(
     results.fetched = jobs.len();
     progress.restart("check: online");
     progress.set_total(jobs.len());
-    let fetched = fetch_all(jobs, config, progress);
+    let mut fetched = fetch_all(jobs, config, progress);
+    fetched.sort_by(|a, b| a.0.url.cmp(&b.0.url));
     let now = unix_now();
     for (job, page, per_fragment) in fetched {
         results.requests += u64::from(page.requests);
@@ -490,6 +491,15 @@ pub fn check(
             results.by_url.insert(url, outcome);
         };
         for (fragment, found) in per_fragment {
+            // The link is still judged by its status; the fragment's fate is said, not hidden
+            // in the records.
+            if let Some(Fragment::NotChecked(why)) = &found {
+                eprintln!(
+                    "linkbase: {}: fragment {}",
+                    linkbase::report::escape_controls(&format!("{}#{fragment}", job.url)),
+                    linkbase::report::escape_controls(why)
+                );
+            }
             let mut answer = page.clone();
             answer.fragment = found;
             each(format!("{}#{fragment}", job.url), answer);
@@ -699,8 +709,17 @@ struct Bodies {
     wake: Condvar,
 }
 
+/// A page held in memory: given back when dropped.
+struct Permit<'a>(&'a Bodies);
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        self.0.give();
+    }
+}
+
 impl Bodies {
-    fn take(&self) {
+    fn take(&self) -> Permit<'_> {
         let mut free = self
             .free
             .lock()
@@ -712,6 +731,7 @@ impl Bodies {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         *free -= 1;
+        Permit(self)
     }
 
     fn give(&self) {
@@ -788,13 +808,29 @@ struct Fetcher<'a> {
     bodies: &'a Bodies,
 }
 
+/// How a URL is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Method {
+    Head,
+    Get,
+    /// GET, and the page read (for its ids) while the request holds its host's slot.
+    GetPage,
+}
+
+/// A remote page read for its ids: its bytes and transport charset, or why it was not read;
+/// it counts against [`MAX_BODIES`] until dropped.
+struct Page<'a> {
+    read: Result<(Vec<u8>, Option<String>), String>,
+    _permit: Option<Permit<'a>>,
+}
+
 /// What one request brought back.
-enum Reply {
+enum Reply<'a> {
     Status {
         status: u16,
         location: Option<String>,
         retry_after: Option<String>,
-        response: Option<ureq::http::Response<ureq::Body>>,
+        page: Option<Page<'a>>,
     },
     Failed {
         error: String,
@@ -802,7 +838,7 @@ enum Reply {
     },
 }
 
-impl Fetcher<'_> {
+impl<'a> Fetcher<'a> {
     /// The job's URL checked: its answer, and each fragment's fate.
     fn run(&self, job: &Job) -> (Answer, Vec<(String, Option<Fragment>)>) {
         // A first slot of the job's host was taken when it was handed out.
@@ -812,18 +848,18 @@ impl Fetcher<'_> {
             .iter()
             .any(|f| !FragmentIds::default().names(f) && !f.starts_with(":~:"));
         let mut answer;
-        let mut response;
+        let mut page;
         if wants_body {
-            (answer, response) = self.chain("GET", &job.url, &mut held);
+            (answer, page) = self.chain(Method::GetPage, &job.url, &mut held);
         } else {
-            (answer, response) = self.chain("HEAD", &job.url, &mut held);
+            (answer, page) = self.chain(Method::Head, &job.url, &mut held);
             let refused = answer.status.is_some_and(|s| {
                 !self.config.accept.accepts(s)
                     && (s == 501 || ((400..500).contains(&s) && s != 429))
             });
             if refused {
                 let requests = answer.requests;
-                (answer, response) = self.chain("GET", &job.url, &mut held);
+                (answer, page) = self.chain(Method::Get, &job.url, &mut held);
                 answer.requests += requests;
             }
         }
@@ -836,9 +872,9 @@ impl Fetcher<'_> {
                 .map(|f| (f.clone(), answer.status.map(|_| Fragment::Found)))
                 .collect()
         } else {
-            match (answer.status, response) {
-                (Some(s), Some(r)) if self.config.accept.accepts(s) => {
-                    let ids = self.ids_of(&job.url, r);
+            match (answer.status, page) {
+                (Some(s), Some(page)) if self.config.accept.accepts(s) => {
+                    let ids = ids_of(&job.url, page);
                     job.fragments
                         .iter()
                         .map(|f| {
@@ -862,13 +898,8 @@ impl Fetcher<'_> {
         (answer, fragments)
     }
 
-    /// The ids of the page in `response`, read up to [`MAX_PAGE`] and found by the library's
-    /// extraction (the streaming engine, with the DOM engine's fallback), as for local pages.
-    fn ids_of(
-        &self,
-        url: &str,
-        mut response: ureq::http::Response<ureq::Body>,
-    ) -> Result<FragmentIds, String> {
+    /// The page of `response`, read up to [`MAX_PAGE`] if it is HTML.
+    fn read_page(&self, mut response: ureq::http::Response<ureq::Body>) -> Page<'a> {
         let content_type = response
             .headers()
             .get("content-type")
@@ -882,7 +913,10 @@ impl Fetcher<'_> {
             .trim()
             .to_ascii_lowercase();
         if !mime.is_empty() && mime != "text/html" && mime != "application/xhtml+xml" {
-            return Err(format!("not checked: {mime}, not HTML"));
+            return Page {
+                read: Err(format!("not checked: {mime}, not HTML")),
+                _permit: None,
+            };
         }
         let charset = content_type.split(';').skip(1).find_map(|p| {
             let (k, v) = p.split_once('=')?;
@@ -890,44 +924,33 @@ impl Fetcher<'_> {
                 .eq_ignore_ascii_case("charset")
                 .then(|| v.trim().trim_matches('"').to_owned())
         });
-        self.bodies.take();
-        let result = (|| {
-            let mut bytes = Vec::new();
-            response
-                .body_mut()
-                .as_reader()
-                .take(MAX_PAGE + 1)
-                .read_to_end(&mut bytes)
-                .map_err(|e| format!("not checked: the page could not be read: {e}"))?;
-            if bytes.len() as u64 > MAX_PAGE {
-                return Err(format!(
-                    "not checked: the page is larger than {} MiB",
-                    MAX_PAGE >> 20
-                ));
-            }
-            let input = linkbase::pipeline::HtmlInput {
-                name: url,
-                bytes: &bytes,
-                charset,
-                ..linkbase::pipeline::HtmlInput::default()
-            };
-            let ids =
-                linkbase::pipeline::fragment_ids(&input, &linkbase::pipeline::Options::default())
-                    .map_err(|e| format!("not checked: {e}"))?;
-            Ok(FragmentIds::new(ids.iter().map(String::as_str)))
-        })();
-        self.bodies.give();
-        result
+        let permit = self.bodies.take();
+        let mut bytes = Vec::new();
+        let read = response
+            .body_mut()
+            .as_reader()
+            .take(MAX_PAGE + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("not checked: the page could not be read: {e}"))
+            .and_then(|_| {
+                if bytes.len() as u64 > MAX_PAGE {
+                    Err(format!(
+                        "not checked: the page is larger than {} MiB",
+                        MAX_PAGE >> 20
+                    ))
+                } else {
+                    Ok(())
+                }
+            });
+        Page {
+            read: read.map(|()| (bytes, charset)),
+            _permit: Some(permit),
+        }
     }
 
-    /// `url` requested with `method`, redirects followed: the answer, and the last response
-    /// (for its body).
-    fn chain(
-        &self,
-        method: &str,
-        url: &str,
-        held: &mut bool,
-    ) -> (Answer, Option<ureq::http::Response<ureq::Body>>) {
+    /// `url` requested with `method`, redirects followed: the answer, and the last page (with
+    /// [`Method::GetPage`]).
+    fn chain(&self, method: Method, url: &str, held: &mut bool) -> (Answer, Option<Page<'a>>) {
         let mut answer = Answer::default();
         let mut current = url.to_owned();
         let mut seen = vec![url.to_owned()];
@@ -944,13 +967,12 @@ impl Fetcher<'_> {
                 Reply::Status {
                     status,
                     location,
-                    response,
+                    page,
                     ..
                 } => {
-                    let redirect = matches!(status, 301 | 302 | 303 | 307 | 308);
-                    let Some(location) = location.filter(|_| redirect) else {
+                    let Some(location) = location.filter(|_| is_redirect(status)) else {
                         answer.status = Some(status);
-                        return (answer, response);
+                        return (answer, page);
                     };
                     let Ok(next) = linkbase::resolve(
                         &current,
@@ -991,7 +1013,7 @@ impl Fetcher<'_> {
     }
 
     /// One request, retried on 429, 500, 502, 503, 504 and timeouts; the number made.
-    fn with_retries(&self, method: &str, url: &str, held: &mut bool) -> (Reply, u32) {
+    fn with_retries(&self, method: Method, url: &str, held: &mut bool) -> (Reply<'a>, u32) {
         let mut attempt = 0;
         loop {
             let reply = self.once(method, url, held);
@@ -1002,7 +1024,8 @@ impl Fetcher<'_> {
                     retry_after,
                     ..
                 } => (
-                    matches!(status, 429 | 500 | 502 | 503 | 504),
+                    matches!(status, 429 | 500 | 502 | 503 | 504)
+                        && !self.config.accept.accepts(*status),
                     retry_after.clone(),
                 ),
                 Reply::Failed { timeout, .. } => (*timeout, None),
@@ -1024,7 +1047,7 @@ impl Fetcher<'_> {
     }
 
     /// A failure says how many attempts it took.
-    fn said_attempts(&self, reply: Reply, attempts: u32) -> Reply {
+    fn said_attempts(&self, reply: Reply<'a>, attempts: u32) -> Reply<'a> {
         match reply {
             Reply::Failed { error, timeout } if attempts > 1 => Reply::Failed {
                 error: format!("{error} ({attempts} attempts)"),
@@ -1035,7 +1058,7 @@ impl Fetcher<'_> {
     }
 
     /// One request (one slot of its host, taken and given back).
-    fn once(&self, method: &str, url: &str, held: &mut bool) -> Reply {
+    fn once(&self, method: Method, url: &str, held: &mut bool) -> Reply<'a> {
         let Some(host) = authority(url) else {
             return Reply::Failed {
                 error: "not a URL a request can be made for (no host)".to_owned(),
@@ -1050,7 +1073,7 @@ impl Fetcher<'_> {
         reply
     }
 
-    fn send(&self, method: &str, url: &str, host: &str) -> Reply {
+    fn send(&self, method: Method, url: &str, host: &str) -> Reply<'a> {
         // As a browser sends it: a non-ASCII host in IDNA form, characters a request line
         // cannot carry percent-encoded.
         let sent = url::Url::parse(url).map(|mut u| {
@@ -1070,7 +1093,7 @@ impl Fetcher<'_> {
                 }
             }
         };
-        let mut request = if method == "HEAD" {
+        let mut request = if method == Method::Head {
             self.agent.head(uri)
         } else {
             self.agent.get(uri)
@@ -1087,11 +1110,16 @@ impl Fetcher<'_> {
                         .and_then(|v| v.to_str().ok())
                         .map(str::to_owned)
                 };
+                let status = response.status().as_u16();
+                let (location, retry_after) = (header("location"), header("retry-after"));
+                let wanted = method == Method::GetPage
+                    && self.config.accept.accepts(status)
+                    && !is_redirect(status);
                 Reply::Status {
-                    status: response.status().as_u16(),
-                    location: header("location"),
-                    retry_after: header("retry-after"),
-                    response: (method == "GET").then_some(response),
+                    status,
+                    location,
+                    retry_after,
+                    page: wanted.then(|| self.read_page(response)),
                 }
             }
             Err(e) => {
@@ -1106,6 +1134,25 @@ impl Fetcher<'_> {
             }
         }
     }
+}
+
+fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// The ids of a page read by [`Fetcher::read_page`], found by the library's extraction (the
+/// streaming engine, with the DOM engine's fallback), as for the pages of the tree.
+fn ids_of(url: &str, page: Page<'_>) -> Result<FragmentIds, String> {
+    let (bytes, charset) = page.read?;
+    let input = linkbase::pipeline::HtmlInput {
+        name: url,
+        bytes: &bytes,
+        charset,
+        ..linkbase::pipeline::HtmlInput::default()
+    };
+    let ids = linkbase::pipeline::fragment_ids(&input, &linkbase::pipeline::Options::default())
+        .map_err(|e| format!("not checked: {e}"))?;
+    Ok(FragmentIds::new(ids.iter().map(String::as_str)))
 }
 
 /// An error in words, without OS error numbers.

@@ -200,11 +200,13 @@ fn serve(
         if request.method != "HEAD" {
             bytes.extend_from_slice(&r.body);
         }
-        let written = out.write_all(&bytes).and_then(|()| out.flush());
+        // Out of the count before the answer leaves: the client cannot send its next request
+        // before it has this one's answer, so the count never lags behind the client's.
         for g in gauges {
             g.leave();
         }
-        written?;
+        out.write_all(&bytes)?;
+        out.flush()?;
     }
 }
 
@@ -327,6 +329,7 @@ fn routes(r: &Seen, before: usize) -> Reply {
         (_, "/flaky") if before == 0 => reply(500),
         (_, "/flaky") => reply(200),
         (_, "/down") => reply(503),
+        (_, "/huge") => html(&format!("<p id=end>{}", " ".repeat(9 << 20))),
         (_, "/slow") => Reply {
             delay: Duration::from_secs(3),
             ..reply(200)
@@ -443,6 +446,30 @@ bad-address mailto:nobody  (1 link on 1 page): \"nobody\" is not an e-mail addre
     assert_eq!(by_original["tel:+1-201-555-0123"].0, "ok");
     assert_eq!(by_original["javascript:void(0)"].0, "external");
     assert_eq!(by_original["javascript:void(0)"].1, Value::Null);
+}
+
+#[test]
+fn a_page_past_the_bound_leaves_its_fragment_unchecked_and_says_so() {
+    let server = Server::start(routes);
+    let dir = site(&[server.url("/huge#end")]);
+    let run = check(dir.path(), &["--online", "--format", "jsonl", "--cache"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let records = records(&run);
+    assert_eq!(records[0].1, "ok");
+    assert_eq!(
+        records[0].2["fragment"],
+        serde_json::json!({"not-checked": "not checked: the page is larger than 8 MiB"})
+    );
+    assert_eq!(
+        run.stderr.lines().next().unwrap(),
+        format!(
+            "linkbase: {}: fragment not checked: the page is larger than 8 MiB",
+            server.url("/huge#end")
+        )
+    );
+    // Not kept: the next run tries again.
+    let cache = std::fs::read_to_string(dir.path().join(".linkbase-cache.json")).unwrap();
+    assert!(!cache.contains("/huge"), "{cache}");
 }
 
 #[test]
