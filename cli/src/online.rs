@@ -302,9 +302,6 @@ pub struct Answer {
     /// The URL is not one a request can be made for (or a malformed mailto:/tel:).
     #[serde(skip)]
     pub bad_address: bool,
-    /// Requests made for it (retries and redirects included; 0 from the cache or by syntax).
-    #[serde(skip)]
-    pub requests: u32,
 }
 
 impl Answer {
@@ -398,9 +395,6 @@ fn status_text(status: u16) -> String {
 #[derive(Debug, Default)]
 pub struct Results {
     by_url: HashMap<String, Outcome>,
-    /// Distinct URLs (fragment excluded) requested this run, and requests made.
-    pub fetched: usize,
-    pub requests: u64,
 }
 
 impl Results {
@@ -475,14 +469,12 @@ pub fn check(
             fragments,
         })
         .collect();
-    results.fetched = jobs.len();
     progress.restart("check: online");
     progress.set_total(jobs.len());
     let mut fetched = fetch_all(jobs, config, progress);
     fetched.sort_by(|a, b| a.0.url.cmp(&b.0.url));
     let now = unix_now();
     for (job, page, per_fragment) in fetched {
-        results.requests += u64::from(page.requests);
         let mut each = |url: String, answer: Answer| {
             if answer.lasting() {
                 cache.put(&url, &answer, now);
@@ -858,9 +850,7 @@ impl<'a> Fetcher<'a> {
                     && (s == 501 || ((400..500).contains(&s) && s != 429))
             });
             if refused {
-                let requests = answer.requests;
                 (answer, page) = self.chain(Method::Get, &job.url, &mut held);
-                answer.requests += requests;
             }
         }
         if held {
@@ -955,8 +945,7 @@ impl<'a> Fetcher<'a> {
         let mut current = url.to_owned();
         let mut seen = vec![url.to_owned()];
         loop {
-            let (reply, requests) = self.with_retries(method, &current, held);
-            answer.requests += requests;
+            let reply = self.with_retries(method, &current, held);
             match reply {
                 Reply::Failed { error, .. } => {
                     let bad = error.starts_with("not a URL");
@@ -1012,8 +1001,8 @@ impl<'a> Fetcher<'a> {
         }
     }
 
-    /// One request, retried on 429, 500, 502, 503, 504 and timeouts; the number made.
-    fn with_retries(&self, method: Method, url: &str, held: &mut bool) -> (Reply<'a>, u32) {
+    /// One request, retried on 429, 500, 502, 503, 504 (unless accepted) and timeouts.
+    fn with_retries(&self, method: Method, url: &str, held: &mut bool) -> Reply<'a> {
         let mut attempt = 0;
         loop {
             let reply = self.once(method, url, held);
@@ -1031,11 +1020,11 @@ impl<'a> Fetcher<'a> {
                 Reply::Failed { timeout, .. } => (*timeout, None),
             };
             if !retry || attempt > self.config.max_retries {
-                return (self.said_attempts(reply, attempt), attempt);
+                return said_attempts(reply, attempt);
             }
             let wait = match retry_after.as_deref().map(retry_after_wait) {
                 // Not worth waiting for: the status stands.
-                Some(Some(w)) if w > MAX_RETRY_AFTER => return (reply, attempt),
+                Some(Some(w)) if w > MAX_RETRY_AFTER => return reply,
                 Some(Some(w)) => w,
                 _ => self
                     .config
@@ -1043,17 +1032,6 @@ impl<'a> Fetcher<'a> {
                     .saturating_mul(1 << (attempt - 1).min(16)),
             };
             std::thread::sleep(wait.min(MAX_RETRY_AFTER));
-        }
-    }
-
-    /// A failure says how many attempts it took.
-    fn said_attempts(&self, reply: Reply<'a>, attempts: u32) -> Reply<'a> {
-        match reply {
-            Reply::Failed { error, timeout } if attempts > 1 => Reply::Failed {
-                error: format!("{error} ({attempts} attempts)"),
-                timeout,
-            },
-            r => r,
         }
     }
 
@@ -1133,6 +1111,17 @@ impl<'a> Fetcher<'a> {
                 Reply::Failed { error, timeout }
             }
         }
+    }
+}
+
+/// A failure says how many attempts it took.
+fn said_attempts(reply: Reply<'_>, attempts: u32) -> Reply<'_> {
+    match reply {
+        Reply::Failed { error, timeout } if attempts > 1 => Reply::Failed {
+            error: format!("{error} ({attempts} attempts)"),
+            timeout,
+        },
+        r => r,
     }
 }
 
