@@ -26,7 +26,7 @@ pub struct Site {
     files: HashSet<String>,
     dirs: HashSet<String>,
     /// Per HTML page, the hashes of its `id`s and `<a name>`s (8 bytes each, whatever the id).
-    ids: HashMap<String, HashSet<u64>>,
+    ids: HashMap<String, FragmentIds>,
     /// The web root's path on the site URL's origin, decoded and ending in `/`
     /// ([`Site::set_web_root`]).
     web_root: Option<String>,
@@ -60,12 +60,21 @@ pub enum Verdict {
     MissingFragment,
     /// Resolves outside the site root: reported, never read.
     OutsideRoot,
-    /// Outside the site: listed, not fetched.
+    /// Outside the site: listed, not fetched (without `check --online`).
     External,
     /// Could not be resolved (no base, opaque base).
     Unresolvable,
     /// Left unchecked at the caller's request (`check --exclude`, `.linkbaseignore`).
     Excluded,
+    /// Outside the site, fetched (`check --online`): the final answer's status is not an
+    /// accepted one.
+    HttpError,
+    /// Outside the site, fetched: no usable answer (refused, timed out, a redirect loop, too
+    /// many redirects, TLS or protocol failure).
+    Unreachable,
+    /// Outside the site, checked by syntax (`mailto:`, `tel:`) or not a URL a request can be
+    /// made for: malformed.
+    BadAddress,
 }
 
 impl Verdict {
@@ -73,7 +82,12 @@ impl Verdict {
     pub fn is_broken(self) -> bool {
         matches!(
             self,
-            Verdict::Missing | Verdict::MissingFragment | Verdict::OutsideRoot
+            Verdict::Missing
+                | Verdict::MissingFragment
+                | Verdict::OutsideRoot
+                | Verdict::HttpError
+                | Verdict::Unreachable
+                | Verdict::BadAddress
         )
     }
 
@@ -87,6 +101,9 @@ impl Verdict {
             Verdict::External => "external",
             Verdict::Unresolvable => "unresolvable",
             Verdict::Excluded => "excluded",
+            Verdict::HttpError => "http-error",
+            Verdict::Unreachable => "unreachable",
+            Verdict::BadAddress => "bad-address",
         }
     }
 }
@@ -197,8 +214,7 @@ impl Site {
 
     /// Records the ids (and `<a name>` values) of an HTML page.
     pub fn add_ids<'a>(&mut self, path: &str, ids: impl IntoIterator<Item = &'a str>) {
-        self.ids
-            .insert(path.to_owned(), ids.into_iter().map(hash_id).collect());
+        self.ids.insert(path.to_owned(), FragmentIds::new(ids));
     }
 
     /// How many files the tree has.
@@ -351,16 +367,7 @@ impl Site {
                     Verdict::Missing
                 } else {
                     match (fragment, self.ids.get(path)) {
-                        // HTML LS "find a potential indicated element": the id as written, then
-                        // percent-decoded.
-                        (Some(f), Some(ids))
-                            if !ids.contains(&hash_id(f))
-                                && !ids.contains(&hash_id(&crate::uri::percent_decode(f)))
-                                // "top" and the empty fragment name the top of any document.
-                                && !f.eq_ignore_ascii_case("top") =>
-                        {
-                            Verdict::MissingFragment
-                        }
+                        (Some(f), Some(ids)) if !ids.names(f) => Verdict::MissingFragment,
                         _ => Verdict::Ok,
                     }
                 }
@@ -629,6 +636,38 @@ fn same_authority(scheme: &str, a: &str, b: &str) -> bool {
         }
     };
     strip(a) == strip(b)
+}
+
+/// The fragment targets of one page (every `id`, every `<a name>`), as a check matches a
+/// link's fragment against them: for the pages of a tree, and for a remote page fetched by
+/// `check --online`.
+#[derive(Debug, Clone, Default)]
+pub struct FragmentIds(HashSet<u64>);
+
+impl FragmentIds {
+    /// The targets of a page, as [`crate::pipeline::fragment_ids`] lists them.
+    pub fn new<'a>(ids: impl IntoIterator<Item = &'a str>) -> FragmentIds {
+        FragmentIds(ids.into_iter().map(hash_id).collect())
+    }
+
+    /// Whether `fragment` (without `#`) names a place in the page. HTML LS "find a potential
+    /// indicated element": the id as written, then percent-decoded; `top` and the empty
+    /// fragment name the top of any document.
+    ///
+    /// ```
+    /// use linkbase::site::FragmentIds;
+    /// let ids = FragmentIds::new(["intro", "größe"]);
+    /// assert!(ids.names("intro") && ids.names("gr%C3%B6%C3%9Fe") && ids.names("TOP") && ids.names(""));
+    /// assert!(!ids.names("Intro"));
+    /// ```
+    pub fn names(&self, fragment: &str) -> bool {
+        fragment.is_empty()
+            || fragment.eq_ignore_ascii_case("top")
+            || self.0.contains(&hash_id(fragment))
+            || self
+                .0
+                .contains(&hash_id(&crate::uri::percent_decode(fragment)))
+    }
 }
 
 fn hash_id(id: &str) -> u64 {

@@ -88,6 +88,7 @@ pub const EXAMPLES_CHECK: &str = "\
 Examples:
   linkbase check public/ --site-url https://example.com/
   linkbase check mirror/ --local --format markdown -o report.md
+  linkbase check public/ --site-url https://example.com/ --online --cache --accept 200..=299,429
   linkbase check public/ --site-url https://example.com/ --exclude '/api/' --format junit -o j.xml";
 
 pub const EXAMPLES_COMPLETIONS: &str = "\
@@ -126,14 +127,21 @@ pub enum Command {
     #[command(after_help = EXAMPLES_BASE)]
     Base(BaseArgs),
     /// Check every link of a site tree: internal targets must exist (a directory means its
-    /// index.html) and #fragments must name an id; external links are listed, not fetched.
+    /// index.html) and #fragments must name an id; external links are listed, not fetched,
+    /// unless --online.
+    ///
+    /// With --online, every distinct external http(s) URL is requested once (concurrently,
+    /// within per-host and global limits) and must answer an accepted status, its #fragment an
+    /// id of the remote page; mailto: and tel: are checked by syntax; --cache keeps verdicts
+    /// for reruns.
     ///
     /// Under --local, /-rooted links start from DIR (the web root; --root-dir to choose it). The
     /// summary counts the links not checked, and why (external, outside the tree, another
     /// scheme, unresolvable), so a run that checked nothing never reads as all clear.
     ///
     /// Exit 0 when nothing is broken, 1 when links are broken (missing file, missing fragment,
-    /// outside the site root) or, with --fail-on-unchecked, when any link was not checked, 2
+    /// outside the site root; with --online, an external link answering a status not accepted,
+    /// unreachable, or a malformed address) or, with --fail-on-unchecked, when any link was not checked, 2
     /// when files could not be read or parsed.
     #[command(after_help = EXAMPLES_CHECK)]
     Check(CheckArgs),
@@ -242,7 +250,130 @@ pub struct CheckArgs {
     #[arg(long, help_heading = "Output")]
     pub broken_only: bool,
     #[command(flatten)]
+    pub online: OnlineArgs,
+    #[command(flatten)]
     pub resolution: ResolutionArgs,
+}
+
+/// `check --online`: external links fetched (issue 25).
+#[derive(Debug, Args)]
+pub struct OnlineArgs {
+    /// Check external links too: every distinct http(s) URL of the run once (HEAD, then GET
+    /// where HEAD is refused; GET when a #fragment must be found in the page), redirects
+    /// followed; mailto: and tel: by syntax. --exclude, .linkbaseignore and --remap apply
+    /// first: an excluded link is never requested. Proxies come from ALL_PROXY, HTTPS_PROXY,
+    /// HTTP_PROXY (the first set serves every scheme) and NO_PROXY.
+    #[arg(long, help_heading = "Online")]
+    pub online: bool,
+    /// The statuses that make a link ok: codes and ranges, comma-separated (`200..=299,403`;
+    /// `200..300` excludes 300). Judged on the last answer of a redirect chain.
+    #[arg(
+        long,
+        value_name = "CODES",
+        default_value = "200..=299",
+        requires = "online",
+        help_heading = "Online"
+    )]
+    pub accept: String,
+    /// The most one request may take (connect, answer and any body read), e.g. 20s, 500ms.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "20s",
+        requires = "online",
+        help_heading = "Online"
+    )]
+    pub timeout: String,
+    /// Retries of a request answered 429, 500, 502, 503 or 504, or timed out.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 3,
+        requires = "online",
+        help_heading = "Online"
+    )]
+    pub max_retries: u32,
+    /// The wait before the first retry, doubled for each next one; a Retry-After header
+    /// replaces it (up to 60 s: a longer one ends the retries, and the status stands).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "1s",
+        requires = "online",
+        help_heading = "Online"
+    )]
+    pub retry_wait: String,
+    /// Redirects followed from one URL; more is reported as unreachable, as is a loop.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10,
+        requires = "online",
+        help_heading = "Online"
+    )]
+    pub max_redirects: u32,
+    /// Requests in flight at once, over all hosts.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 64,
+        requires = "online",
+        help_heading = "Online"
+    )]
+    pub max_concurrency: usize,
+    /// Requests in flight at once to one host (host and port).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 8,
+        requires = "online",
+        help_heading = "Online"
+    )]
+    pub host_concurrency: usize,
+    /// The least time between the starts of two requests to one host (a rate limit: 100ms is
+    /// at most 10 a second) [default: none].
+    #[arg(
+        long,
+        value_name = "DURATION",
+        requires = "online",
+        help_heading = "Online"
+    )]
+    pub host_interval: Option<String>,
+    /// The User-Agent header of every request [default: linkbase/VERSION].
+    #[arg(long, value_name = "UA", requires = "online", help_heading = "Online")]
+    pub user_agent: Option<String>,
+    /// 'HOST: NAME: VALUE': send this header to HOST only (host, host:port, or *.domain for
+    /// its subdomains; repeatable), e.g. 'api.example.com: Authorization: Bearer TOKEN'.
+    /// Never sent to another host, redirects included.
+    #[arg(
+        long = "header",
+        value_name = "HOST: NAME: VALUE",
+        requires = "online",
+        help_heading = "Online"
+    )]
+    pub headers: Vec<String>,
+    /// Keep verdicts in a cache file and make no request for a URL checked within
+    /// --max-cache-age: DIR/.linkbase-cache.json, or --cache=FILE. Plain JSON, sorted; safe
+    /// to commit or to keep in a CI cache. Errors and 429/5xx answers are not kept.
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 0..=1,
+        require_equals = true,
+        requires = "online",
+        help_heading = "Online"
+    )]
+    pub cache: Option<Option<std::path::PathBuf>>,
+    /// How old a cached verdict may be to be used, e.g. 1d, 12h, 30m (older ones are checked
+    /// again and dropped from the file).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "1d",
+        requires = "cache",
+        help_heading = "Online"
+    )]
+    pub max_cache_age: String,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -525,7 +656,7 @@ mod tests {
 
     #[test]
     fn one_subcommand_parses_as_the_whole_parser_does() {
-        let lines: [&[&str]; 11] = [
+        let lines: [&[&str]; 13] = [
             &["linkbase", "rewrite", "--url", "http://h/", "page.html"],
             &[
                 "linkbase",
@@ -605,6 +736,30 @@ mod tests {
                 "--fail-on-unchecked",
             ],
             &["linkbase", "links", "--default-charset", "utf-8", "x"],
+            &[
+                "linkbase",
+                "check",
+                "site",
+                "--local",
+                "--online",
+                "--cache",
+                "--accept",
+                "200..=299,403",
+                "--header",
+                "h: A: b",
+                "--host-interval",
+                "10ms",
+            ],
+            &[
+                "linkbase",
+                "check",
+                "--online",
+                "--cache=c.json",
+                "--max-cache-age",
+                "12h",
+                "site",
+                "--local",
+            ],
         ];
         for args in lines {
             let one = Cli::parse_one(&os(args)).unwrap_or_else(|| panic!("{args:?}"));

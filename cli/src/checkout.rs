@@ -134,6 +134,10 @@ pub struct BrokenTarget {
     pub target: String,
     pub links: usize,
     pub pages: usize,
+    /// For an external link checked online: the answer (`404 Not Found`, `connection refused`,
+    /// redirects, `(cached)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
     pub referrers: Vec<Referrer>,
 }
 
@@ -141,6 +145,8 @@ pub struct BrokenTarget {
 #[derive(Debug, Default)]
 pub struct Grouped {
     targets: BTreeMap<(u8, String), Vec<Referrer>>,
+    /// Per target key: what the online check said of it.
+    details: BTreeMap<(u8, String), String>,
     /// Per page: its broken links, for JUnit (pages without any are passing test cases).
     pages: Vec<(String, Vec<String>)>,
 }
@@ -149,6 +155,9 @@ fn rank(v: Verdict) -> u8 {
     match v {
         Verdict::Missing => 0,
         Verdict::MissingFragment => 1,
+        Verdict::HttpError => 3,
+        Verdict::Unreachable => 4,
+        Verdict::BadAddress => 5,
         _ => 2,
     }
 }
@@ -161,8 +170,14 @@ fn place(r: &CheckRecord) -> String {
 }
 
 impl Grouped {
-    /// Adds one page's records (`records` may be empty: a page with no links).
-    pub fn add_page(&mut self, file: &str, records: &[CheckRecord]) {
+    /// Adds one page's records (`records` may be empty: a page with no links); `detail` says
+    /// what an online check found for a record.
+    pub fn add_page(
+        &mut self,
+        file: &str,
+        records: &[CheckRecord],
+        detail: impl Fn(&CheckRecord) -> Option<String>,
+    ) {
         let mut broken = Vec::new();
         for r in records.iter().filter(|r| r.verdict.is_broken()) {
             let target = match (r.verdict, &r.target) {
@@ -178,18 +193,26 @@ impl Grouped {
                 (_, Some(t)) => t.clone(),
                 (_, None) => r.link.resolved.clone().unwrap_or_default(),
             };
+            let detail = detail(r);
             // One line per link, whatever the link holds.
             broken.push(format!(
-                "{}: {} \"{}\" -> {}",
+                "{}: {} \"{}\" -> {}{}",
                 r.verdict.name(),
                 place(r),
                 esc(&r.link.original),
-                esc(r.link.resolved.as_deref().unwrap_or("(unresolved)"))
+                esc(r.link.resolved.as_deref().unwrap_or("(unresolved)")),
+                detail
+                    .as_deref()
+                    .map(|d| format!(" ({})", esc(d)))
+                    .unwrap_or_default()
             ));
             let key = (
                 rank(r.verdict),
                 format!("{}\u{0}{target}", r.verdict.name()),
             );
+            if let Some(d) = detail {
+                self.details.entry(key.clone()).or_insert(d);
+            }
             self.targets.entry(key).or_default().push(Referrer {
                 file: r.file.clone(),
                 element: r.link.element.clone(),
@@ -206,7 +229,8 @@ impl Grouped {
     pub fn targets(&self) -> Vec<BrokenTarget> {
         self.targets
             .iter()
-            .map(|((_, key), refs)| {
+            .map(|(full_key, refs)| {
+                let key = &full_key.1;
                 let (verdict, target) = key.split_once('\u{0}').unwrap_or(("", key));
                 let mut pages: Vec<&str> = refs.iter().map(|r| r.file.as_str()).collect();
                 pages.dedup();
@@ -214,11 +238,15 @@ impl Grouped {
                     verdict: match verdict {
                         "missing" => Verdict::Missing,
                         "missing-fragment" => Verdict::MissingFragment,
+                        "http-error" => Verdict::HttpError,
+                        "unreachable" => Verdict::Unreachable,
+                        "bad-address" => Verdict::BadAddress,
                         _ => Verdict::OutsideRoot,
                     },
                     target: target.to_owned(),
                     links: refs.len(),
                     pages: pages.len(),
+                    detail: self.details.get(full_key).cloned(),
                     referrers: refs.clone(),
                 }
             })
@@ -248,8 +276,19 @@ pub fn summary(t: &CheckTotals, targets: usize) -> String {
     } else {
         String::new()
     };
+    let (broken_external, external) = if t.online {
+        (
+            format!(", {} external", t.broken_external),
+            format!(
+                "{} checked online, {} from the cache",
+                t.checked_online, t.cached
+            ),
+        )
+    } else {
+        (String::new(), "listed, not fetched".to_owned())
+    };
     format!(
-        "{}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root) to {}; {} external (listed, not fetched); {} unresolvable; {} excluded",
+        "{}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root{broken_external}) to {}; {} external ({external}); {} unresolvable; {} excluded",
         say::n(t.pages, "page"),
         say::n(t.links, "link"),
         t.internal + t.outside_root,
@@ -310,11 +349,15 @@ pub fn write_human(
     for t in &targets {
         writeln!(
             out,
-            "{} {}  ({} on {})",
+            "{} {}  ({} on {}){}",
             t.verdict.name(),
             esc(&t.target),
             say::n(t.links, "link"),
-            say::n(t.pages, "page")
+            say::n(t.pages, "page"),
+            t.detail
+                .as_deref()
+                .map(|d| format!(": {}", esc(d)))
+                .unwrap_or_default()
         )?;
         for r in t.referrers.iter().take(SHOWN) {
             let place = match &r.attribute {
@@ -359,6 +402,14 @@ struct JsonSummary {
     outside_tree: usize,
     /// Of `external`: neither http(s) nor file.
     other_scheme: usize,
+    /// With `--online`: of `external`, the links checked online, those answered from the
+    /// cache, and the broken ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checked_online: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cached: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    broken_external: Option<usize>,
 }
 
 pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> io::Result<()> {
@@ -377,6 +428,9 @@ pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> i
             not_checked: t.unchecked(),
             outside_tree: t.outside_tree,
             other_scheme: t.other_scheme,
+            checked_online: t.online.then_some(t.checked_online),
+            cached: t.online.then_some(t.cached),
+            broken_external: t.online.then_some(t.broken_external),
         },
         broken: &targets,
     };
@@ -418,9 +472,13 @@ pub fn write_markdown(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) 
             }
             writeln!(
                 out,
-                "| {} | `{}` | {} | {} | {} |",
+                "| {} | `{}`{} | {} | {} | {} |",
                 b.verdict.name(),
                 md(&b.target),
+                b.detail
+                    .as_deref()
+                    .map(|d| format!(" ({})", md(d)))
+                    .unwrap_or_default(),
                 b.links,
                 b.pages,
                 from.join("<br>")

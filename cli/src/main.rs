@@ -5,6 +5,7 @@ mod args;
 mod checkout;
 mod fsout;
 mod man;
+mod online;
 mod say;
 mod walk;
 mod warc;
@@ -1246,6 +1247,11 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             })
             .collect::<Result<_, _>>()?,
     };
+    let online = if args.online.online {
+        Some(online::Config::from_args(&args.online, &args.dir)?)
+    } else {
+        None
+    };
     let format = args.format;
     let broken_only = args.broken_only;
     set_jobs(args.jobs)?;
@@ -1260,8 +1266,13 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                 linkbase::report::TSV_COLUMNS.join("\t")
             )?;
         }
-        let (totals, counts) =
-            walk::check_tree(&tree, &mut site, &options, &rules, |file, page| {
+        let (totals, counts) = walk::check_tree(
+            &tree,
+            &mut site,
+            &options,
+            &rules,
+            online.as_ref(),
+            |file, (page, results)| {
                 let records = match page {
                     Ok(records) => records,
                     Err(e) => {
@@ -1270,7 +1281,9 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                     }
                 };
                 // Grouped in every format: the stderr summary counts broken targets.
-                grouped.add_page(file, records);
+                grouped.add_page(file, records, |r| {
+                    rules.outcome(results, r).map(online::Outcome::detail)
+                });
                 // `--broken-only`: a 178k-link site writes 78 MB of records, nearly all `ok`.
                 let kept: Vec<_>;
                 let records = if broken_only {
@@ -1288,6 +1301,24 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                     | CheckFormat::Json
                     | CheckFormat::Markdown
                     | CheckFormat::Junit => Ok(()),
+                    CheckFormat::Jsonl if results.is_some() => {
+                        // Each external link with what the online check found (`online`).
+                        #[derive(serde::Serialize)]
+                        struct WithOnline<'a> {
+                            #[serde(flatten)]
+                            record: &'a walk::CheckRecord,
+                            #[serde(skip_serializing_if = "Option::is_none")]
+                            online: Option<&'a online::Outcome>,
+                        }
+                        let records: Vec<WithOnline<'_>> = records
+                            .iter()
+                            .map(|record| WithOnline {
+                                record,
+                                online: rules.outcome(results, record),
+                            })
+                            .collect();
+                        write_jsonl(&mut out, &records)
+                    }
                     CheckFormat::Jsonl => write_jsonl(&mut out, records),
                     CheckFormat::Tsv => {
                         for r in records {
@@ -1305,7 +1336,8 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                         Ok(())
                     }
                 }
-            })?;
+            },
+        )?;
         match format {
             CheckFormat::Human => checkout::write_human(&mut out, &grouped, &totals)?,
             CheckFormat::Json => checkout::write_json(&mut out, &grouped, &totals)?,

@@ -86,6 +86,12 @@ const FILES: &[(&str, &str)] = &[
          --exclude.",
     ),
     (
+        "DIR/.linkbase-cache.json",
+        "check --online --cache: the verdicts of external URLs (status, redirects, fragment) with \
+         the time each was checked; plain sorted JSON, safe to commit or to keep in a CI cache. \
+         Written through a temporary file and a rename, never through a symbolic link.",
+    ),
+    (
         "OUTDIR or DIR (rewrite DIR)",
         "Locked (flock) while a tree is written; temporary files an interrupted run left in it \
          are removed, and each is said.",
@@ -96,6 +102,12 @@ const FILES: &[(&str, &str)] = &[
          kind is found from the content.",
     ),
 ];
+
+const ENVIRONMENT: &[(&str, &str)] = &[(
+    "ALL_PROXY, HTTPS_PROXY, HTTP_PROXY (or lower case), NO_PROXY",
+    "check --online: the proxy of every request (the first of these set serves both schemes; \
+     http://, socks4:// and socks5:// proxies), and the hosts asked directly.",
+)];
 
 /// The page of `cmd` (linkbase itself, or one of its commands).
 fn page(cmd: &clap::Command, top: bool, all: &[clap::Command]) -> io::Result<Vec<u8>> {
@@ -119,6 +131,7 @@ fn page(cmd: &clap::Command, top: bool, all: &[clap::Command]) -> io::Result<Vec
     tagged(&mut out, "EXIT STATUS", EXIT_STATUS)?;
     if top {
         tagged(&mut out, "FILES", FILES)?;
+        tagged(&mut out, "ENVIRONMENT", ENVIRONMENT)?;
     }
     writeln!(out, ".SH SEE ALSO")?;
     let mut see: Vec<String> = all

@@ -675,20 +675,29 @@ pub struct CheckTotals {
     /// Of `external`: the links to a `file:` URL outside the tree (under `--local`, outside the
     /// web root's part that is the tree).
     pub outside_tree: usize,
-    /// Of `external`: the links with a scheme that is neither http(s) nor file (mailto:, …).
+    /// Of `external`: the links with a scheme that is neither http(s) nor file (mailto:, …)
+    /// and not checked.
     pub other_scheme: usize,
+    /// Whether external links were checked (`--online`).
+    pub online: bool,
+    /// Of `external`: the links checked online (http(s) fetched, mailto:/tel: by syntax).
+    pub checked_online: usize,
+    /// Of `checked_online`: the links whose verdict came from the cache.
+    pub cached: usize,
+    /// Of `broken`: external links.
+    pub broken_external: usize,
 }
 
 impl CheckTotals {
     /// The links not checked: external (by reason) and unresolvable. Excluded links were left
     /// unchecked on request and are counted apart.
     pub fn unchecked(&self) -> usize {
-        self.external + self.unresolvable
+        self.external - self.checked_online + self.unresolvable
     }
 
-    /// Of `external`, the http(s) links (not fetched without --online).
+    /// Of `external`, the http(s) links not fetched (without --online).
     pub fn web(&self) -> usize {
-        self.external - self.outside_tree - self.other_scheme
+        self.external - self.outside_tree - self.other_scheme - self.checked_online
     }
 
     fn count_external(&mut self, resolved: Option<&str>) {
@@ -713,15 +722,49 @@ pub struct CheckRules {
     pub skip_pages: globset::GlobSet,
 }
 
+impl CheckRules {
+    /// The URL `--online` checks for a link: its resolution, remapped; `None` for a link it
+    /// does not check (internal, or a scheme it does not know).
+    fn online_url(&self, r: &CheckRecord) -> Option<String> {
+        let resolved = r.link.resolved.as_deref()?;
+        let url = crate::checkout::Remap::apply(&self.remaps, resolved);
+        crate::online::wanted(&url).then(|| url.into_owned())
+    }
+
+    /// The online verdict of an external link (`None` for any other link, or without
+    /// `--online`).
+    pub fn outcome<'a>(
+        &self,
+        results: Option<&'a crate::online::Results>,
+        r: &CheckRecord,
+    ) -> Option<&'a crate::online::Outcome> {
+        if r.target.is_some() || matches!(r.verdict, Verdict::Excluded | Verdict::OutsideRoot) {
+            return None;
+        }
+        results?.get(&self.online_url(r)?)
+    }
+}
+
+/// Per page handed to `emit`: its records (or why it could not be read), and the online
+/// verdicts of the run.
+pub type Emitted<'a> = (
+    Result<&'a [CheckRecord], &'a str>,
+    Option<&'a crate::online::Results>,
+);
+
 /// `check DIR`: pass 1 collects every page's fragment ids; pass 2 checks every link, in chunks of
 /// pages so memory stays bounded by the ids plus one chunk, and hands each chunk's records to
 /// `emit` in file order.
+///
+/// With `online`, a pass between the two lists every external URL (http(s), mailto:, tel:)
+/// of the run, which are checked before any link is reported.
 pub fn check_tree(
     tree: &Tree,
     site: &mut Site,
     options: &Options,
     rules: &CheckRules,
-    mut emit: impl FnMut(&str, Result<&[CheckRecord], &str>) -> io::Result<()>,
+    online: Option<&crate::online::Config>,
+    mut emit: impl FnMut(&str, Emitted<'_>) -> io::Result<()>,
 ) -> io::Result<(CheckTotals, Counts)> {
     let counts = Counts::default();
     for entry in &tree.entries {
@@ -758,6 +801,19 @@ pub fn check_tree(
         .into_iter()
         .partition(|e| rules.skip_pages.is_match(&e.rel));
     totals.pages_excluded = skipped.len();
+    let online = match online {
+        Some(config) => {
+            progress.restart("check: external");
+            progress.set_total(pages.len());
+            let urls = external_urls(&pages, site, options, rules, &progress);
+            let results = crate::online::check(urls, config, &progress)
+                .map_err(|crate::Fatal(e)| io::Error::other(e))?;
+            totals.online = true;
+            Some(results)
+        }
+        None => None,
+    };
+    let online = online.as_ref();
     progress.restart("check: links");
     progress.set_total(pages.len());
     for chunk in pages.chunks(64) {
@@ -771,10 +827,23 @@ pub fn check_tree(
             .collect();
         for (entry, result) in chunk.iter().zip(results) {
             match result {
-                Ok(records) => {
+                Ok(mut records) => {
                     totals.pages += 1;
-                    for r in &records {
+                    for r in &mut records {
                         totals.links += 1;
+                        if r.verdict == Verdict::External {
+                            if let Some(outcome) = rules.outcome(online, r) {
+                                r.verdict = outcome.verdict;
+                                totals.external += 1;
+                                totals.checked_online += 1;
+                                totals.cached += usize::from(outcome.cached);
+                                if r.verdict.is_broken() {
+                                    totals.broken += 1;
+                                    totals.broken_external += 1;
+                                }
+                                continue;
+                            }
+                        }
                         match r.verdict {
                             Verdict::External => {
                                 totals.count_external(r.link.resolved.as_deref());
@@ -788,10 +857,10 @@ pub fn check_tree(
                             totals.broken += 1;
                         }
                     }
-                    emit(&entry.rel, Ok(&records))?;
+                    emit(&entry.rel, (Ok(&records), online))?;
                 }
                 Err(e) => {
-                    emit(&entry.rel, Err(&e))?;
+                    emit(&entry.rel, (Err(&e), online))?;
                     fail(&counts, &entry.rel, e);
                 }
             }
@@ -799,6 +868,33 @@ pub fn check_tree(
     }
     progress.finish();
     Ok((totals, counts))
+}
+
+/// Every distinct URL `--online` checks, over all pages (a page that cannot be read is
+/// reported by the pass that follows).
+fn external_urls(
+    pages: &[&Entry],
+    site: &Site,
+    options: &Options,
+    rules: &CheckRules,
+    progress: &Progress,
+) -> std::collections::BTreeSet<String> {
+    pages
+        .par_iter()
+        .map(|entry| {
+            let urls: std::collections::BTreeSet<String> = check_page(entry, site, options, rules)
+                .unwrap_or_default()
+                .iter()
+                .filter(|r| r.verdict == Verdict::External)
+                .filter_map(|r| rules.online_url(r))
+                .collect();
+            progress.inc();
+            urls
+        })
+        .reduce(std::collections::BTreeSet::new, |mut a, b| {
+            a.extend(b);
+            a
+        })
 }
 
 fn check_page(

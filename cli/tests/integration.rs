@@ -13,6 +13,7 @@ mod integration {
     pub mod sites;
     mod check_ci;
     mod check_local;
+    mod online;
     mod mirror;
     pub mod mhtml;
     pub mod util;

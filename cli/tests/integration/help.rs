@@ -89,6 +89,7 @@ fn options_are_grouped_under_headings() {
                 "Filters:",
                 "Input:",
                 "Exit status:",
+                "Online:",
                 "Resolution:",
                 "Examples:",
             ],
@@ -143,12 +144,15 @@ fn man_is_linkbase_1_with_exit_status_files_and_every_command() {
             ".SH EXAMPLES",
             ".SH EXIT STATUS",
             ".SH FILES",
+            ".SH ENVIRONMENT",
             ".SH SEE ALSO",
             ".SH VERSION"
         ]
     );
     assert!(page.contains(".SH EXIT STATUS\n.TP\n\\fB0\\fR\n"), "{page}");
     assert!(page.contains("DIR/.linkbaseignore"));
+    assert!(page.contains("DIR/.linkbase\\-cache.json"), "{page}");
+    assert!(page.contains("HTTPS_PROXY"));
     for command in COMMANDS {
         assert!(
             page.contains(&format!("linkbase\\-{command}(1)")),

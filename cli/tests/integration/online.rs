@@ -1,0 +1,919 @@
+//! Issue 25 items 1 and 2: `check --online` against HTTP servers these tests start on
+//! 127.0.0.1 (no other address is ever reached: proxy variables are removed from every run but
+//! the one that tests them, whose proxy is such a server), and its cache.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::sites::{s, tmp};
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    path: String,
+    headers: HashMap<String, String>,
+}
+
+/// What a route answers.
+struct Reply {
+    status: u16,
+    headers: Vec<(&'static str, String)>,
+    body: Vec<u8>,
+    /// Wait this long before answering.
+    delay: Duration,
+}
+
+fn reply(status: u16) -> Reply {
+    Reply {
+        status,
+        headers: Vec::new(),
+        body: Vec::new(),
+        delay: Duration::ZERO,
+    }
+}
+
+fn html(body: &str) -> Reply {
+    Reply {
+        headers: vec![("Content-Type", "text/html; charset=utf-8".into())],
+        body: body.as_bytes().to_vec(),
+        ..reply(200)
+    }
+}
+
+fn redirect(status: u16, to: &str) -> Reply {
+    Reply {
+        headers: vec![("Location", to.to_owned())],
+        ..reply(status)
+    }
+}
+
+/// The request counts shared by servers (the global limit spans them).
+#[derive(Default)]
+struct Gauge {
+    now: AtomicUsize,
+    max: AtomicUsize,
+}
+
+impl Gauge {
+    fn enter(&self) {
+        let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max.fetch_max(now, Ordering::SeqCst);
+    }
+
+    fn leave(&self) {
+        self.now.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    fn max(&self) -> usize {
+        self.max.load(Ordering::SeqCst)
+    }
+}
+
+type Route = dyn Fn(&Seen, usize) -> Reply + Send + Sync;
+
+/// An HTTP/1.1 server on 127.0.0.1 (keep-alive, a thread per connection; `CONNECT` accepted as
+/// a proxy would, the tunnelled requests then served by the same routes). `route` gets each
+/// request and how many requests for that path came before it.
+struct Server {
+    port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    gauge: Arc<Gauge>,
+}
+
+impl Server {
+    fn start(route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static) -> Server {
+        Server::start_with(Arc::new(Gauge::default()), route)
+    }
+
+    fn start_with(
+        total: Arc<Gauge>,
+        route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
+    ) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+        let gauge = Arc::new(Gauge::default());
+        let route: Arc<Route> = Arc::new(route);
+        {
+            let (seen, gauge) = (seen.clone(), gauge.clone());
+            std::thread::spawn(move || {
+                for stream in listener.incoming().flatten() {
+                    let (seen, gauge, total, route) =
+                        (seen.clone(), gauge.clone(), total.clone(), route.clone());
+                    std::thread::spawn(move || {
+                        let _ = serve(stream, &seen, &[&gauge, &total], &*route);
+                    });
+                }
+            });
+        }
+        Server { port, seen, gauge }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+
+    /// `METHOD path` of every request, in order of arrival.
+    fn log(&self) -> Vec<String> {
+        self.seen()
+            .iter()
+            .map(|s| format!("{} {}", s.method, s.path))
+            .collect()
+    }
+}
+
+fn serve(
+    stream: TcpStream,
+    seen: &Mutex<Vec<Seen>>,
+    gauges: &[&Gauge],
+    route: &Route,
+) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut out = stream;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let mut parts = line.split_whitespace();
+        let (Some(method), Some(path)) = (parts.next(), parts.next()) else {
+            return Ok(());
+        };
+        let (method, path) = (method.to_owned(), path.to_owned());
+        let mut headers = HashMap::new();
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h)? == 0 {
+                return Ok(());
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
+            }
+        }
+        let request = Seen {
+            method,
+            path,
+            headers,
+        };
+        let before = {
+            let mut seen = seen.lock().unwrap();
+            let n = seen.iter().filter(|s| s.path == request.path).count();
+            seen.push(request.clone());
+            n
+        };
+        if request.method == "CONNECT" {
+            out.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")?;
+            continue;
+        }
+        for g in gauges {
+            g.enter();
+        }
+        let r = route(&request, before);
+        std::thread::sleep(r.delay);
+        let mut head = format!(
+            "HTTP/1.1 {} X\r\nContent-Length: {}\r\n",
+            r.status,
+            r.body.len()
+        );
+        for (k, v) in &r.headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        let mut bytes = head.into_bytes();
+        if request.method != "HEAD" {
+            bytes.extend_from_slice(&r.body);
+        }
+        // Out of the count before the answer leaves: the client cannot send its next request
+        // before it has this one's answer, so the count never lags behind the client's.
+        for g in gauges {
+            g.leave();
+        }
+        out.write_all(&bytes)?;
+        out.flush()?;
+    }
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+const PROXY_VARS: [&str; 8] = [
+    "ALL_PROXY",
+    "all_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+];
+
+/// `linkbase check DIR --site-url https://site.example/ --online ARGS`, with no proxy unless
+/// `env` sets one.
+fn check_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_linkbase"));
+    command
+        .args(["check", s(dir), "--site-url", "https://site.example/"])
+        .args(args)
+        .stdin(Stdio::null());
+    for v in PROXY_VARS {
+        command.env_remove(v);
+    }
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn check(dir: &Path, args: &[&str]) -> Run {
+    check_env(dir, args, &[])
+}
+
+/// A site of one page linking to `links`.
+fn site(links: &[String]) -> tempfile::TempDir {
+    let dir = tmp();
+    let body: String = links
+        .iter()
+        .map(|l| format!("<a href=\"{l}\">x</a>\n"))
+        .collect();
+    std::fs::write(dir.path().join("index.html"), body).unwrap();
+    dir
+}
+
+fn summary(run: &Run) -> &str {
+    run.stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("linkbase: check: "))
+        .unwrap_or_else(|| panic!("no summary on stderr: {}", run.stderr))
+}
+
+/// The human report with the server's address written as `SERVER`.
+fn report(run: &Run, server: &Server) -> String {
+    run.stdout
+        .replace(&format!("127.0.0.1:{}", server.port), "SERVER")
+}
+
+/// `(original, verdict, online)` of every `--format jsonl` record.
+fn records(run: &Run) -> Vec<(String, String, Value)> {
+    run.stdout
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+            (
+                v["original"].as_str().unwrap().to_owned(),
+                v["verdict"].as_str().unwrap().to_owned(),
+                v["online"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// A port nothing listens on (bound, then closed).
+fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn routes(r: &Seen, before: usize) -> Reply {
+    match (r.method.as_str(), r.path.as_str()) {
+        (_, "/ok") => reply(200),
+        (_, "/gone") => reply(404),
+        (_, "/410") => reply(410),
+        (_, "/forbidden") => reply(403),
+        ("HEAD", "/no-head") => reply(405),
+        ("GET", "/no-head") => reply(200),
+        (_, "/r1") => redirect(301, "/r2"),
+        (_, "/r2") => redirect(302, "r3"),
+        (_, "/r3") => redirect(307, "/ok"),
+        (_, "/to-gone") => redirect(308, "/gone"),
+        (_, "/loop-a") => redirect(302, "/loop-b"),
+        (_, "/loop-b") => redirect(302, "/loop-a"),
+        (_, "/page") => html("<h1 id=intro>Intro</h1><a name=old>x</a><p id=gr%C3%B6%C3%9Fe>"),
+        (_, "/file.pdf") => Reply {
+            headers: vec![("Content-Type", "application/pdf".into())],
+            body: b"%PDF".to_vec(),
+            ..reply(200)
+        },
+        (_, "/busy") if before == 0 => Reply {
+            headers: vec![("Retry-After", "1".into())],
+            ..reply(429)
+        },
+        (_, "/busy") => reply(200),
+        (_, "/flaky") if before == 0 => reply(500),
+        (_, "/flaky") => reply(200),
+        (_, "/down") => reply(503),
+        (_, "/huge") => html(&format!("<p id=end>{}", " ".repeat(9 << 20))),
+        (_, "/slow") => Reply {
+            delay: Duration::from_secs(3),
+            ..reply(200)
+        },
+        _ => reply(404),
+    }
+}
+
+#[test]
+fn external_links_get_verdicts_with_their_answers() {
+    let server = Server::start(routes);
+    let u = |p: &str| server.url(p);
+    let dir = site(&[
+        u("/ok"),
+        u("/gone"),
+        u("/410"),
+        u("/no-head"),
+        u("/r1"),
+        u("/to-gone"),
+        u("/loop-a"),
+        u("/page#intro"),
+        u("/page#old"),
+        u("/page#gr%C3%B6%C3%9Fe"),
+        u("/page#top"),
+        u("/page#nowhere"),
+        u("/file.pdf#page=2"),
+        "mailto:someone@example.com".into(),
+        "mailto:nobody".into(),
+        "tel:+1-201-555-0123".into(),
+        "javascript:void(0)".into(),
+        u("/ok"),
+    ]);
+    let run = check(dir.path(), &["--online", "--retry-wait", "10ms"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        report(&run, &server),
+        "missing-fragment http://SERVER/page#nowhere  (1 link on 1 page): 200 OK, no such id in the page
+    index.html: <a href> \"http://SERVER/page#nowhere\"
+http-error http://SERVER/410  (1 link on 1 page): 410 Gone
+    index.html: <a href> \"http://SERVER/410\"
+http-error http://SERVER/gone  (1 link on 1 page): 404 Not Found
+    index.html: <a href> \"http://SERVER/gone\"
+http-error http://SERVER/to-gone  (1 link on 1 page): 404 Not Found after 308 http://SERVER/gone
+    index.html: <a href> \"http://SERVER/to-gone\"
+unreachable http://SERVER/loop-a  (1 link on 1 page): redirect loop after 302 http://SERVER/loop-b -> 302 http://SERVER/loop-a
+    index.html: <a href> \"http://SERVER/loop-a\"
+bad-address mailto:nobody  (1 link on 1 page): \"nobody\" is not an e-mail address
+    index.html: <a href> \"mailto:nobody\"
+1 page, 18 links: 0 internal, 6 broken (0 outside the site root, 6 external) to 6 targets; 18 external (17 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 1 not checked: 1 another scheme
+"
+    );
+    assert_eq!(summary(&run), run.stdout.lines().last().unwrap());
+    // Each distinct URL once; HEAD first, GET after a refused HEAD (405, and 404/410, which
+    // some servers answer to HEAD alone), GET at once for a fragment; one GET for a page
+    // whatever its fragments.
+    let mut log = server.log();
+    log.sort();
+    assert_eq!(
+        log,
+        [
+            "GET /410",
+            "GET /file.pdf",
+            "GET /gone",
+            "GET /gone",
+            "GET /no-head",
+            "GET /page",
+            "GET /to-gone",
+            "HEAD /410",
+            "HEAD /gone",
+            "HEAD /gone",
+            "HEAD /loop-a",
+            "HEAD /loop-b",
+            "HEAD /no-head",
+            "HEAD /ok",
+            "HEAD /ok",
+            "HEAD /r1",
+            "HEAD /r2",
+            "HEAD /r3",
+            "HEAD /to-gone",
+        ]
+    );
+    // The redirect chain of a link that ends well is in its record.
+    let run = check(
+        dir.path(),
+        &["--online", "--format", "jsonl", "--broken-only"],
+    );
+    assert_eq!(run.code, 1);
+    let run = check(dir.path(), &["--online", "--format", "jsonl"]);
+    let by_original: HashMap<String, (String, Value)> = records(&run)
+        .into_iter()
+        .map(|(o, v, online)| (o, (v, online)))
+        .collect();
+    let (verdict, online) = &by_original[&u("/r1")];
+    assert_eq!(verdict, "ok");
+    assert_eq!(
+        online,
+        &serde_json::json!({
+            "url": u("/r1"),
+            "status": 200,
+            "redirects": [
+                {"status": 301, "to": u("/r2")},
+                {"status": 302, "to": u("/r3")},
+                {"status": 307, "to": u("/ok")},
+            ],
+            "cached": false,
+        })
+    );
+    let (verdict, online) = &by_original[&u("/file.pdf#page=2")];
+    assert_eq!(verdict, "ok");
+    assert_eq!(
+        online["fragment"],
+        serde_json::json!({"not-checked": "not checked: application/pdf, not HTML"})
+    );
+    assert_eq!(by_original["tel:+1-201-555-0123"].0, "ok");
+    assert_eq!(by_original["javascript:void(0)"].0, "external");
+    assert_eq!(by_original["javascript:void(0)"].1, Value::Null);
+}
+
+#[test]
+fn a_page_past_the_bound_leaves_its_fragment_unchecked_and_says_so() {
+    let server = Server::start(routes);
+    let dir = site(&[server.url("/huge#end")]);
+    let run = check(dir.path(), &["--online", "--format", "jsonl", "--cache"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let records = records(&run);
+    assert_eq!(records[0].1, "ok");
+    assert_eq!(
+        records[0].2["fragment"],
+        serde_json::json!({"not-checked": "not checked: the page is larger than 8 MiB"})
+    );
+    assert_eq!(
+        run.stderr.lines().next().unwrap(),
+        format!(
+            "linkbase: {}: fragment not checked: the page is larger than 8 MiB",
+            server.url("/huge#end")
+        )
+    );
+    // Not kept: the next run tries again.
+    let cache = std::fs::read_to_string(dir.path().join(".linkbase-cache.json")).unwrap();
+    assert!(!cache.contains("/huge"), "{cache}");
+}
+
+#[test]
+fn accept_decides_which_statuses_are_ok() {
+    let server = Server::start(routes);
+    let dir = site(&[server.url("/forbidden"), server.url("/ok")]);
+    let run = check(dir.path(), &["--online"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.starts_with("http-error "), "{}", run.stdout);
+    let run = check(dir.path(), &["--online", "--accept", "200..=299,403"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        summary(&run),
+        "1 page, 2 links: 0 internal, 0 broken (0 outside the site root, 0 external) to 0 targets; 2 external (2 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 0 not checked"
+    );
+    let run = check(dir.path(), &["--online", "--accept", "200..300,4xx"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "linkbase: --accept \"200..300,4xx\": \"4xx\" is not a status code (100-999) or a range such as 200..=299\n"
+    );
+    // Online options without --online are bad usage, not silently ignored.
+    let run = check(dir.path(), &["--accept", "200"]);
+    assert_eq!(run.code, 2);
+}
+
+#[test]
+fn retries_wait_for_retry_after_and_give_up_in_the_end() {
+    let server = Server::start(routes);
+    let dir = site(&[
+        server.url("/busy"),
+        server.url("/flaky"),
+        server.url("/down"),
+    ]);
+    let run = check(
+        dir.path(),
+        &["--online", "--retry-wait", "10ms", "--max-retries", "2"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        report(&run, &server),
+        "http-error http://SERVER/down  (1 link on 1 page): 503 Service Unavailable
+    index.html: <a href> \"http://SERVER/down\"
+1 page, 3 links: 0 internal, 1 broken (0 outside the site root, 1 external) to 1 target; 3 external (3 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 0 not checked
+"
+    );
+    let mut log = server.log();
+    log.sort();
+    // 429 (Retry-After: 1) then 200; 500 then 200; 503 three times (two retries), then GET
+    // would not help: a 5xx is no refused HEAD.
+    assert_eq!(
+        log,
+        [
+            "HEAD /busy",
+            "HEAD /busy",
+            "HEAD /down",
+            "HEAD /down",
+            "HEAD /down",
+            "HEAD /flaky",
+            "HEAD /flaky"
+        ]
+    );
+}
+
+#[test]
+fn a_refused_connection_is_unreachable() {
+    let refused = format!("http://127.0.0.1:{}/x", closed_port());
+    let dir = site(std::slice::from_ref(&refused));
+    let run = check(dir.path(), &["--online"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "unreachable {refused}  (1 link on 1 page): connection refused
+    index.html: <a href> \"{refused}\"
+1 page, 1 link: 0 internal, 1 broken (0 outside the site root, 1 external) to 1 target; 1 external (1 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 0 not checked
+"
+        )
+    );
+}
+
+#[test]
+fn a_slow_answer_times_out_after_its_retries() {
+    let server = Server::start(routes);
+    let dir = site(&[server.url("/slow")]);
+    let run = check(
+        dir.path(),
+        &[
+            "--online",
+            "--timeout",
+            "200ms",
+            "--max-retries",
+            "1",
+            "--retry-wait",
+            "10ms",
+        ],
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        report(&run, &server),
+        "unreachable http://SERVER/slow  (1 link on 1 page): timed out after 200 ms (2 attempts)
+    index.html: <a href> \"http://SERVER/slow\"
+1 page, 1 link: 0 internal, 1 broken (0 outside the site root, 1 external) to 1 target; 1 external (1 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 0 not checked
+"
+    );
+    assert_eq!(server.log(), ["HEAD /slow", "HEAD /slow"]);
+}
+
+#[test]
+fn a_rerun_asks_the_cache_and_makes_no_request() {
+    let server = Server::start(routes);
+    let dir = site(&[
+        server.url("/ok"),
+        server.url("/gone"),
+        server.url("/page#intro"),
+        server.url("/down"),
+    ]);
+    let args = [
+        "--online",
+        "--cache",
+        "--retry-wait",
+        "1ms",
+        "--max-retries",
+        "0",
+    ];
+    let first = check(dir.path(), &args);
+    assert_eq!(first.code, 1);
+    let requests = server.log().len();
+    assert_eq!(requests, 5, "{:?}", server.log());
+    let second = check(dir.path(), &args);
+    assert_eq!(
+        server.log().len(),
+        requests + 1,
+        "only the 503 is asked again"
+    );
+    assert_eq!(server.log().last().unwrap(), "HEAD /down");
+    assert_eq!(
+        report(&second, &server),
+        "http-error http://SERVER/down  (1 link on 1 page): 503 Service Unavailable
+    index.html: <a href> \"http://SERVER/down\"
+http-error http://SERVER/gone  (1 link on 1 page): 404 Not Found (cached)
+    index.html: <a href> \"http://SERVER/gone\"
+1 page, 4 links: 0 internal, 2 broken (0 outside the site root, 2 external) to 2 targets; 4 external (4 checked online, 3 from the cache); 0 unresolvable; 0 excluded; 0 not checked
+"
+    );
+    // The cache keeps statuses, not verdicts: --accept applies to cached answers too.
+    let third = check(
+        dir.path(),
+        &[&args[..], &["--accept", "200..=299,404,503"]].concat(),
+    );
+    assert_eq!(third.code, 0, "{}", third.stdout);
+    // The file: plain sorted JSON, without the 503.
+    let cache: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".linkbase-cache.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(cache["version"], 1);
+    let keys: Vec<&str> = cache["entries"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            server.url("/gone"),
+            server.url("/ok"),
+            server.url("/page#intro")
+        ]
+    );
+    assert_eq!(
+        cache["entries"][server.url("/page#intro")]["fragment"],
+        "found"
+    );
+}
+
+#[test]
+fn an_old_cache_entry_is_checked_again_and_dropped() {
+    let server = Server::start(routes);
+    let dir = site(&[server.url("/ok")]);
+    let cache = dir.path().join("my-cache.json");
+    let cache_arg = format!("--cache={}", s(&cache));
+    check(dir.path(), &["--online", &cache_arg]);
+    assert_eq!(server.log(), ["HEAD /ok"]);
+    // Checked two days ago.
+    let mut json: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    let checked = json["entries"][server.url("/ok")]["checked"]
+        .as_u64()
+        .unwrap();
+    json["entries"][server.url("/ok")]["checked"] = (checked - 2 * 86_400).into();
+    std::fs::write(&cache, json.to_string()).unwrap();
+    let run = check(
+        dir.path(),
+        &["--online", &cache_arg, "--max-cache-age", "3d"],
+    );
+    assert_eq!(run.code, 0);
+    assert_eq!(server.log().len(), 1, "within --max-cache-age");
+    let run = check(
+        dir.path(),
+        &["--online", &cache_arg, "--max-cache-age", "1d"],
+    );
+    assert_eq!(server.log().len(), 2, "older than --max-cache-age");
+    assert!(summary(&run).contains("(1 checked online, 0 from the cache)"));
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    assert!(
+        json["entries"][server.url("/ok")]["checked"]
+            .as_u64()
+            .unwrap()
+            >= checked
+    );
+    // A cache that is not ours is said, and replaced.
+    std::fs::write(&cache, "not json").unwrap();
+    let run = check(dir.path(), &["--online", &cache_arg]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "linkbase: {}: not used as a cache (it will be replaced): ",
+            s(&cache)
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(server.log().len(), 3);
+}
+
+#[test]
+fn the_tree_cache_never_writes_through_a_symbolic_link() {
+    let server = Server::start(routes);
+    let dir = site(&[server.url("/ok")]);
+    let outside = tmp();
+    let victim = outside.path().join("victim");
+    std::fs::write(&victim, "keep me").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path().join(".linkbase-cache.json")).unwrap();
+    let run = check(dir.path(), &["--online", "--cache"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    let meta = std::fs::symlink_metadata(dir.path().join(".linkbase-cache.json")).unwrap();
+    assert!(meta.file_type().is_file());
+}
+
+#[test]
+fn excluded_links_are_never_requested_and_remaps_are_requested_instead() {
+    let server = Server::start(routes);
+    let dir = site(&[
+        server.url("/ok"),
+        server.url("/private/a"),
+        server.url("/ignored"),
+        "https://old.example/ok".into(),
+    ]);
+    std::fs::write(dir.path().join(".linkbaseignore"), "# ours\n/ignored$\n").unwrap();
+    let remap = format!("https://old.example/ {}", server.url("/"));
+    let run = check(
+        dir.path(),
+        &["--online", "--exclude", "/private/", "--remap", &remap],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        server.log(),
+        ["HEAD /ok"],
+        "one request: the remapped link is the same URL"
+    );
+    assert_eq!(
+        summary(&run),
+        "1 page, 4 links: 0 internal, 0 broken (0 outside the site root, 0 external) to 0 targets; 2 external (2 checked online, 0 from the cache); 0 unresolvable; 2 excluded; 0 not checked"
+    );
+}
+
+#[test]
+fn headers_go_to_their_host_only_and_the_user_agent_to_all() {
+    let a = Server::start(routes);
+    let b = Server::start(routes);
+    let to_b = b.url("/ok");
+    let c = Server::start(move |_, _| redirect(302, &to_b));
+    let dir = site(&[a.url("/ok"), b.url("/gone"), c.url("/hop")]);
+    let a_host = format!("127.0.0.1:{}", a.port);
+    let c_host = format!("127.0.0.1:{}", c.port);
+    let header_a = format!("{a_host}: X-Token: secret a");
+    let header_c = format!("{c_host}: Authorization: Bearer c");
+    let run = check(
+        dir.path(),
+        &[
+            "--online",
+            "--header",
+            &header_a,
+            "--header",
+            &header_c,
+            "--user-agent",
+            "probe/1.0",
+        ],
+    );
+    assert_eq!(run.code, 1);
+    let a_seen = a.seen();
+    assert_eq!(a_seen.len(), 1);
+    assert_eq!(a_seen[0].headers["x-token"], "secret a");
+    assert_eq!(a_seen[0].headers["user-agent"], "probe/1.0");
+    for r in b.seen() {
+        assert!(!r.headers.contains_key("x-token"), "{r:?}");
+        assert!(
+            !r.headers.contains_key("authorization"),
+            "redirected: {r:?}"
+        );
+        assert_eq!(r.headers["user-agent"], "probe/1.0");
+    }
+    assert_eq!(c.seen()[0].headers["authorization"], "Bearer c");
+    let run = check(dir.path(), &["--online", "--header", "X-Token: no host"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("expected 'HOST: NAME: VALUE'"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn limits_per_host_and_over_all_hosts_hold() {
+    let total = Arc::new(Gauge::default());
+    let slow = |_: &Seen, _: usize| Reply {
+        delay: Duration::from_millis(30),
+        ..reply(200)
+    };
+    let a = Server::start_with(total.clone(), slow);
+    let b = Server::start_with(total.clone(), slow);
+    let c = Server::start_with(total.clone(), slow);
+    let mut links = Vec::new();
+    for n in 0..12 {
+        links.push(a.url(&format!("/{n}")));
+        links.push(b.url(&format!("/{n}")));
+        links.push(c.url(&format!("/{n}")));
+    }
+    let dir = site(&links);
+    let run = check(
+        dir.path(),
+        &[
+            "--online",
+            "--host-concurrency",
+            "2",
+            "--max-concurrency",
+            "4",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for server in [&a, &b, &c] {
+        assert_eq!(server.log().len(), 12);
+        assert!(server.gauge.max() <= 2, "per host: {}", server.gauge.max());
+    }
+    assert!(total.max() <= 4, "over all hosts: {}", total.max());
+    // One request at a time per host, spaced.
+    let d = Server::start(slow);
+    let links: Vec<String> = (0..6).map(|n| d.url(&format!("/{n}"))).collect();
+    let dir = site(&links);
+    let run = check(
+        dir.path(),
+        &[
+            "--online",
+            "--host-concurrency",
+            "1",
+            "--host-interval",
+            "1ms",
+        ],
+    );
+    assert_eq!(run.code, 0);
+    assert_eq!(d.log().len(), 6);
+    assert_eq!(d.gauge.max(), 1);
+}
+
+#[test]
+fn proxy_variables_are_honoured() {
+    // The proxy is a server of ours: it accepts CONNECT and answers the tunnelled request.
+    let proxy = Server::start(routes);
+    let dir = site(&[
+        "http://far-away.invalid/ok".into(),
+        "http://bücher.invalid/ok".into(),
+    ]);
+    let proxy_url = format!("http://127.0.0.1:{}", proxy.port);
+    let run = check_env(
+        dir.path(),
+        &["--online", "--charset", "utf-8"],
+        &[("HTTP_PROXY", &proxy_url)],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    // A non-ASCII host is asked for in its IDNA form, as a browser does.
+    let mut log = proxy.log();
+    log.sort();
+    assert_eq!(
+        log,
+        [
+            "CONNECT far-away.invalid:80",
+            "CONNECT xn--bcher-kva.invalid:80",
+            "HEAD /ok",
+            "HEAD /ok"
+        ]
+    );
+    // NO_PROXY: asked directly.
+    let direct = Server::start(routes);
+    let dir = site(&[direct.url("/ok")]);
+    let run = check_env(
+        dir.path(),
+        &["--online"],
+        &[("HTTP_PROXY", &proxy_url), ("NO_PROXY", "127.0.0.1")],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(proxy.log().len(), 4);
+    assert_eq!(direct.log(), ["HEAD /ok"]);
+}
+
+#[test]
+fn without_online_nothing_is_requested() {
+    let server = Server::start(routes);
+    let dir = site(&[server.url("/ok"), server.url("/gone")]);
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        summary(&run),
+        "1 page, 2 links: 0 internal, 0 broken (0 outside the site root) to 0 targets; 2 external (listed, not fetched); 0 unresolvable; 0 excluded; 2 not checked: 2 external (no --online)"
+    );
+    assert!(server.log().is_empty());
+    assert!(!dir.path().join(".linkbase-cache.json").exists());
+}
+
+#[test]
+fn online_reports_in_every_grouped_format() {
+    let server = Server::start(routes);
+    let dir = site(&[server.url("/gone")]);
+    let run = check(dir.path(), &["--online", "--format", "json"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["broken"][0]["verdict"], "http-error");
+    assert_eq!(json["broken"][0]["detail"], "404 Not Found");
+    assert_eq!(json["summary"]["checked_online"], 1);
+    assert_eq!(json["summary"]["broken_external"], 1);
+    assert_eq!(json["summary"]["not_checked"], 0);
+    let run = check(dir.path(), &["--online", "--format", "markdown"]);
+    assert!(
+        report(&run, &server)
+            .contains("| http-error | `http://SERVER/gone` (404 Not Found) | 1 | 1 |"),
+        "{}",
+        run.stdout
+    );
+    let run = check(dir.path(), &["--online", "--format", "junit"]);
+    assert!(
+        report(&run, &server).contains(
+            "http-error: &lt;a href&gt; &quot;http://SERVER/gone&quot; -&gt; http://SERVER/gone (404 Not Found)"
+        ),
+        "{}",
+        run.stdout
+    );
+}
