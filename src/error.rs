@@ -3,7 +3,7 @@
 //! written.
 
 use crate::decode::DecodeError;
-use crate::dom::LimitHit;
+use crate::engine::dom::LimitHit;
 use crate::uri::ResolveError;
 
 /// Why a document could not be processed. The CLI maps every variant to exit code 2.
@@ -19,7 +19,7 @@ pub enum Error {
         #[source]
         source: DecodeError,
     },
-    /// The document passes a parser bound (see [`crate::dom::ParseLimits`]).
+    /// The document passes a parser bound (see [`crate::engine::dom::ParseLimits`]).
     #[error("{input}: refusing to parse: {source}")]
     Limit {
         /// The input's name.

@@ -75,22 +75,18 @@
 #![deny(missing_docs)]
 
 // The stages, in the order data flows through them. The API is the documented modules and the
-// re-exports below; the DOM engine's own stages (`decode`, `dom`, `splice`, `serialize`) are
-// public only for this repository's tests, benches and fuzz targets, which use the DOM engine
-// as the streaming engine's oracle: hidden from the documentation, no stability promise.
+// re-exports below; `decode` and the DOM engine (`dom`) are public only for this repository's
+// tests, benches and fuzz targets, which use the DOM engine as the streaming engine's oracle:
+// hidden from the documentation, no stability promise.
 pub mod input;
 #[doc(hidden)]
 pub mod decode;
-#[doc(hidden)]
-pub mod dom;
+pub(crate) mod tree;
 pub mod base;
 pub mod uri;
 pub mod rewrite;
-#[doc(hidden)]
-pub mod splice;
-pub(crate) mod stream;
-#[doc(hidden)]
-pub mod serialize;
+mod splice;
+mod engine;
 pub mod report;
 pub mod error;
 pub mod pipeline;
@@ -102,7 +98,9 @@ mod testutil;
 
 pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
 pub use decode::EncodingSource;
-pub use dom::{NodeId, ParseLimits};
+#[doc(hidden)]
+pub use engine::dom;
+pub use engine::dom::{NodeId, ParseLimits};
 pub use error::{Diagnostic, DiagnosticCode, Error};
 pub use input::Headers;
 pub use report::{BaseRecord, LinkRecord, LinkTally, Report};

@@ -159,7 +159,7 @@ fn process(
                     diagnostics.clone(),
                     &outer,
                     &part_options,
-                    crate::stream::Links::Keep,
+                    crate::engine::stream::Links::Keep,
                 )
                 .map_err(|e| e.to_string())
             }) {

@@ -6,14 +6,14 @@ use encoding_rs::Encoding;
 
 use crate::base::{outer_base, BaseLayers, Outer};
 use crate::decode::{self, Decoded};
-use crate::dom::{Document, ParseLimits};
+use crate::engine::dom::output as serialize;
+use crate::engine::dom::{Document, ParseLimits};
+use crate::engine::stream::Links;
 use crate::error::{Diagnostic, Error};
 use crate::report::{BaseRecord, LinkRecord, LinkTally, Report};
 use crate::rewrite::{self, Plan, RewriteOptions};
-use crate::serialize;
-use crate::stream::Links;
 
-pub use crate::splice::Fallback;
+pub use crate::engine::Fallback;
 use std::io::Write as _;
 
 /// An HTML document and what is known about it from outside.
@@ -87,7 +87,7 @@ pub enum Engine {
     Splice,
     /// The tree serialized, because the splicer could not match the plan exactly (the reason),
     /// or `--output-charset` asked for another encoding (`None`).
-    Serialize(Option<crate::splice::Fallback>),
+    Serialize(Option<crate::engine::Fallback>),
 }
 
 /// The serializer writes comments as the tree holds them: URLs inside conditional comments are
@@ -155,7 +155,7 @@ pub(crate) fn write_into(
         .iter()
         .filter_map(|(range, l)| Some((range.clone(), l.replacement.clone()?)))
         .collect();
-    match crate::splice::splice(bytes, &a.doc, &a.plan, a.decoded.encoding, &extra) {
+    match crate::engine::dom::splice::splice(bytes, &a.doc, &a.plan, a.decoded.encoding, &extra) {
         Ok(splices) => {
             crate::splice::write_spliced(bytes, &splices, out)?;
             Ok(Engine::Splice)
@@ -480,7 +480,7 @@ fn stream_path(
                 .map(|f| Box::new(std::io::BufReader::new(f)) as Box<dyn Read>)
         };
         let mut deliver = |l: rewrite::Link| on_link(LinkRecord::new(&l, None));
-        match crate::stream::run_streaming(
+        match crate::engine::stream::run_streaming(
             &mut open,
             &decoded,
             &outer,
@@ -516,8 +516,8 @@ fn stream_path(
                 };
                 return Ok((record, Engine::Stream));
             }
-            Err(crate::stream::StreamError::Io(e)) => return Err(io_error(e)),
-            Err(crate::stream::StreamError::Fallback(why)) => {
+            Err(crate::engine::stream::StreamError::Io(e)) => return Err(io_error(e)),
+            Err(crate::engine::stream::StreamError::Fallback(why)) => {
                 if out.written > 0 {
                     // Pass 1 saw nothing of this: the file changed between the two reads.
                     return Err(Error::Unsupported {
@@ -532,7 +532,7 @@ fn stream_path(
     // The DOM engine, on the whole document in memory.
     let bytes = std::fs::read(input.path).map_err(io_error)?;
     let mut html_diagnostics = input.diagnostics.clone();
-    if let Some(why) = fallback.filter(|w| *w != crate::splice::Fallback::DropBase) {
+    if let Some(why) = fallback.filter(|w| *w != crate::engine::Fallback::DropBase) {
         html_diagnostics.push(Diagnostic::new(
             crate::error::DiagnosticCode::DomEngine,
             format!("the DOM engine handled this document: {}", why.describe()),
@@ -593,7 +593,7 @@ pub(crate) enum Analysis {
 /// A document tokenized, with its base established and its changes decided as byte ranges.
 pub(crate) struct StreamAnalysed {
     pub decoded: Decoded,
-    pub streamed: crate::stream::Streamed,
+    pub streamed: crate::engine::stream::Streamed,
     pub diagnostics: Vec<Diagnostic>,
     /// URLs inside conditional comments, with their value ranges in the input.
     pub loose: Vec<(std::ops::Range<usize>, rewrite::LooseUrl)>,
@@ -679,7 +679,7 @@ pub(crate) fn analyse_html(
         .output_encoding
         .is_some_and(|e| e != decoded.encoding);
     if !transcode && options.engine == EngineChoice::Auto {
-        match crate::stream::run(bytes, &decoded, outer, &options.rewrite, links) {
+        match crate::engine::stream::run(bytes, &decoded, outer, &options.rewrite, links) {
             Ok(streamed) => {
                 diagnostics.extend(
                     decoded.diagnostics.iter().map(|d| {
@@ -705,7 +705,7 @@ pub(crate) fn analyse_html(
                     loose,
                 })));
             }
-            Err(crate::splice::Fallback::DropBase) => {}
+            Err(crate::engine::Fallback::DropBase) => {}
             Err(why) => diagnostics.push(Diagnostic::new(
                 crate::error::DiagnosticCode::DomEngine,
                 format!("the DOM engine handled this document: {}", why.describe()),
@@ -932,7 +932,9 @@ pub fn fragment_ids(input: &HtmlInput<'_>, options: &Options) -> Result<Vec<Stri
                 decoded.source,
                 decode::EncodingSource::Meta | decode::EncodingSource::Fallback
             );
-            if let Ok(ids) = crate::stream::fragment_ids(input.bytes, decoded.encoding, tentative) {
+            if let Ok(ids) =
+                crate::engine::stream::fragment_ids(input.bytes, decoded.encoding, tentative)
+            {
                 return Ok(ids);
             }
         }

@@ -8,7 +8,6 @@
 
 pub(crate) mod conditional;
 pub(crate) mod css;
-mod element;
 pub(crate) mod refresh;
 pub(crate) mod srcset;
 pub(crate) mod targets;
@@ -18,10 +17,10 @@ use std::ops::Range;
 use encoding_rs::Encoding;
 
 use crate::base::{is_ascii_whitespace, with_base_element, Base, BaseSource, Outer};
-use crate::dom::{AttrNs, Document, ElementNs, ElementRef, NodeId};
+use crate::engine::dom::{AttrNs, Document, ElementNs, ElementRef, NodeId};
 use crate::error::Diagnostic;
+pub(crate) use crate::tree::ElementView;
 use crate::uri::{is_special, Profile, ResolveOptions, Resolver, SameScheme, Uri, UriRef};
-pub(crate) use element::ElementView;
 use targets::{Kind, Role};
 
 /// How deep markup nested in markup is followed, by both engines: `iframe srcdoc` documents
@@ -887,7 +886,8 @@ impl<'a> Planner<'a> {
         if text.trim().is_empty() {
             return;
         }
-        let Ok(fragment) = Document::parse_fragment(&text, crate::dom::ParseLimits::default())
+        let Ok(fragment) =
+            Document::parse_fragment(&text, crate::engine::dom::ParseLimits::default())
         else {
             return;
         };

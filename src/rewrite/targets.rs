@@ -3,8 +3,8 @@
 //! Not URLs, never touched: `usemap` (a hash-name reference, HTML LS §4.8.14), `itemtype`
 //! (absolute by definition), `data-*`, `xml:base` (ignored by HTML LS).
 
-use super::element::ElementView;
-use crate::dom::{AttrNs, ElementNs};
+use crate::tree::ElementView;
+use crate::tree::{AttrNs, ElementNs};
 
 /// How an attribute value holds its URLs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

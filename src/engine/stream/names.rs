@@ -3,7 +3,7 @@
 
 use super::scan;
 use super::tag::RawTag;
-use crate::dom::AttrNs;
+use crate::tree::AttrNs;
 
 pub(super) const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
 pub(super) const SVG_NS: &str = "http://www.w3.org/2000/svg";

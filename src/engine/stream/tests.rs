@@ -7,9 +7,9 @@ use super::run::*;
 use super::walk::*;
 use crate::base::{Base, Outer};
 use crate::decode;
+use crate::engine::Fallback;
 use crate::report::LinkTally;
 use crate::rewrite::RewriteOptions;
-use crate::splice::Fallback;
 
 /// Pass 1 over `bytes` in memory, no base outside.
 fn find_base(

@@ -9,10 +9,11 @@ use super::names::*;
 use super::tag::{tree_name, RawTag};
 use super::walk::*;
 use crate::decode::{self};
-use crate::dom::{AttrNs, ElementNs, NodeId};
+use crate::engine::Fallback;
 use crate::error::Diagnostic;
 use crate::rewrite::{EditTarget, ElementView, MAX_NESTING};
-use crate::splice::{decode_attribute, value_splice, Fallback};
+use crate::splice::{decode_attribute, value_splice};
+use crate::tree::{AttrNs, ElementNs, NodeId};
 
 /// A start tag as the rules see it.
 pub(super) struct Tag {

@@ -8,11 +8,12 @@ use super::tag::RawTag;
 use super::walk::*;
 use crate::base::{with_base_element, Base, Outer};
 use crate::decode::{Decoded, EncodingSource};
-use crate::dom::NodeId;
+use crate::engine::Fallback;
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
 use crate::rewrite::{Link, RewriteOptions};
-use crate::splice::{Fallback, Splices};
+use crate::splice::Splices;
+use crate::tree::NodeId;
 
 /// What the streaming engine found and decided for one document.
 #[derive(Debug)]

@@ -5,7 +5,7 @@
 use encoding_rs::Encoding;
 
 use crate::decode;
-use crate::dom::{AttrNs, Document};
+use crate::engine::dom::{AttrNs, Document};
 
 /// The document as bytes in `encoding`, with a BOM when `bom`.
 pub fn serialize(doc: &Document, encoding: &'static Encoding, bom: bool) -> Vec<u8> {

@@ -118,7 +118,7 @@ fn quoted(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use crate::dom::Document;
+    use crate::engine::dom::Document;
 
     #[test]
     fn doctype_identifiers_survive() {

@@ -8,8 +8,12 @@
 //! overflow the call stack; rcdom's own `Drop` is iterative too.
 
 mod guard;
+pub(crate) mod output;
 mod serialize;
+pub(crate) mod splice;
 
+use crate::tree::ElementView;
+pub use crate::tree::{AttrNs, ElementNs, NodeId};
 pub use guard::{LimitHit, ParseLimits};
 
 use std::cell::{Cell, OnceCell};
@@ -29,37 +33,6 @@ pub struct Document {
     /// Elements in tree order, built on first use: the index of an element here is its
     /// [`NodeId`], which is how an edit plan names a place in the tree.
     elements: OnceCell<Vec<ElementRef>>,
-}
-
-/// An element's position in tree order (pre-order, template contents included where they
-/// stand). Stable for a given parse of given text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-pub struct NodeId(pub usize);
-
-/// The namespaces an element can be in, as far as URL rules care.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ElementNs {
-    /// HTML.
-    Html,
-    /// SVG (`<svg>` and everything inside it).
-    Svg,
-    /// MathML.
-    MathMl,
-    /// Anything else.
-    Other,
-}
-
-/// The namespace of an attribute name: none (the usual case), or XLink (`xlink:href`), etc.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AttrNs {
-    /// No namespace: `href`, `src` …
-    None,
-    /// `xlink:` attributes in SVG.
-    XLink,
-    /// `xml:` attributes.
-    Xml,
-    /// Anything else.
-    Other,
 }
 
 /// An element of a [`Document`].
@@ -383,6 +356,25 @@ fn attr_ns(ns: &Namespace) -> AttrNs {
         ns!(xlink) => AttrNs::XLink,
         ns!(xml) => AttrNs::Xml,
         _ => AttrNs::Other,
+    }
+}
+
+/// The rules read a DOM element through the view both engines give.
+impl ElementView for ElementRef {
+    fn id(&self) -> NodeId {
+        ElementRef::id(self)
+    }
+    fn name(&self) -> &str {
+        ElementRef::name(self)
+    }
+    fn ns(&self) -> ElementNs {
+        ElementRef::ns(self)
+    }
+    fn attr(&self, name: &str) -> Option<String> {
+        ElementRef::attr(self, name)
+    }
+    fn for_each_attr(&self, f: &mut dyn FnMut(AttrNs, &str, &str)) {
+        ElementRef::for_each_attr(self, f);
     }
 }
 

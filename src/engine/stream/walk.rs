@@ -12,11 +12,11 @@ use super::names::*;
 use super::scan;
 use super::tag::RawTag;
 use crate::base::{Base, Outer};
-use crate::dom::{ElementNs, NodeId};
+use crate::engine::Fallback;
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
 use crate::rewrite::{Found, Link, NestedDocument, Planner, RewriteOptions};
-use crate::splice::Fallback;
+use crate::tree::{ElementNs, NodeId};
 
 /// What a walk over the document is for. All three read the markup with one tree-context layer
 /// ([`Walk`]) and so hand a document to the DOM engine for the same reasons (issue 22).
