@@ -6,6 +6,10 @@
     clippy::panic
 )]
 
+/// The expected-failure ledger, one format for every suite (shared with the library's tests).
+#[path = "../../tests/common/ledger.rs"]
+mod ledger;
+
 mod integration {
     pub mod cli_html;
     pub mod cli_resolve;
