@@ -10,7 +10,6 @@
 
 mod library {
     mod differential;
-    mod goldens;
     mod nesting;
     mod tree_safety;
     mod valid_uris;
