@@ -2,7 +2,7 @@
 //! resolved links and the parts they name, byte identity of everything `rewrite_message` does not
 //! touch, and damaged input. Rules: `../shared/MHTML.md` §4; samples: `../shared/corpus/mhtml/`
 //! (read in place, never copied; when the directory is missing the corpus tests print a notice
-//! and pass); synthetic fixtures: `fixtures/mhtml/` (see its README.md).
+//! and pass, and fail under CI); synthetic fixtures: `fixtures/mhtml/` (see its README.md).
 //!
 //! - `LINKBASE_BLESS=1` rewrites the expected files from the actual output, never for a case in
 //!   the ledger. Every blessed file must be read against MHTML.md §4 (the README says what was
@@ -609,10 +609,12 @@ fn check_changed_body(
 fn corpus() -> Option<Vec<PathBuf>> {
     let dir = Path::new(CORPUS);
     let Ok(entries) = std::fs::read_dir(dir) else {
-        eprintln!(
-            "notice: {} is missing: the MHTML corpus tests are skipped (the synthetic fixtures still run)",
-            dir.display()
-        );
+        if let Err(e) = crate::shared::missing(
+            "the MHTML corpus tests are skipped (the synthetic fixtures still run)",
+            dir,
+        ) {
+            panic!("{e}");
+        }
         return None;
     };
     let mut files: Vec<PathBuf> = entries
