@@ -402,7 +402,13 @@ pub fn rewrite_path(
     out: &mut dyn std::io::Write,
     on_link: &mut dyn FnMut(LinkRecord),
 ) -> Result<(BaseRecord, Engine), Error> {
-    stream_path(input, options, Some(out), on_link)
+    stream_path(
+        input,
+        &mut open_file(input.path),
+        options,
+        Some(out),
+        on_link,
+    )
 }
 
 /// [`links()`] for a document in a file of any size, each link given to `on_link` as it is
@@ -415,7 +421,40 @@ pub fn links_path(
     options: &Options,
     on_link: &mut dyn FnMut(LinkRecord),
 ) -> Result<BaseRecord, Error> {
-    stream_path(input, options, None, on_link).map(|(base, _)| base)
+    stream_path(input, &mut open_file(input.path), options, None, on_link).map(|(base, _)| base)
+}
+
+/// A reader of a document that can be read again from its start ([`stream_reopened`]).
+#[doc(hidden)]
+pub type Reopen<'a> = dyn FnMut() -> std::io::Result<Box<dyn std::io::Read>> + 'a;
+
+/// The file at `path`, buffered, opened anew at each call.
+fn open_file(
+    path: &std::path::Path,
+) -> impl FnMut() -> std::io::Result<Box<dyn std::io::Read>> + '_ {
+    move || {
+        std::fs::File::open(path)
+            .map(|f| Box::new(std::io::BufReader::new(f)) as Box<dyn std::io::Read>)
+    }
+}
+
+/// Test hook, not part of the API: [`rewrite_path`] (with `out`) or [`links_path`] (without)
+/// reading the document through `open` (called once per read of it, each time from its start)
+/// instead of opening `input.path`, which is not used. The streaming engine's chunks are what
+/// the readers return, so a test can put a chunk boundary anywhere (issue 22 item 5: every
+/// golden through 1-byte, 61-byte and random chunks).
+///
+/// # Errors
+/// As [`rewrite_path`].
+#[doc(hidden)]
+pub fn stream_reopened(
+    input: &PathInput<'_>,
+    open: &mut Reopen<'_>,
+    options: &Options,
+    out: Option<&mut dyn std::io::Write>,
+    on_link: &mut dyn FnMut(LinkRecord),
+) -> Result<(BaseRecord, Engine), Error> {
+    stream_path(input, open, options, out, on_link)
 }
 
 /// Counts what goes through, so a failure can tell whether output has begun.
@@ -437,6 +476,7 @@ impl std::io::Write for Counting<'_> {
 
 fn stream_path(
     input: &PathInput<'_>,
+    open: &mut Reopen<'_>,
     options: &Options,
     out: Option<&mut dyn std::io::Write>,
     on_link: &mut dyn FnMut(LinkRecord),
@@ -450,7 +490,7 @@ fn stream_path(
     let mut diagnostics = input.diagnostics.clone();
     let outer = outer_base(&input.layers, options.rewrite.resolve, &mut diagnostics)?;
     let mut head = Vec::new();
-    std::fs::File::open(input.path)
+    open()
         .and_then(|f| f.take(8192).read_to_end(&mut head))
         .map_err(io_error)?;
     let decoded =
@@ -475,13 +515,9 @@ fn stream_path(
     };
     let mut fallback = None;
     if !transcode && options.engine == EngineChoice::Auto {
-        let mut open = || {
-            std::fs::File::open(input.path)
-                .map(|f| Box::new(std::io::BufReader::new(f)) as Box<dyn Read>)
-        };
         let mut deliver = |l: rewrite::Link| on_link(LinkRecord::new(&l, None));
         match crate::engine::stream::run_streaming(
-            &mut open,
+            open,
             &decoded,
             &outer,
             &options.rewrite,
@@ -530,7 +566,10 @@ fn stream_path(
         }
     }
     // The DOM engine, on the whole document in memory.
-    let bytes = std::fs::read(input.path).map_err(io_error)?;
+    let mut bytes = Vec::new();
+    open()
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(io_error)?;
     let mut html_diagnostics = input.diagnostics.clone();
     if let Some(why) = fallback.filter(|w| *w != crate::engine::Fallback::DropBase) {
         html_diagnostics.push(Diagnostic::new(

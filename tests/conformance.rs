@@ -2,7 +2,8 @@
 //! <base>`. Vectors come from the RFCs (`conformance/resolution.json`, a copy of
 //! `../shared/conformance/resolution.json`) and from linkbase's own choices
 //! (`conformance/linkbase.json`). `conformance/expected_failures.txt` is a ledger of trial names
-//! known to fail; a listed trial that passes is itself a failure, so the ledger stays honest.
+//! known to fail (the one format, `common/ledger.rs`); a listed trial that passes is itself a
+//! failure, so the ledger stays honest.
 //!
 //! Run one case: `cargo test --test conformance -- 'rfc2396: ../g'`.
 #![allow(
@@ -14,6 +15,12 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+
+#[path = "common/ledger.rs"]
+mod ledger;
+#[path = "common/shared.rs"]
+mod shared;
+use ledger::Ledger;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use linkbase::{DotSegments, Profile, ResolveError, ResolveOptions, Resolver, SameScheme};
@@ -187,7 +194,9 @@ fn main() {
             let shared =
                 Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/resolution.json");
             let Ok(original) = std::fs::read(&shared) else {
-                return Ok(()); // Not beside this checkout: the copy stands alone.
+                // Not beside this checkout: the copy stands alone (but not in CI).
+                return shared::missing("the original of the conformance vectors", &shared)
+                    .map_err(Failed::from);
             };
             let copy = std::fs::read(Path::new(DIR).join("resolution.json"))?;
             if original != copy {
@@ -199,34 +208,36 @@ fn main() {
         }),
     ));
 
-    // The ledger: a listed trial must fail; a listed trial that passes fails.
-    let ledger = std::fs::read_to_string(Path::new(DIR).join("expected_failures.txt")).unwrap();
-    let expected_failures: HashSet<&str> = ledger
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .collect();
-    for name in &expected_failures {
-        assert!(
-            names.contains(*name),
-            "expected_failures.txt names no trial: {name}"
-        );
-    }
-    let trials = trials
+    // The ledger (tests/common/ledger.rs): a listed trial must fail; a listed trial that passes
+    // fails, and so does a listed name that names no trial.
+    let ledger = Ledger::read(Path::new(DIR).join("expected_failures.txt"));
+    let stale = ledger.stale("", names.iter().map(String::as_str));
+    let mut trials: Vec<Trial> = trials
         .into_iter()
         .map(|(name, run)| {
-            if expected_failures.contains(name.as_str()) {
-                Trial::test(format!("{name} (expected failure)"), move || match run() {
-                    Err(_) => Ok(()),
-                    Ok(()) => Err(
-                        "passes, but expected_failures.txt lists it: remove it from the ledger"
-                            .into(),
-                    ),
-                })
+            let verdict = ledger.verdict(&name);
+            let kind = if verdict.listed {
+                "expected failure"
             } else {
-                Trial::test(name, run)
-            }
+                ""
+            };
+            Trial::test(name, move || {
+                verdict
+                    .judge(run().map_err(|e| e.message().unwrap_or_default().to_owned()))
+                    .map_err(Failed::from)
+            })
+            .with_kind(kind)
         })
         .collect();
+    trials.push(Trial::test(
+        "ledger: every entry names a trial",
+        move || {
+            if stale.is_empty() {
+                Ok(())
+            } else {
+                Err(stale.join("\n").into())
+            }
+        },
+    ));
     libtest_mimic::run(&args, trials).exit();
 }

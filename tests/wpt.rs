@@ -2,8 +2,8 @@
 //! 2026-07-11; see `tests/wpt/README.md`), run through the `whatwg`
 //! profile: one trial per case that resolves an input against a base (issue 10). Cases without a
 //! base parse an absolute URL alone, which is the `url` crate's job, not linkbase's, and are not
-//! run. `tests/wpt/expected_failures.txt` is the ledger of known failures; a listed trial that
-//! passes fails the suite, so the ledger only shrinks.
+//! run. `tests/wpt/expected_failures.txt` is the ledger of known failures (the one format,
+//! `common/ledger.rs`); a listed trial that passes fails the suite, so the ledger only shrinks.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -11,7 +11,8 @@
     clippy::panic
 )]
 
-use std::collections::HashSet;
+#[path = "common/ledger.rs"]
+mod ledger;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use linkbase::{Profile, ResolveOptions, Resolver};
@@ -24,13 +25,9 @@ fn main() {
     let data: Value =
         serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/urltestdata.json")).unwrap())
             .unwrap();
-    let ledger: HashSet<String> = std::fs::read_to_string(format!("{DIR}/expected_failures.txt"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(str::to_owned)
-        .collect();
+    let ledger = ledger::Ledger::read(format!("{DIR}/expected_failures.txt"));
     let mut trials = Vec::new();
+    let mut names = Vec::new();
     for (n, case) in data.as_array().unwrap().iter().enumerate() {
         let Some(case) = case.as_object() else {
             continue; // a comment string
@@ -46,23 +43,41 @@ fn main() {
             Some(case["href"].as_str().unwrap().to_owned())
         };
         let name = format!("wpt {n}: {input:?} against {base:?}");
-        let listed = ledger.contains(&name);
-        trials.push(Trial::test(name, move || {
-            let options = ResolveOptions::for_profile(Profile::Whatwg);
-            let got = Resolver::new(&base, options)
-                .ok()
-                .and_then(|r| r.resolve(&input).ok())
-                .map(|r| r.uri);
-            let pass = got == expected;
-            match (pass, listed) {
-                (true, false) | (false, true) => Ok(()),
-                (true, true) => Err(Failed::from(
-                    "passes but is listed in tests/wpt/expected_failures.txt: remove it",
-                )),
-                (false, false) => Err(Failed::from(format!("expected {expected:?}, got {got:?}"))),
-            }
-        }));
+        let verdict = ledger.verdict(&name);
+        let kind = if verdict.listed {
+            "expected failure"
+        } else {
+            ""
+        };
+        names.push(name.clone());
+        trials.push(
+            Trial::test(name, move || {
+                let options = ResolveOptions::for_profile(Profile::Whatwg);
+                let got = Resolver::new(&base, options)
+                    .ok()
+                    .and_then(|r| r.resolve(&input).ok())
+                    .map(|r| r.uri);
+                let outcome = if got == expected {
+                    Ok(())
+                } else {
+                    Err(format!("expected {expected:?}, got {got:?}"))
+                };
+                verdict.judge(outcome).map_err(Failed::from)
+            })
+            .with_kind(kind),
+        );
     }
     assert!(trials.len() > 300, "the vectors were read");
+    let stale = ledger.stale("", names.iter().map(String::as_str));
+    trials.push(Trial::test(
+        "ledger: every entry names a trial",
+        move || {
+            if stale.is_empty() {
+                Ok(())
+            } else {
+                Err(stale.join("\n").into())
+            }
+        },
+    ));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -6,6 +6,13 @@
     clippy::panic
 )]
 
+/// The expected-failure ledger, one format for every suite (shared with the library's tests).
+#[path = "../../tests/common/ledger.rs"]
+mod ledger;
+/// Data in `../shared`: a notice when missing, a failure under CI.
+#[path = "../../tests/common/shared.rs"]
+mod shared;
+
 mod integration {
     pub mod cli_html;
     pub mod cli_resolve;

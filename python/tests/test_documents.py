@@ -38,9 +38,9 @@ def jsonl(path):
 
 def messages():
     listed = {
-        line.split()[0].removeprefix("fixture/")
+        line.strip().removeprefix("fixture/")
         for line in (MHTML / "KNOWN_FAILURES.txt").read_text().splitlines()
-        if line.strip() and not line.startswith("#")
+        if line.strip() and not line.strip().startswith("#")
     }
     files = sorted(p for p in MHTML.iterdir() if p.suffix in (".eml", ".mht") and p.stem not in listed)
     return [pytest.param(p, id=p.name) for p in files]

@@ -2,19 +2,20 @@
 //! resolved links and the parts they name, byte identity of everything `rewrite_message` does not
 //! touch, and damaged input. Rules: `../shared/MHTML.md` §4; samples: `../shared/corpus/mhtml/`
 //! (read in place, never copied; when the directory is missing the corpus tests print a notice
-//! and pass); synthetic fixtures: `fixtures/mhtml/` (see its README.md).
+//! and pass, and fail under CI); synthetic fixtures: `fixtures/mhtml/` (see its README.md).
 //!
 //! - `LINKBASE_BLESS=1` rewrites the expected files from the actual output, never for a case in
 //!   the ledger. Every blessed file must be read against MHTML.md §4 (the README says what was
 //!   checked).
 //! - On a mismatch the actual output is written beside the expected file as `<file>.actual`.
 //! - `fixtures/mhtml/KNOWN_FAILURES.txt` lists the cases known to fail because the library is
-//!   wrong (the expected files say what the rules require). A listed case that passes fails the
-//!   test, so the ledger cannot go stale.
+//!   wrong (the expected files say what the rules require), in the one ledger format
+//!   (`tests/common/ledger.rs`). A listed case that passes fails the test, and so does a listed
+//!   name that names no case, so the ledger cannot go stale.
 //! - In expected JSONL, a diagnostic `"message": "*"` matches any wording (only the `code` is
 //!   stated): used where the library gives no diagnostic yet, so its wording is unknown.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,8 @@ use linkbase::message::{links_message, rewrite_message, MessageInput, RewrittenM
 use linkbase::pipeline::Options;
 use linkbase::report::write_jsonl;
 use linkbase::{BaseLayers, Report, UriRef};
+
+use crate::ledger::Ledger;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/mhtml");
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/mhtml");
@@ -48,46 +51,29 @@ fn run_case(name: &str, f: impl FnOnce() -> Outcome) -> (String, Outcome) {
     (name.to_owned(), outcome)
 }
 
-/// `KNOWN_FAILURES.txt`: `case  reason`, `#` comments.
-fn ledger() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(Path::new(FIXTURES).join(LEDGER)).unwrap_or_default();
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| match l.split_once(char::is_whitespace) {
-            Some((case, reason)) => (case.to_owned(), reason.trim().to_owned()),
-            None => (l.to_owned(), String::new()),
-        })
-        .collect()
+/// `KNOWN_FAILURES.txt`, in the one ledger format (`tests/common/ledger.rs`).
+fn ledger() -> Ledger {
+    Ledger::read(Path::new(FIXTURES).join(LEDGER))
 }
 
 fn is_listed(case: &str) -> bool {
-    ledger().contains_key(case)
+    ledger().lists(case)
 }
 
 /// Fails unless every outcome agrees with the ledger: unlisted cases pass, listed cases fail.
 /// `prefix` names this test's cases; a listed case with that prefix that did not run is stale.
 fn settle(prefix: &str, outcomes: Vec<(String, Outcome)>) {
     let ledger = ledger();
-    let ran: BTreeSet<&str> = outcomes.iter().map(|(n, _)| n.as_str()).collect();
     let mut problems = Vec::new();
     for (name, outcome) in &outcomes {
-        match (outcome, ledger.get(name)) {
-            (Ok(()), None) => {}
-            (Err(why), Some(reason)) => {
-                eprintln!("expected failure {name} ({reason}):\n    {}", indent(why));
-            }
-            (Err(why), None) => problems.push(format!("{name}: {}", indent(why))),
-            (Ok(()), Some(_)) => problems.push(format!(
-                "{name} passes but is listed in fixtures/mhtml/{LEDGER}: remove it from the ledger"
-            )),
+        if let (Err(why), true) = (outcome, ledger.lists(name)) {
+            eprintln!("expected failure {name}:\n    {}", indent(why));
+        }
+        if let Err(why) = ledger.judge(name, outcome.clone()) {
+            problems.push(format!("{name}: {}", indent(&why)));
         }
     }
-    for case in ledger.keys() {
-        if case.starts_with(prefix) && !ran.contains(case.as_str()) {
-            problems.push(format!("{LEDGER} lists {case}, which no longer exists"));
-        }
-    }
+    problems.extend(ledger.stale(prefix, outcomes.iter().map(|(n, _)| n.as_str())));
     assert!(
         problems.is_empty(),
         "{} of {} cases failed:\n{}",
@@ -623,10 +609,12 @@ fn check_changed_body(
 fn corpus() -> Option<Vec<PathBuf>> {
     let dir = Path::new(CORPUS);
     let Ok(entries) = std::fs::read_dir(dir) else {
-        eprintln!(
-            "notice: {} is missing: the MHTML corpus tests are skipped (the synthetic fixtures still run)",
-            dir.display()
-        );
+        if let Err(e) = crate::shared::missing(
+            "the MHTML corpus tests are skipped (the synthetic fixtures still run)",
+            dir,
+        ) {
+            panic!("{e}");
+        }
         return None;
     };
     let mut files: Vec<PathBuf> = entries

@@ -19,7 +19,8 @@
 //!   (`exit 1`). Other commands there (`cargo install`, `pip install`, …) are skipped.
 //! - A command whose inputs are not bundled is skipped by a token it contains (`SKIPS`) and named
 //!   on stderr; the mail samples of `../shared/corpus/mhtml/` are used when the corpus sits beside
-//!   the checkout (as in CI), else their commands are skipped. At least `MIN_RUN` commands must run.
+//!   the checkout (as in CI), else their commands are skipped (a failure under CI). At least
+//!   `MIN_RUN` commands must run.
 
 use std::fs::File;
 use std::io::Read;
@@ -256,7 +257,13 @@ fn readme_commands_print_what_the_readme_shows() {
     let corpus = Path::new(CORPUS);
     let corpus_files: Vec<PathBuf> = match std::fs::read_dir(corpus) {
         Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
-        Err(_) => Vec::new(),
+        Err(_) => {
+            let what = "the README's commands on the mail samples are skipped";
+            if let Err(e) = crate::shared::missing(what, corpus) {
+                panic!("{e}");
+            }
+            Vec::new()
+        }
     };
     let mut ran = Vec::new();
     let mut skipped = Vec::new();
