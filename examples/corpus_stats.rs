@@ -983,7 +983,6 @@ fn main() {
 fn stages(pages: &[Page], total: u64) {
     use linkbase::base::outer_base;
     use linkbase::report::LinkRecord;
-    use linkbase::rewrite;
     const N: usize = 8;
     let names = [
         "decode",
@@ -1028,9 +1027,9 @@ fn stages(pages: &[Page], total: u64) {
             ..Default::default()
         };
         let outer = outer_base(&layers, options.rewrite.resolve, &mut diagnostics).unwrap();
-        let plan = rewrite::plan(&doc, &outer, &options.rewrite, decoded.encoding);
+        let plan = linkbase::dom::plan::plan(&doc, &outer, &options.rewrite, decoded.encoding);
         lap(2, &mut t, &mut mem);
-        rewrite::apply(&doc, &plan);
+        linkbase::dom::plan::apply(&doc, &plan);
         lap(3, &mut t, &mut mem);
         let html = doc.to_html();
         lap(4, &mut t, &mut mem);

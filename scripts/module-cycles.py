@@ -172,9 +172,18 @@ def main():
         for m in sorted(c, key=lambda m: mods[m]):
             inside = sorted(mods[t] for t in edges[m] if t in c)
             print("  %s -> %s" % (mods[m], ", ".join(inside)))
-    if cycles:
+    # Issue 22: the URL rules know neither engine (an engine hands in what the rules need).
+    layering = [
+        (m, t)
+        for m in mods
+        for t in edges[m]
+        if m[:1] == ("rewrite",) and t[:1] == ("engine",)
+    ]
+    for m, t in sorted(layering, key=lambda e: (mods[e[0]], mods[e[1]])):
+        print("the URL rules import an engine: %s -> %s" % (mods[m], mods[t]))
+    if cycles or layering:
         return 1
-    print("no import cycle among %d library files" % len(mods))
+    print("no import cycle among %d library files; the URL rules import no engine" % len(mods))
     return 0
 
 

@@ -1,17 +1,18 @@
 //! The stages, in order, and nothing else:
 //! input → [`decode`] → [`Document::parse`] → [`base`](crate::base) →
-//! [`rewrite::plan`] → [`rewrite::apply`] → [`serialize`] / [`report`](crate::report).
+//! [`plan::plan`] → [`plan::apply`] → [`serialize`] / [`report`](crate::report).
 
 use encoding_rs::Encoding;
 
 use crate::base::{outer_base, BaseLayers, Outer};
 use crate::decode::{self, Decoded};
 use crate::engine::dom::output as serialize;
+use crate::engine::dom::plan::{self, Plan};
 use crate::engine::dom::{Document, ParseLimits};
 use crate::engine::stream::Links;
 use crate::error::{Diagnostic, Error};
 use crate::report::{BaseRecord, LinkRecord, LinkTally, Report};
-use crate::rewrite::{self, Plan, RewriteOptions};
+use crate::rewrite::{self, RewriteOptions};
 
 pub use crate::engine::Fallback;
 use std::io::Write as _;
@@ -773,7 +774,7 @@ pub(crate) fn analyse_dom(
     );
     // The tree holds the text now; the decoded copy is not needed again.
     decoded.text = String::new();
-    let plan = rewrite::plan(&doc, outer, &options.rewrite, decoded.encoding);
+    let plan = plan::plan(&doc, outer, &options.rewrite, decoded.encoding);
     diagnostics.extend(plan.diagnostics.iter().cloned());
     let loose = if options.conditional_comments == Some(true) {
         conditional_comment_urls(bytes, &plan.base, outer, options, decoded.encoding)
@@ -881,7 +882,7 @@ fn refuse_replacement(name: &str, decoded: &Decoded) -> Result<(), Error> {
 
 /// Applies the plan and serializes in the output encoding.
 pub(crate) fn finish(a: &Analysed, options: &Options) -> Vec<u8> {
-    rewrite::apply(&a.doc, &a.plan);
+    plan::apply(&a.doc, &a.plan);
     let encoding = options.output_encoding.unwrap_or(a.decoded.encoding);
     if encoding != a.decoded.encoding {
         serialize::retarget_charset_declarations(&a.doc, encoding);

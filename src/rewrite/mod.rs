@@ -16,8 +16,8 @@ use std::ops::Range;
 
 use encoding_rs::Encoding;
 
-use crate::base::{is_ascii_whitespace, with_base_element, Base, BaseSource, Outer};
-use crate::engine::dom::{AttrNs, Document, ElementNs, ElementRef, NodeId};
+use crate::base::{is_ascii_whitespace, Base, BaseSource, Outer};
+use crate::tree::{AttrNs, NodeId};
 use crate::error::Diagnostic;
 pub(crate) use crate::tree::ElementView;
 use crate::uri::{is_special, Profile, ResolveOptions, Resolver, SameScheme, Uri, UriRef};
@@ -150,242 +150,6 @@ pub struct Edit {
     pub reason: &'static str,
 }
 
-#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
-/// Everything the rewriter decided for one document.
-#[derive(Debug, Clone)]
-pub struct Plan {
-    /// The base that applies, and where it came from.
-    pub base: Base,
-    /// The `<base>` element that supplied or tried to supply it.
-    pub base_element: Option<NodeId>,
-    /// The changes, in document order.
-    pub edits: Vec<Edit>,
-    /// Every URL occurrence, in document order.
-    pub links: Vec<Link>,
-    /// Document-level diagnostics (ignored bases, …).
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
-/// Plans the rewriting of `doc`, whose outer layers are `outer` and whose character encoding
-/// is `encoding` (the whatwg profile encodes queries in it).
-pub fn plan(
-    doc: &Document,
-    outer: &Outer,
-    options: &RewriteOptions,
-    encoding: &'static Encoding,
-) -> Plan {
-    plan_at_depth(doc, outer, options, 0, encoding)
-}
-
-#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
-/// HTML-RULES §1 and RFC 2396 §5.1.1: the base of `doc` given its outer layers, and the `<base>`
-/// element that supplied or tried to supply it (the first HTML `base` with an `href`, in tree
-/// order, outside `<template>` contents). Later `<base href>` elements are reported.
-pub fn establish(
-    doc: &Document,
-    outer: &Outer,
-    options: ResolveOptions,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> (Base, Option<(NodeId, String)>) {
-    let mut candidates = doc
-        .elements()
-        .iter()
-        .filter(|e| e.is_document_base())
-        .filter_map(|e| e.attr("href").map(|h| (e.id(), h)));
-    let chosen = candidates.next();
-    for (_, href) in candidates {
-        diagnostics.push(Diagnostic::new(
-            crate::error::DiagnosticCode::DuplicateBase,
-            format!("<base href={href:?}> is not the first base element with an href; browsers ignore it"),
-        ));
-    }
-    let base = with_base_element(
-        &outer.base,
-        chosen.as_ref().map(|(_, h)| h.as_str()),
-        options,
-        diagnostics,
-    );
-    (base, chosen)
-}
-
-fn plan_at_depth(
-    doc: &Document,
-    outer: &Outer,
-    options: &RewriteOptions,
-    depth: usize,
-    encoding: &'static Encoding,
-) -> Plan {
-    let mut diagnostics = Vec::new();
-    let (base, chosen) = establish(doc, outer, options.resolve, &mut diagnostics);
-    let context = Context {
-        outer,
-        options,
-        depth,
-        encoding,
-    };
-    plan_with_base(doc, &context, base, chosen, diagnostics)
-}
-
-/// What a plan is made in: the layers outside, the options, how deep in `srcdoc` documents, and
-/// the document's encoding.
-#[derive(Clone, Copy)]
-struct Context<'a> {
-    outer: &'a Outer,
-    options: &'a RewriteOptions,
-    depth: usize,
-    encoding: &'static Encoding,
-}
-
-fn plan_with_base(
-    doc: &Document,
-    context: &Context<'_>,
-    base: Base,
-    chosen: Option<(NodeId, String)>,
-    mut diagnostics: Vec<Diagnostic>,
-) -> Plan {
-    let Context {
-        outer,
-        options,
-        depth,
-        encoding,
-    } = *context;
-    let planner = Planner::new(
-        base.clone(),
-        outer,
-        options,
-        depth,
-        encoding,
-        &mut diagnostics,
-    );
-    let mut found = Found::default();
-    let chosen_id = chosen.as_ref().map(|(id, _)| *id);
-    for element in doc.elements() {
-        planner.element(&mut found, element, chosen_id, doc.scripting_disabled());
-    }
-    let Found { mut edits, links } = found;
-    if options.drop_base {
-        let needs_base = |l: &Link| changes_meaning_without_base(l, &base, outer, options);
-        let kept = links.iter().filter(|l| needs_base(l)).count();
-        drop_bases(
-            doc,
-            &base,
-            chosen_id,
-            &links,
-            kept,
-            &mut edits,
-            &mut diagnostics,
-        );
-    }
-    Plan {
-        base,
-        base_element: chosen_id,
-        edits,
-        links,
-        diagnostics,
-    }
-}
-
-/// `--drop-base`: every `<base href>` goes, not just the one that counted — unless some
-/// relative reference could not be made absolute, which would then resolve against another base;
-/// the base element is kept (made absolute) and that is reported.
-/// `--same-scheme compat` (RFC profiles): `http:g` kept as written because the `<base>` has
-/// another scheme is relative to the base left once the `<base>` goes, when that one is http:.
-/// It has no absolute form to write (it is absolute already), so the `<base>` must stay.
-fn changes_meaning_without_base(
-    link: &Link,
-    base: &Base,
-    outer: &Outer,
-    options: &RewriteOptions,
-) -> bool {
-    let compat = options.resolve.profile != Profile::Whatwg
-        && options.resolve.same_scheme == SameScheme::Compat;
-    let (Some(after), Some(now)) = (outer.base.uri.as_ref(), base.uri.as_ref()) else {
-        return false;
-    };
-    let reference = UriRef::parse(link.original.trim_matches(is_ascii_whitespace));
-    compat
-        && !link.rewritten
-        && reference.authority.is_none()
-        && reference.scheme.is_some_and(|scheme| {
-            scheme.eq_ignore_ascii_case(after.scheme())
-                && !scheme.eq_ignore_ascii_case(now.scheme())
-                && crate::uri::is_known_hierarchical(scheme)
-        })
-}
-
-fn drop_bases(
-    doc: &Document,
-    base: &Base,
-    chosen: Option<NodeId>,
-    links: &[Link],
-    needs_base: usize,
-    edits: &mut Vec<Edit>,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    // A `<base href>` of its own is no reference resolved against the base (an unusable one is
-    // ignored by browsers, and goes with the rest); one in `<template>` contents or in SVG is no
-    // base of the document, only a URL that stays (both found by fuzz/pipeline.rs).
-    let own_base = |l: &Link| {
-        l.attribute.as_deref() == Some("href")
-            && doc
-                .element(l.node)
-                .is_some_and(ElementRef::is_document_base)
-    };
-    // Left as written while relative: unresolvable, without a base, or in `<noscript>` markup
-    // the serializer cannot write back (found by fuzz/pipeline.rs).
-    let still_relative = links.iter().filter(|l| {
-        !own_base(l)
-            && l.diagnostic.as_ref().is_some_and(|d| match d.code {
-                crate::error::DiagnosticCode::Unresolvable
-                | crate::error::DiagnosticCode::NoBase => true,
-                crate::error::DiagnosticCode::NoscriptKept => {
-                    l.resolved.as_deref() != Some(l.original.as_str())
-                }
-                _ => false,
-            })
-    });
-    let count = still_relative.count() + needs_base;
-    if count > 0 {
-        edits.retain(|e| e.target != EditTarget::Remove);
-        let from_element = base.source == BaseSource::BaseElement;
-        if let (Some(id), Some(uri), true) = (chosen, &base.uri, from_element) {
-            // Already absolute as written (`h:&lt;` reads as `h:<`): its bytes stay as they are.
-            let href = doc.element(id).and_then(|e| e.attr("href"));
-            if let Some(old) = href.filter(|old| *old != uri.to_string()) {
-                edits.push(Edit {
-                    node: id,
-                    target: EditTarget::Attribute {
-                        ns: AttrNs::None,
-                        name: "href".to_owned(),
-                    },
-                    old,
-                    new: uri.to_string(),
-                    reason: "HTML LS §4.2.3: the base element's href, made absolute",
-                });
-            }
-        }
-        diagnostics.push(Diagnostic::new(
-            crate::error::DiagnosticCode::BaseKept,
-            format!("--drop-base: the base element is kept, {count} relative reference(s) could not be made absolute and still need it"),
-        ));
-        return;
-    }
-    for e in doc.elements() {
-        if e.is_document_base() && Some(e.id()) != chosen {
-            if let Some(old) = e.attr("href") {
-                edits.push(Edit {
-                    node: e.id(),
-                    target: EditTarget::Remove,
-                    old,
-                    new: String::new(),
-                    reason: "--drop-base: every base element with an href is removed",
-                });
-            }
-        }
-    }
-}
-
 /// One URL found outside the tree (inside a conditional comment): its link, and the new value
 /// when the document changes there.
 pub(crate) struct LooseUrl {
@@ -403,7 +167,22 @@ pub(crate) fn plan_loose_urls(
     values: &[(String, String, String)],
 ) -> Vec<LooseUrl> {
     let mut diagnostics = Vec::new();
-    let planner = Planner::new(base.clone(), outer, options, 0, encoding, &mut diagnostics);
+    // A value outside the tree is never a document: nothing nested to rewrite.
+    let no_nesting: NestedDocument = |_, _, _, _| {
+        Err(Diagnostic::new(
+            crate::error::DiagnosticCode::Unparsed,
+            "left as it was: a document inside a conditional comment is not followed",
+        ))
+    };
+    let planner = Planner::new(
+        base.clone(),
+        outer,
+        options,
+        0,
+        encoding,
+        no_nesting,
+        &mut diagnostics,
+    );
     values
         .iter()
         .map(|(element, attribute, value)| {
@@ -435,23 +214,6 @@ pub(crate) fn plan_loose_urls(
         .collect()
 }
 
-#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
-/// Carries out `plan` on `doc`.
-pub fn apply(doc: &Document, plan: &Plan) {
-    for edit in &plan.edits {
-        let Some(element) = doc.element(edit.node) else {
-            continue;
-        };
-        match &edit.target {
-            EditTarget::Attribute { ns, name } => {
-                element.set_attr(*ns, name, &edit.new);
-            }
-            EditTarget::Text => element.set_text(&edit.new),
-            EditTarget::Remove => element.detach(),
-        }
-    }
-}
-
 /// The outcome for one URL value.
 struct Outcome {
     resolved: Option<String>,
@@ -461,10 +223,10 @@ struct Outcome {
 }
 
 /// How the engine that rewrites the outer document rewrites a document nested in it (`iframe
-/// srcdoc`): its links and, when anything changed, its new text. The rules know no engine; the
-/// running one hands this in (`None`: the DOM engine's own way, a tree parsed and serialized).
+/// srcdoc`, at a srcdoc depth): its links and, when anything changed, its new text; or why it
+/// is left as it was. The rules know no engine: the running one hands this in.
 pub(crate) type NestedDocument =
-    fn(&str, &Outer, &RewriteOptions, usize) -> Option<(Vec<Link>, Option<String>)>;
+    fn(&str, &Outer, &RewriteOptions, usize) -> Result<(Vec<Link>, Option<String>), Diagnostic>;
 
 /// What every URL of one document is resolved with (read-only while planning).
 pub(crate) struct Planner<'a> {
@@ -484,7 +246,7 @@ pub(crate) struct Planner<'a> {
     /// The document's encoding (whatwg queries are encoded in it).
     encoding: &'static Encoding,
     /// How `iframe srcdoc` documents are rewritten.
-    pub(crate) nested: Option<NestedDocument>,
+    nested: NestedDocument,
 }
 
 /// What planning produces.
@@ -501,6 +263,7 @@ impl<'a> Planner<'a> {
         options: &'a RewriteOptions,
         depth: usize,
         encoding: &'static Encoding,
+        nested: NestedDocument,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Planner<'a> {
         let make = |uri: &Uri, diagnostics: &mut Vec<Diagnostic>| match Resolver::new(
@@ -536,7 +299,7 @@ impl<'a> Planner<'a> {
             options,
             depth,
             encoding,
-            nested: None,
+            nested,
         }
     }
 
@@ -545,33 +308,24 @@ impl<'a> Planner<'a> {
         &self.base
     }
 
-    /// One element of a tree; `scripting_disabled`: the tree is `<noscript>` markup, where a
-    /// `<noscript>` holds elements (its text is not markup to parse again).
-    fn element(
-        &self,
-        out: &mut Found,
-        element: &ElementRef,
-        chosen_base: Option<NodeId>,
-        scripting_disabled: bool,
-    ) {
-        // `<style>` contents (HTML and SVG): a stylesheet against the document base.
-        if element.name() == "style" && matches!(element.ns(), ElementNs::Html | ElementNs::Svg) {
-            self.style_element(out, element);
-        }
-        if scripting_disabled {
-            // `<noscript>` markup (level 1), where `<noscript>` elements hold markup one level
-            // deeper: the streaming engine's nested passes stop at the same level.
-            let level = 1 + element.noscript_ancestors();
-            if level > MAX_NESTING {
-                return;
-            }
-            if level == MAX_NESTING && element.is_html("noscript") {
-                self.nesting_limit(out, element.id(), "noscript", None);
-            }
-        } else if element.is_html("noscript") {
-            self.noscript(out, element);
-        }
-        self.attributes(out, element, chosen_base);
+    /// The document's own URL.
+    pub(crate) fn document_uri(&self) -> Option<&Uri> {
+        self.document_uri.as_ref()
+    }
+
+    /// The options.
+    pub(crate) fn options(&self) -> &'a RewriteOptions {
+        self.options
+    }
+
+    /// How deep in `iframe srcdoc` documents.
+    pub(crate) fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The document's encoding.
+    pub(crate) fn encoding(&self) -> &'static Encoding {
+        self.encoding
     }
 
     /// A record standing for the links of markup past [`MAX_NESTING`], not followed.
@@ -592,7 +346,7 @@ impl<'a> Planner<'a> {
     }
 
     /// A record for nested markup left as it was: no URL, the reason in its diagnostic.
-    fn not_followed(
+    pub(crate) fn not_followed(
         &self,
         out: &mut Found,
         node: NodeId,
@@ -849,10 +603,6 @@ impl<'a> Planner<'a> {
         new
     }
 
-    fn style_element(&self, out: &mut Found, element: &ElementRef) {
-        self.style_text(out, element.id(), element.text());
-    }
-
     /// The CSS of a `<style>` element (`node`): its `url()` and `@import` resolved, and the new
     /// text as an edit when any changed.
     pub(crate) fn style_text(&self, out: &mut Found, node: NodeId, text: String) {
@@ -876,68 +626,6 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// `<noscript>`: parsed with scripting on (as browsers that run scripts do), its contents
-    /// are text; consumers without scripting — crawlers, link checkers, mail readers — read them
-    /// as markup. That markup is parsed as a fragment, rewritten against our base, and written
-    /// back as the element's text, which the serializer emits as it is.
-    fn noscript(&self, out: &mut Found, element: &ElementRef) {
-        // Not bounded by the srcdoc depth: `<noscript>` levels are counted on their own.
-        let text = element.text();
-        if text.trim().is_empty() {
-            return;
-        }
-        let Ok(fragment) =
-            Document::parse_fragment(&text, crate::engine::dom::ParseLimits::default())
-        else {
-            return;
-        };
-        let outer = Outer {
-            base: self.base.clone(),
-            document_uri: self.document_uri.clone(),
-        };
-        // Same document, same base: a <base> inside <noscript> does not count.
-        let context = Context {
-            outer: &outer,
-            options: self.options,
-            depth: self.depth,
-            encoding: self.encoding,
-        };
-        let plan = plan_with_base(&fragment, &context, self.base.clone(), None, Vec::new());
-        // An <html> start tag inside the markup adds its attributes to the fragment's root,
-        // which is not written back: then the text is kept as it was.
-        let mut root_has_attributes = false;
-        if let Some(root) = fragment.elements().first() {
-            root.for_each_attr(|_, _, _| root_has_attributes = true);
-        }
-        let writable = !root_has_attributes;
-        out.links.extend(plan.links.iter().cloned().map(|mut l| {
-            l.node = element.id();
-            if l.rewritten && !writable {
-                // Said, not dropped in silence (the streaming engine, splicing the raw text,
-                // does write these).
-                l.rewritten = false;
-                l.diagnostic.get_or_insert_with(|| {
-                    Diagnostic::new(
-                        crate::error::DiagnosticCode::NoscriptKept,
-                        "left as it was: an <html> tag in this <noscript> markup has attributes, \
-                         which the DOM engine cannot write back",
-                    )
-                });
-            }
-            l
-        }));
-        if !plan.edits.is_empty() && writable {
-            apply(&fragment, &plan);
-            out.edits.push(Edit {
-                node: element.id(),
-                target: EditTarget::Text,
-                old: text,
-                new: fragment.to_html(),
-                reason: "HTML LS §4.12.2: noscript markup, as consumers without scripting read it",
-            });
-        }
-    }
-
     /// `iframe srcdoc`: a document of its own whose fallback base is ours (HTML LS §4.8.5).
     fn srcdoc(&self, out: &mut Found, element: &impl ElementView, value: &str) {
         if self.depth >= MAX_NESTING {
@@ -946,14 +634,14 @@ impl<'a> Planner<'a> {
             }
             return;
         }
-        if let Some(nested_document) = self.nested {
-            let outer = Outer {
-                base: self.base.clone(),
-                document_uri: Uri::parse("about:srcdoc").ok(),
-            };
-            if let Some((links, new)) = nested_document(value, &outer, self.options, self.depth + 1)
-            {
+        let outer = Outer {
+            base: self.base.clone(),
+            document_uri: Uri::parse("about:srcdoc").ok(),
+        };
+        match (self.nested)(value, &outer, self.options, self.depth + 1) {
+            Ok((links, new)) => {
                 out.links.extend(links.into_iter().map(|mut l| {
+                    // The outer element is where a reader finds it; the inner names stay.
                     l.node = element.id();
                     l
                 }));
@@ -969,56 +657,14 @@ impl<'a> Planner<'a> {
                         reason: "HTML LS §4.8.5: the srcdoc document, rewritten",
                     });
                 }
-                return;
             }
-        }
-        let inner = match Document::parse(value) {
-            Ok(inner) => inner,
-            Err(hit) => {
-                let diagnostic = Diagnostic::new(
-                    crate::error::DiagnosticCode::Unparsed,
-                    format!("srcdoc left as it was: {hit}"),
-                );
-                self.not_followed(
-                    out,
-                    element.id(),
-                    element.name(),
-                    Some("srcdoc"),
-                    diagnostic,
-                );
-                return;
-            }
-        };
-        let outer = Outer {
-            base: self.base.clone(),
-            document_uri: Uri::parse("about:srcdoc").ok(),
-        };
-        // An about:srcdoc document is UTF-8 (HTML LS §4.8.5).
-        let plan = plan_at_depth(
-            &inner,
-            &outer,
-            self.options,
-            self.depth + 1,
-            encoding_rs::UTF_8,
-        );
-        let changed = !plan.edits.is_empty();
-        out.links.extend(plan.links.iter().cloned().map(|mut l| {
-            // The outer element is where a reader finds it; keep the inner names for context.
-            l.node = element.id();
-            l
-        }));
-        if changed {
-            apply(&inner, &plan);
-            out.edits.push(Edit {
-                node: element.id(),
-                target: EditTarget::Attribute {
-                    ns: AttrNs::None,
-                    name: "srcdoc".to_owned(),
-                },
-                old: value.to_owned(),
-                new: inner.to_html(),
-                reason: "HTML LS §4.8.5: the srcdoc document, rewritten",
-            });
+            Err(diagnostic) => self.not_followed(
+                out,
+                element.id(),
+                element.name(),
+                Some("srcdoc"),
+                diagnostic,
+            ),
         }
     }
 

@@ -10,6 +10,7 @@
 mod guard;
 pub(crate) mod output;
 mod serialize;
+pub mod plan;
 pub(crate) mod splice;
 
 use crate::tree::ElementView;

@@ -21,9 +21,10 @@ use std::rc::Rc;
 
 use encoding_rs::Encoding;
 
+use super::plan::Plan;
 use super::Document;
 use crate::engine::Fallback;
-use crate::rewrite::{EditTarget, Plan};
+use crate::rewrite::EditTarget;
 use crate::splice::{decode_attribute, escaped, value_splice, Splices};
 use crate::tree::AttrNs;
 

@@ -148,6 +148,20 @@ pub(crate) fn nested_document(
     outer: &Outer,
     options: &RewriteOptions,
     depth: usize,
+) -> Result<(Vec<Link>, Option<String>), Diagnostic> {
+    match streamed_nested_document(text, outer, options, depth) {
+        Some(done) => Ok(done),
+        // What the streaming engine hands over, the DOM engine takes, as for a whole document.
+        None => crate::engine::dom::plan::nested_document(text, outer, options, depth),
+    }
+}
+
+/// [`nested_document`] by the streaming engine, `None` when the DOM engine must take it.
+fn streamed_nested_document(
+    text: &str,
+    outer: &Outer,
+    options: &RewriteOptions,
+    depth: usize,
 ) -> Option<(Vec<Link>, Option<String>)> {
     let bytes = text.as_bytes();
     let encoding = encoding_rs::UTF_8;

@@ -236,15 +236,15 @@ impl<'a> Pass<'a> {
         tally: Option<LinkTally>,
     ) -> Result<PassOut, StreamError> {
         let mut planner_diagnostics = Vec::new();
-        let mut planner = Planner::new(
+        let planner = Planner::new(
             base,
             self.outer,
             self.options,
             self.depth,
             self.encoding,
+            self.nested,
             &mut planner_diagnostics,
         );
-        planner.nested = Some(self.nested);
         let walk = RefCell::new(Walk {
             pass: self,
             planner,

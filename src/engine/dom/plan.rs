@@ -1,0 +1,395 @@
+//! The DOM engine's plan: the base read from the tree (RFC 2396 §5.1.1, HTML LS §4.2.3), every
+//! element of the tree through the URL rules of [`crate::rewrite`], `<noscript>` markup and
+//! `iframe srcdoc` documents parsed and planned in turn, `--drop-base`, and the plan carried out
+//! on the tree.
+
+use encoding_rs::Encoding;
+
+use super::{Document, ElementRef, ParseLimits};
+use crate::base::{is_ascii_whitespace, with_base_element, Base, BaseSource, Outer};
+use crate::error::Diagnostic;
+use crate::rewrite::{Edit, EditTarget, Found, Link, Planner, RewriteOptions, MAX_NESTING};
+use crate::tree::{AttrNs, ElementNs, NodeId};
+use crate::uri::{Profile, ResolveOptions, SameScheme, UriRef};
+
+#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
+/// Everything the rewriter decided for one document.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The base that applies, and where it came from.
+    pub base: Base,
+    /// The `<base>` element that supplied or tried to supply it.
+    pub base_element: Option<NodeId>,
+    /// The changes, in document order.
+    pub edits: Vec<Edit>,
+    /// Every URL occurrence, in document order.
+    pub links: Vec<Link>,
+    /// Document-level diagnostics (ignored bases, …).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
+/// Plans the rewriting of `doc`, whose outer layers are `outer` and whose character encoding
+/// is `encoding` (the whatwg profile encodes queries in it).
+pub fn plan(
+    doc: &Document,
+    outer: &Outer,
+    options: &RewriteOptions,
+    encoding: &'static Encoding,
+) -> Plan {
+    plan_at_depth(doc, outer, options, 0, encoding)
+}
+
+#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
+/// HTML-RULES §1 and RFC 2396 §5.1.1: the base of `doc` given its outer layers, and the `<base>`
+/// element that supplied or tried to supply it (the first HTML `base` with an `href`, in tree
+/// order, outside `<template>` contents). Later `<base href>` elements are reported.
+pub fn establish(
+    doc: &Document,
+    outer: &Outer,
+    options: ResolveOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Base, Option<(NodeId, String)>) {
+    let mut candidates = doc
+        .elements()
+        .iter()
+        .filter(|e| e.is_document_base())
+        .filter_map(|e| e.attr("href").map(|h| (e.id(), h)));
+    let chosen = candidates.next();
+    for (_, href) in candidates {
+        diagnostics.push(Diagnostic::new(
+            crate::error::DiagnosticCode::DuplicateBase,
+            format!("<base href={href:?}> is not the first base element with an href; browsers ignore it"),
+        ));
+    }
+    let base = with_base_element(
+        &outer.base,
+        chosen.as_ref().map(|(_, h)| h.as_str()),
+        options,
+        diagnostics,
+    );
+    (base, chosen)
+}
+
+fn plan_at_depth(
+    doc: &Document,
+    outer: &Outer,
+    options: &RewriteOptions,
+    depth: usize,
+    encoding: &'static Encoding,
+) -> Plan {
+    let mut diagnostics = Vec::new();
+    let (base, chosen) = establish(doc, outer, options.resolve, &mut diagnostics);
+    let context = Context {
+        outer,
+        options,
+        depth,
+        encoding,
+    };
+    plan_with_base(doc, &context, base, chosen, diagnostics)
+}
+
+/// What a plan is made in: the layers outside, the options, how deep in `srcdoc` documents, and
+/// the document's encoding.
+#[derive(Clone, Copy)]
+struct Context<'a> {
+    outer: &'a Outer,
+    options: &'a RewriteOptions,
+    depth: usize,
+    encoding: &'static Encoding,
+}
+
+fn plan_with_base(
+    doc: &Document,
+    context: &Context<'_>,
+    base: Base,
+    chosen: Option<(NodeId, String)>,
+    mut diagnostics: Vec<Diagnostic>,
+) -> Plan {
+    let Context {
+        outer,
+        options,
+        depth,
+        encoding,
+    } = *context;
+    let planner = Planner::new(
+        base.clone(),
+        outer,
+        options,
+        depth,
+        encoding,
+        nested_document,
+        &mut diagnostics,
+    );
+    let mut found = Found::default();
+    let chosen_id = chosen.as_ref().map(|(id, _)| *id);
+    for element in doc.elements() {
+        plan_element(
+            &planner,
+            &mut found,
+            element,
+            chosen_id,
+            doc.scripting_disabled(),
+        );
+    }
+    let Found { mut edits, links } = found;
+    if options.drop_base {
+        let needs_base = |l: &Link| changes_meaning_without_base(l, &base, outer, options);
+        let kept = links.iter().filter(|l| needs_base(l)).count();
+        drop_bases(
+            doc,
+            &base,
+            chosen_id,
+            &links,
+            kept,
+            &mut edits,
+            &mut diagnostics,
+        );
+    }
+    Plan {
+        base,
+        base_element: chosen_id,
+        edits,
+        links,
+        diagnostics,
+    }
+}
+
+/// `--drop-base`: every `<base href>` goes, not just the one that counted — unless some
+/// relative reference could not be made absolute, which would then resolve against another base;
+/// the base element is kept (made absolute) and that is reported.
+/// `--same-scheme compat` (RFC profiles): `http:g` kept as written because the `<base>` has
+/// another scheme is relative to the base left once the `<base>` goes, when that one is http:.
+/// It has no absolute form to write (it is absolute already), so the `<base>` must stay.
+fn changes_meaning_without_base(
+    link: &Link,
+    base: &Base,
+    outer: &Outer,
+    options: &RewriteOptions,
+) -> bool {
+    let compat = options.resolve.profile != Profile::Whatwg
+        && options.resolve.same_scheme == SameScheme::Compat;
+    let (Some(after), Some(now)) = (outer.base.uri.as_ref(), base.uri.as_ref()) else {
+        return false;
+    };
+    let reference = UriRef::parse(link.original.trim_matches(is_ascii_whitespace));
+    compat
+        && !link.rewritten
+        && reference.authority.is_none()
+        && reference.scheme.is_some_and(|scheme| {
+            scheme.eq_ignore_ascii_case(after.scheme())
+                && !scheme.eq_ignore_ascii_case(now.scheme())
+                && crate::uri::is_known_hierarchical(scheme)
+        })
+}
+
+fn drop_bases(
+    doc: &Document,
+    base: &Base,
+    chosen: Option<NodeId>,
+    links: &[Link],
+    needs_base: usize,
+    edits: &mut Vec<Edit>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    // A `<base href>` of its own is no reference resolved against the base (an unusable one is
+    // ignored by browsers, and goes with the rest); one in `<template>` contents or in SVG is no
+    // base of the document, only a URL that stays (both found by fuzz/pipeline.rs).
+    let own_base = |l: &Link| {
+        l.attribute.as_deref() == Some("href")
+            && doc
+                .element(l.node)
+                .is_some_and(ElementRef::is_document_base)
+    };
+    // Left as written while relative: unresolvable, without a base, or in `<noscript>` markup
+    // the serializer cannot write back (found by fuzz/pipeline.rs).
+    let still_relative = links.iter().filter(|l| {
+        !own_base(l)
+            && l.diagnostic.as_ref().is_some_and(|d| match d.code {
+                crate::error::DiagnosticCode::Unresolvable
+                | crate::error::DiagnosticCode::NoBase => true,
+                crate::error::DiagnosticCode::NoscriptKept => {
+                    l.resolved.as_deref() != Some(l.original.as_str())
+                }
+                _ => false,
+            })
+    });
+    let count = still_relative.count() + needs_base;
+    if count > 0 {
+        edits.retain(|e| e.target != EditTarget::Remove);
+        let from_element = base.source == BaseSource::BaseElement;
+        if let (Some(id), Some(uri), true) = (chosen, &base.uri, from_element) {
+            // Already absolute as written (`h:&lt;` reads as `h:<`): its bytes stay as they are.
+            let href = doc.element(id).and_then(|e| e.attr("href"));
+            if let Some(old) = href.filter(|old| *old != uri.to_string()) {
+                edits.push(Edit {
+                    node: id,
+                    target: EditTarget::Attribute {
+                        ns: AttrNs::None,
+                        name: "href".to_owned(),
+                    },
+                    old,
+                    new: uri.to_string(),
+                    reason: "HTML LS §4.2.3: the base element's href, made absolute",
+                });
+            }
+        }
+        diagnostics.push(Diagnostic::new(
+            crate::error::DiagnosticCode::BaseKept,
+            format!("--drop-base: the base element is kept, {count} relative reference(s) could not be made absolute and still need it"),
+        ));
+        return;
+    }
+    for e in doc.elements() {
+        if e.is_document_base() && Some(e.id()) != chosen {
+            if let Some(old) = e.attr("href") {
+                edits.push(Edit {
+                    node: e.id(),
+                    target: EditTarget::Remove,
+                    old,
+                    new: String::new(),
+                    reason: "--drop-base: every base element with an href is removed",
+                });
+            }
+        }
+    }
+}
+
+#[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
+/// Carries out `plan` on `doc`.
+pub fn apply(doc: &Document, plan: &Plan) {
+    for edit in &plan.edits {
+        let Some(element) = doc.element(edit.node) else {
+            continue;
+        };
+        match &edit.target {
+            EditTarget::Attribute { ns, name } => {
+                element.set_attr(*ns, name, &edit.new);
+            }
+            EditTarget::Text => element.set_text(&edit.new),
+            EditTarget::Remove => element.detach(),
+        }
+    }
+}
+
+/// An `iframe srcdoc` document (UTF-8 text, HTML LS §4.8.5) through the DOM engine: its links,
+/// and its new text when any URL changed; why not, when it cannot be parsed within the bounds.
+pub(crate) fn nested_document(
+    text: &str,
+    outer: &Outer,
+    options: &RewriteOptions,
+    depth: usize,
+) -> Result<(Vec<Link>, Option<String>), Diagnostic> {
+    let inner = Document::parse(text).map_err(|hit| {
+        Diagnostic::new(
+            crate::error::DiagnosticCode::Unparsed,
+            format!("srcdoc left as it was: {hit}"),
+        )
+    })?;
+    // An about:srcdoc document is UTF-8 (HTML LS §4.8.5).
+    let plan = plan_at_depth(&inner, outer, options, depth, encoding_rs::UTF_8);
+    let new = (!plan.edits.is_empty()).then(|| {
+        apply(&inner, &plan);
+        inner.to_html()
+    });
+    Ok((plan.links, new))
+}
+
+/// One element of a tree; `scripting_disabled`: the tree is `<noscript>` markup, where a
+/// `<noscript>` holds elements (its text is not markup to parse again).
+fn plan_element(
+    planner: &Planner<'_>,
+    out: &mut Found,
+    element: &ElementRef,
+    chosen_base: Option<NodeId>,
+    scripting_disabled: bool,
+) {
+    // `<style>` contents (HTML and SVG): a stylesheet against the document base.
+    if element.name() == "style" && matches!(element.ns(), ElementNs::Html | ElementNs::Svg) {
+        style_element(planner, out, element);
+    }
+    if scripting_disabled {
+        // `<noscript>` markup (level 1), where `<noscript>` elements hold markup one level
+        // deeper: the streaming engine's nested passes stop at the same level.
+        let level = 1 + element.noscript_ancestors();
+        if level > MAX_NESTING {
+            return;
+        }
+        if level == MAX_NESTING && element.is_html("noscript") {
+            planner.nesting_limit(out, element.id(), "noscript", None);
+        }
+    } else if element.is_html("noscript") {
+        noscript(planner, out, element);
+    }
+    planner.attributes(out, element, chosen_base);
+}
+
+fn style_element(planner: &Planner<'_>, out: &mut Found, element: &ElementRef) {
+    planner.style_text(out, element.id(), element.text());
+}
+
+/// `<noscript>`: parsed with scripting on (as browsers that run scripts do), its contents
+/// are text; consumers without scripting — crawlers, link checkers, mail readers — read them
+/// as markup. That markup is parsed as a fragment, rewritten against our base, and written
+/// back as the element's text, which the serializer emits as it is.
+fn noscript(planner: &Planner<'_>, out: &mut Found, element: &ElementRef) {
+    // Not bounded by the srcdoc depth: `<noscript>` levels are counted on their own.
+    let text = element.text();
+    if text.trim().is_empty() {
+        return;
+    }
+    let Ok(fragment) = Document::parse_fragment(&text, ParseLimits::default()) else {
+        return;
+    };
+    let outer = Outer {
+        base: planner.base().clone(),
+        document_uri: planner.document_uri().cloned(),
+    };
+    // Same document, same base: a <base> inside <noscript> does not count.
+    let context = Context {
+        outer: &outer,
+        options: planner.options(),
+        depth: planner.depth(),
+        encoding: planner.encoding(),
+    };
+    let plan = plan_with_base(
+        &fragment,
+        &context,
+        planner.base().clone(),
+        None,
+        Vec::new(),
+    );
+    // An <html> start tag inside the markup adds its attributes to the fragment's root,
+    // which is not written back: then the text is kept as it was.
+    let mut root_has_attributes = false;
+    if let Some(root) = fragment.elements().first() {
+        root.for_each_attr(|_, _, _| root_has_attributes = true);
+    }
+    let writable = !root_has_attributes;
+    out.links.extend(plan.links.iter().cloned().map(|mut l| {
+        l.node = element.id();
+        if l.rewritten && !writable {
+            // Said, not dropped in silence (the streaming engine, splicing the raw text,
+            // does write these).
+            l.rewritten = false;
+            l.diagnostic.get_or_insert_with(|| {
+                Diagnostic::new(
+                    crate::error::DiagnosticCode::NoscriptKept,
+                    "left as it was: an <html> tag in this <noscript> markup has attributes, \
+                     which the DOM engine cannot write back",
+                )
+            });
+        }
+        l
+    }));
+    if !plan.edits.is_empty() && writable {
+        apply(&fragment, &plan);
+        out.edits.push(Edit {
+            node: element.id(),
+            target: EditTarget::Text,
+            old: text,
+            new: fragment.to_html(),
+            reason: "HTML LS §4.12.2: noscript markup, as consumers without scripting read it",
+        });
+    }
+}
