@@ -17,9 +17,9 @@ use std::ops::Range;
 use encoding_rs::Encoding;
 
 use crate::base::{is_ascii_whitespace, Base, BaseSource, Outer};
-use crate::tree::{AttrNs, NodeId};
 use crate::error::Diagnostic;
 pub(crate) use crate::tree::ElementView;
+use crate::tree::{AttrNs, NodeId};
 use crate::uri::{is_special, Profile, ResolveOptions, Resolver, SameScheme, Uri, UriRef};
 use targets::{Kind, Role};
 
