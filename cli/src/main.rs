@@ -4,10 +4,15 @@
 mod args;
 mod checkout;
 mod fsout;
+mod load;
 mod man;
 mod online;
 mod say;
+mod tree;
 mod walk;
+
+use load::{default_encoding, load_input, options, Loaded};
+use tree::{local_url, run_rewrite_tree, say_base_removed_by_relative, single_relative};
 mod warc;
 
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
@@ -15,16 +20,15 @@ use std::process::ExitCode;
 
 use std::path::Path;
 
-use linkbase::input::InputKind;
-use linkbase::message::{self, MessageInput};
-use linkbase::pipeline::{self, HtmlInput, Options};
+use linkbase::message::{self};
+use linkbase::pipeline::{self, Options};
 use linkbase::report::{escape_controls, write_jsonl, write_tsv};
 use linkbase::Report;
-use linkbase::{BaseLayers, HeaderBase, Headers, Resolver, RewriteOptions};
+use linkbase::{Resolver, RewriteOptions};
 
 use args::{
-    BaseArgs, BaseFormat, CheckArgs, CheckFormat, Cli, Command, HeaderBaseArg, InputArgs,
-    LinksArgs, LinksFormat, ResolveArgs, RewriteArgs,
+    BaseArgs, BaseFormat, CheckArgs, CheckFormat, Cli, Command, LinksArgs, LinksFormat,
+    ResolveArgs, RewriteArgs,
 };
 
 /// The documented exit codes (CONTRACT.md).
@@ -200,258 +204,6 @@ fn resolve_to(
     Ok(if failed > 0 { Exit::Problems } else { Exit::Ok })
 }
 
-/// The document's bytes and everything known about it from the options.
-struct Loaded {
-    name: String,
-    /// The whole document; for a large one, its first 64 KiB.
-    bytes: Vec<u8>,
-    /// A document past `--stream-threshold`: where it is (stdin spooled to a temporary file).
-    large: Option<Large>,
-    layers: BaseLayers,
-    charset: Option<String>,
-    diagnostics: Vec<linkbase::Diagnostic>,
-    /// A WARC file (stdin spooled to a temporary file): read record by record, never whole.
-    warc: Option<Large>,
-}
-
-impl Loaded {
-    /// A MIME message (`.eml`, `.mht`, `.mhtml`, or an RFC 822 heading naming MIME) rather than
-    /// a bare HTML document.
-    fn is_message(&self) -> bool {
-        linkbase::input::classify(&self.name, &self.bytes) == InputKind::Message
-    }
-
-    fn message_input(&self) -> MessageInput<'_> {
-        MessageInput {
-            name: &self.name,
-            bytes: &self.bytes,
-            layers: self.layers.clone(),
-        }
-    }
-
-    fn path_input<'a>(&'a self, large: &'a Large) -> pipeline::PathInput<'a> {
-        pipeline::PathInput {
-            name: &self.name,
-            path: &large.path,
-            layers: self.layers.clone(),
-            charset: self.charset.clone(),
-            diagnostics: self.diagnostics.clone(),
-        }
-    }
-
-    fn html_input(&self) -> HtmlInput<'_> {
-        HtmlInput {
-            name: &self.name,
-            bytes: &self.bytes,
-            layers: self.layers.clone(),
-            charset: self.charset.clone(),
-            diagnostics: self.diagnostics.clone(),
-        }
-    }
-}
-
-/// A document too large to hold: a file, or stdin spooled to one.
-struct Large {
-    path: std::path::PathBuf,
-    /// Removed when dropped.
-    _spool: Option<tempfile::NamedTempFile>,
-}
-
-/// The document's bytes, or its head and where it is when it passes `threshold` bytes.
-fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<Large>), Fatal> {
-    const HEAD: u64 = 64 * 1024;
-    if name != "-" {
-        let meta = std::fs::metadata(name).map_err(|e| Fatal(format!("{name}: {e}")))?;
-        if meta.is_file() && meta.len() > threshold {
-            let mut head = Vec::new();
-            std::fs::File::open(name)
-                .and_then(|f| f.take(HEAD).read_to_end(&mut head))
-                .map_err(|e| Fatal(format!("{name}: {e}")))?;
-            let large = Large {
-                path: name.into(),
-                _spool: None,
-            };
-            return Ok((head, Some(large)));
-        }
-        let bytes = std::fs::read(name).map_err(|e| Fatal(format!("{name}: {e}")))?;
-        return Ok((bytes, None));
-    }
-    let stdin_error = |e: io::Error| Fatal(format!("stdin: {e}"));
-    let mut stdin = io::stdin().lock();
-    let mut bytes = Vec::new();
-    (&mut stdin)
-        .take(threshold.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(stdin_error)?;
-    if bytes.len() as u64 <= threshold {
-        return Ok((bytes, None));
-    }
-    // Past the threshold: the rest goes to a temporary file, so that memory stays flat and the
-    // document can be read twice (its base first).
-    let mut spool = tempfile::NamedTempFile::new().map_err(|e| {
-        Fatal(format!(
-            "stdin: cannot create a temporary file to hold it: {e}"
-        ))
-    })?;
-    spool
-        .write_all(&bytes)
-        .and_then(|()| io::copy(&mut stdin, &mut spool).map(drop))
-        .and_then(|()| spool.flush())
-        .map_err(stdin_error)?;
-    bytes.truncate(HEAD as usize);
-    bytes.shrink_to_fit();
-    let large = Large {
-        path: spool.path().to_owned(),
-        _spool: Some(spool),
-    };
-    Ok((bytes, Some(large)))
-}
-
-/// The input; a large one (past `--stream-threshold`) only as its head and where it is, unless
-/// it is a MIME message (those are read whole).
-fn load(args: &InputArgs) -> Result<Loaded, Fatal> {
-    let name = args.input.clone();
-    let (mut bytes, mut large) = read_input(&name, args.stream_threshold)?;
-    let kind = linkbase::input::classify(&name, &bytes);
-    if kind == InputKind::Warc {
-        let source = match large {
-            Some(l) => l,
-            None if name == "-" => {
-                let mut spool = tempfile::NamedTempFile::new()
-                    .and_then(|mut f| f.write_all(&bytes).map(|()| f))
-                    .map_err(|e| {
-                        Fatal(format!("stdin: cannot spool it to a temporary file: {e}"))
-                    })?;
-                spool.flush().map_err(|e| Fatal(format!("stdin: {e}")))?;
-                Large {
-                    path: spool.path().to_owned(),
-                    _spool: Some(spool),
-                }
-            }
-            None => Large {
-                path: name.clone().into(),
-                _spool: None,
-            },
-        };
-        return Ok(Loaded {
-            name,
-            bytes: Vec::new(),
-            large: None,
-            layers: BaseLayers::default(),
-            charset: None,
-            diagnostics: Vec::new(),
-            warc: Some(source),
-        });
-    }
-    let message = kind == InputKind::Message;
-    if let (true, Some(l)) = (message, &large) {
-        bytes = std::fs::read(&l.path).map_err(|e| Fatal(format!("{name}: {e}")))?;
-        large = None;
-    }
-    let mut headers = match &args.headers_file {
-        Some(path) => {
-            let raw = std::fs::read(path).map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
-            // Header blocks are ASCII by RFC; other bytes are kept as replacement characters.
-            Headers::parse(&String::from_utf8_lossy(&raw))
-        }
-        None => Headers::new(),
-    };
-    for line in &args.headers {
-        if !headers.push_line(line) {
-            return Err(Fatal(format!(
-                "--header {line:?}: expected \"Name: value\""
-            )));
-        }
-    }
-    // The library's error names the layer; the user gave these as flags, so name the flag.
-    for (flag, value) in [("--url", &args.url), ("--default-base", &args.default_base)] {
-        if let Some(value) = value {
-            linkbase::Uri::parse(value.trim())
-                .map_err(|e| Fatal(format!("{flag} {value:?}: {e}")))?;
-        }
-    }
-    let mut layers = BaseLayers {
-        content_base: args.content_base.clone(),
-        content_location: args.content_location.clone(),
-        retrieval_uri: args.url.clone(),
-        default_base: args.default_base.clone(),
-    };
-    let mode = match args.header_base {
-        HeaderBaseArg::Entity => HeaderBase::Entity,
-        HeaderBaseArg::Browser => HeaderBase::Browser,
-    };
-    let diagnostics = layers.add_headers(&headers, mode);
-    let charset = args.charset.clone().or_else(|| {
-        headers
-            .get("Content-Type")
-            .and_then(linkbase::input::charset_from_content_type)
-    });
-    Ok(Loaded {
-        name,
-        bytes,
-        large,
-        layers,
-        charset,
-        diagnostics,
-        warc: None,
-    })
-}
-
-fn options(
-    args: &InputArgs,
-    drop_base: bool,
-    output_charset: Option<&str>,
-) -> Result<Options, Fatal> {
-    let output_encoding = match output_charset {
-        Some(label) => Some(
-            encoding_rs::Encoding::for_label(label.trim().as_bytes()).ok_or_else(|| {
-                Fatal(format!("--output-charset {label:?}: not an encoding label"))
-            })?,
-        ),
-        None => None,
-    };
-    Ok(Options {
-        rewrite: RewriteOptions {
-            resolve: args.resolution.options(),
-            drop_base,
-            relink: None,
-        },
-        output_encoding,
-        default_encoding: default_encoding(args.default_charset.as_deref(), "--default-charset")?,
-        conditional_comments: args.conditional_comments.map(|s| s == args::Switch::On),
-        engine: match args.engine {
-            args::EngineArg::Auto => pipeline::EngineChoice::Auto,
-            args::EngineArg::Dom => pipeline::EngineChoice::Dom,
-        },
-        ..Options::default()
-    })
-}
-
-/// `--default-charset LABEL` (`check --charset`): the encoding of pages that declare none. An
-/// encoding_rs (WHATWG) label; one no undeclared page can be read in is refused too.
-fn default_encoding(
-    label: Option<&str>,
-    flag: &str,
-) -> Result<Option<&'static encoding_rs::Encoding>, Fatal> {
-    let Some(label) = label else {
-        return Ok(None);
-    };
-    match encoding_rs::Encoding::for_label(label.trim().as_bytes()) {
-        None => Err(Fatal(format!(
-            "{flag} {label:?}: not an encoding label (WHATWG Encoding Standard labels, \
-             such as utf-8, windows-1252, shift_jis)"
-        ))),
-        Some(e) if e == encoding_rs::REPLACEMENT || !e.is_ascii_compatible() => {
-            Err(Fatal(format!(
-                "{flag} {label:?}: names {}, which a page without a byte order mark or a \
-             declaration cannot be read in",
-                e.name()
-            )))
-        }
-        Some(e) => Ok(Some(e)),
-    }
-}
-
 fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     if Path::new(&args.input.input).is_dir() {
         return run_rewrite_tree(args);
@@ -471,7 +223,7 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     if let (Some(output), false) = (&args.output, args.in_place) {
         refuse_output_is_input(input_path, output, snapshot.as_ref())?;
     }
-    let mut loaded = load(&args.input)?;
+    let mut loaded = load_input(&args.input)?;
     let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
     if args.relative && loaded.warc.is_none() {
         single_relative(args, &mut loaded, &mut options)?;
@@ -641,7 +393,7 @@ fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
 }
 
 fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
-    let loaded = load(&args.input)?;
+    let loaded = load_input(&args.input)?;
     let options = options(&args.input, false, None)?;
     if let Some(source) = &loaded.warc {
         return warc::links(
@@ -743,7 +495,7 @@ fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
 }
 
 fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
-    let loaded = load(&args.input)?;
+    let loaded = load_input(&args.input)?;
     let options = options(&args.input, false, None)?;
     if let Some(source) = &loaded.warc {
         return warc::base(
@@ -856,325 +608,6 @@ fn set_jobs(jobs: Option<usize>) -> Result<(), Fatal> {
     builder
         .build_global()
         .map_err(|e| Fatal(format!("thread pool: {e}")))
-}
-
-/// `rewrite DIR --site-url URL (-o OUTDIR | --in-place)`.
-fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
-    let started = std::time::Instant::now();
-    let root = Path::new(&args.input.input);
-    let site_url = args.site_url.as_deref().ok_or_else(|| {
-        Fatal(format!(
-            "{}: a directory needs --site-url URL{}",
-            root.display(),
-            if args.relative {
-                " (--relative maps its files to URLs by it)"
-            } else {
-                ""
-            }
-        ))
-    })?;
-    let mut site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;
-    if args.output.is_none() && !args.in_place {
-        return Err(Fatal(format!(
-            "{}: a directory needs -o OUTDIR or --in-place",
-            root.display()
-        ))
-        .into());
-    }
-    let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
-    // Everything that could lose data is refused before anything is written.
-    if let Some(out) = &args.output {
-        refuse_nested_output(root, out)?;
-    }
-    let locked = match &args.output {
-        Some(out) => out.as_path(),
-        None => root,
-    };
-    let written = fsout::Dir::open(locked, true).map_err(Fatal)?;
-    let _lock = fsout::TreeLock::acquire(locked).map_err(Fatal)?;
-    // With the lock held, any temporary file of ours in the tree is a killed run's.
-    fsout::say_removed(&fsout::remove_stale_temps(&written));
-    let destination = match &args.output {
-        Some(_) => walk::Destination::Out(&written),
-        None => walk::Destination::InPlace(&written),
-    };
-    let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
-    for s in tree.skipped.iter().chain(&tree.special) {
-        eprintln!("linkbase: {}", linkbase::report::escape_controls(s));
-    }
-    set_jobs(args.jobs)?;
-    let mut implied_drop = false;
-    if args.relative {
-        for entry in &tree.entries {
-            site.add_file(&entry.rel);
-        }
-        implied_drop = relative_options(&mut options, &site);
-    }
-    let counts = walk::rewrite_tree(&tree, &site, destination, &options);
-    // One sync for the whole tree instead of one fsync per file (issue 21): the run's writes
-    // are on disk when it returns.
-    let synced = written.sync();
-    if let Err(e) = &synced {
-        eprintln!("linkbase: {}", linkbase::report::escape_controls(e));
-    }
-    let load = |n: &std::sync::atomic::AtomicUsize| n.load(std::sync::atomic::Ordering::Relaxed);
-    let unresolved_pages = load(&counts.unresolved_pages);
-    let skipped_parts = load(&counts.skipped_parts);
-    let failed = load(&counts.failed);
-    let summary = TreeSummary {
-        pages: load(&counts.pages),
-        links: load(&counts.links),
-        left: load(&counts.unresolved_links),
-        left_pages: unresolved_pages,
-        reasons: counts
-            .reasons
-            .lock()
-            .map(|r| r.iter().copied().collect())
-            .unwrap_or_default(),
-        relative: args.relative,
-        others: load(&counts.others),
-        failed,
-        copied: load(&counts.copied_unchanged),
-        total: tree.entries.len() + tree.undecodable.len() + tree.special.len(),
-        special: tree.special.len(),
-        skipped_parts,
-        bases_removed: load(&counts.bases_removed),
-        base_by_relative: implied_drop,
-        output: args.output.as_deref(),
-        seconds: started.elapsed().as_secs_f64(),
-    };
-    eprintln!("linkbase: rewrite: {}", summary.line());
-    if failed > 0 || !tree.special.is_empty() || synced.is_err() {
-        return Ok(Exit::Problems);
-    }
-    if skipped_parts > 0 || (unresolved_pages > 0 && args.fail_on_unresolved) {
-        return Ok(Exit::Problems);
-    }
-    Ok(Exit::Ok)
-}
-
-/// `--relative`: links to files of the tree become relative paths (`Site::relative`), and
-/// `<base>` elements go, since they would redirect those paths. True when that is --relative's
-/// doing (no --drop-base): the run says so when it removed some.
-fn relative_options(options: &mut Options, site: &linkbase::site::Site) -> bool {
-    options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(site.clone())));
-    let implied = !options.rewrite.drop_base;
-    options.rewrite.drop_base = true;
-    implied
-}
-
-/// `rewrite FILE --relative` without --drop-base: says that a `<base>` element went, when one
-/// did (and only then).
-fn say_base_removed_by_relative(args: &RewriteArgs, name: &str, bases: &[linkbase::BaseRecord]) {
-    if args.relative && !args.drop_base && bases.iter().any(walk::base_removed) {
-        eprintln!(
-            "linkbase: {name}: --relative: the <base> element is removed (it would redirect the relative links)"
-        );
-    }
-}
-
-/// The one closing line of `rewrite DIR`, in `check`'s style: what was read, what became of its
-/// links and files, where the output went, and how long it took.
-struct TreeSummary<'a> {
-    pages: usize,
-    links: usize,
-    /// Links left relative or unresolvable, on `left_pages` pages, for `reasons`.
-    left: usize,
-    left_pages: usize,
-    reasons: Vec<&'static str>,
-    relative: bool,
-    /// Files that are not pages: copied to OUT, or left in place.
-    others: usize,
-    /// Files that could not be rewritten, of `total`; `copied` of them copied unchanged.
-    failed: usize,
-    copied: usize,
-    total: usize,
-    special: usize,
-    skipped_parts: usize,
-    bases_removed: usize,
-    /// The `<base>` elements went because of --relative, not --drop-base.
-    base_by_relative: bool,
-    /// -o OUTDIR, or in place.
-    output: Option<&'a Path>,
-    seconds: f64,
-}
-
-impl TreeSummary<'_> {
-    fn line(&self) -> String {
-        let mut line = format!(
-            "{}, {}: {} {}, {}",
-            say::n(self.pages, "page"),
-            say::n(self.links, "link"),
-            self.links - self.left.min(self.links),
-            if self.relative {
-                "absolute or relative"
-            } else {
-                "absolute"
-            },
-            self.left
-        );
-        line += " left relative or unresolvable";
-        if self.left > 0 {
-            line += &format!(
-                " on {} ({})",
-                say::n(self.left_pages, "page"),
-                self.reasons.join(", ")
-            );
-        }
-        line += &match self.output {
-            Some(_) => format!("; {} copied", say::n(self.others, "other file")),
-            None => format!("; {} left as they were", say::n(self.others, "other file")),
-        };
-        if self.failed == 0 {
-            line += "; 0 failed";
-        } else {
-            let what = match self.output {
-                Some(_) if self.copied == self.failed => "copied unchanged".to_owned(),
-                Some(_) if self.copied == 0 => "not written to the output".to_owned(),
-                Some(_) => format!(
-                    "{} copied unchanged, {} not written to the output",
-                    self.copied,
-                    self.failed - self.copied
-                ),
-                None => "left unchanged".to_owned(),
-            };
-            line += &format!(
-                "; {} of {} failed ({what}, see above)",
-                self.failed,
-                say::n(self.total, "file")
-            );
-        }
-        if self.special > 0 {
-            line += &format!(
-                "; {} (FIFOs, sockets, devices) skipped, {}",
-                say::n_as(
-                    self.special,
-                    "file not a regular file",
-                    "files not regular files"
-                ),
-                if self.output.is_some() {
-                    "not in the output"
-                } else {
-                    "left alone"
-                }
-            );
-        }
-        if self.skipped_parts > 0 {
-            line += &format!(
-                "; {} with parts left as they were or read past damage (see above)",
-                say::n(self.skipped_parts, "MIME message")
-            );
-        }
-        if self.bases_removed > 0 {
-            line += &format!(
-                "; <base> removed from {}{}",
-                say::n(self.bases_removed, "page"),
-                if self.base_by_relative {
-                    " (by --relative: it would redirect the relative links)"
-                } else {
-                    ""
-                }
-            );
-        }
-        line += &match self.output {
-            Some(out) => format!(
-                "; written to {}",
-                escape_controls(&out.display().to_string())
-            ),
-            None => "; rewritten in place".to_owned(),
-        };
-        line + &format!("; {:.2} s", self.seconds)
-    }
-}
-
-/// `rewrite FILE --relative --site-url URL --root DIR`: FILE is a page of the tree at DIR,
-/// published at URL.
-fn single_relative(
-    args: &RewriteArgs,
-    loaded: &mut Loaded,
-    options: &mut Options,
-) -> Result<(), Fatal> {
-    let (Some(site_url), Some(root)) = (&args.site_url, &args.root) else {
-        return Err(Fatal(
-            "--relative with a single INPUT needs --site-url URL and --root DIR (the tree the page belongs to)".into(),
-        ));
-    };
-    let mut site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;
-    let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
-    for entry in &tree.entries {
-        site.add_file(&entry.rel);
-    }
-    let file = fsout::resolve_path(Path::new(&args.input.input))
-        .map_err(|e| Fatal(format!("{}: {e}", args.input.input)))?;
-    let root_abs =
-        fsout::resolve_path(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
-    let rel = file
-        .strip_prefix(&root_abs)
-        .ok()
-        .and_then(|r| r.to_str())
-        .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
-        .ok_or_else(|| {
-            Fatal(format!(
-                "{}: not a file under --root {}",
-                args.input.input,
-                root.display()
-            ))
-        })?;
-    if loaded.layers.retrieval_uri.is_none() {
-        loaded.layers.retrieval_uri = Some(site.file_url(&rel));
-    }
-    relative_options(options, &site);
-    Ok(())
-}
-
-/// The `file:` URL of a directory, for `check --local`.
-fn local_url(dir: &Path) -> Result<String, Fatal> {
-    let abs = fsout::resolve_path(dir).map_err(|e| Fatal(format!("{}: {e}", dir.display())))?;
-    let text = abs
-        .to_str()
-        .ok_or_else(|| Fatal(format!("{}: the path is not UTF-8", dir.display())))?;
-    let site = linkbase::site::Site::new("file:///").map_err(Fatal::from)?;
-    let url = site.file_url(text.trim_start_matches('/'));
-    Ok(if url.ends_with('/') {
-        url
-    } else {
-        format!("{url}/")
-    })
-}
-
-/// An output tree that is the input tree, or lies inside it, would have its own output read
-/// back (and, before issue 15, truncated every non-HTML file: copying a file onto itself
-/// empties it). Both paths are compared with `.`, `..` and symbolic links resolved.
-fn refuse_nested_output(root: &Path, out: &Path) -> Result<(), Fatal> {
-    let resolved_root =
-        fsout::resolve_path(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
-    let resolved_out =
-        fsout::resolve_path(out).map_err(|e| Fatal(format!("{}: {e}", out.display())))?;
-    if resolved_out == resolved_root {
-        return Err(Fatal(format!(
-            "{}: the output directory is the input directory; use --in-place to rewrite a tree \
-             in place",
-            out.display()
-        )));
-    }
-    // OUTDIR around DIR: `OUT/site/x.html` of a page `DIR/site/x.html` would be the input file
-    // `DIR/x.html` when DIR is `OUT/site`.
-    if resolved_root.starts_with(&resolved_out) {
-        return Err(Fatal(format!(
-            "{}: the output directory contains the input directory {}; its files could be \
-             overwritten: choose one outside it",
-            out.display(),
-            root.display()
-        )));
-    }
-    if resolved_out.starts_with(&resolved_root) {
-        return Err(Fatal(format!(
-            "{}: the output directory lies inside the input directory {}; choose one outside it",
-            out.display(),
-            root.display()
-        )));
-    }
-    Ok(())
 }
 
 /// `check DIR --site-url URL`.

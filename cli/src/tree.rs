@@ -1,0 +1,333 @@
+//! `rewrite DIR`: a whole tree rewritten (or a mirror made), with its closing summary.
+
+use std::path::Path;
+
+use linkbase::pipeline::Options;
+use linkbase::report::escape_controls;
+
+use crate::args::RewriteArgs;
+use crate::load::{options, Loaded};
+use crate::{fsout, say, set_jobs, walk, Exit, Failure, Fatal};
+
+/// `rewrite DIR --site-url URL (-o OUTDIR | --in-place)`.
+pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
+    let started = std::time::Instant::now();
+    let root = Path::new(&args.input.input);
+    let site_url = args.site_url.as_deref().ok_or_else(|| {
+        Fatal(format!(
+            "{}: a directory needs --site-url URL{}",
+            root.display(),
+            if args.relative {
+                " (--relative maps its files to URLs by it)"
+            } else {
+                ""
+            }
+        ))
+    })?;
+    let mut site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;
+    if args.output.is_none() && !args.in_place {
+        return Err(Fatal(format!(
+            "{}: a directory needs -o OUTDIR or --in-place",
+            root.display()
+        ))
+        .into());
+    }
+    let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
+    // Everything that could lose data is refused before anything is written.
+    if let Some(out) = &args.output {
+        refuse_nested_output(root, out)?;
+    }
+    let locked = match &args.output {
+        Some(out) => out.as_path(),
+        None => root,
+    };
+    let written = fsout::Dir::open(locked, true).map_err(Fatal)?;
+    let _lock = fsout::TreeLock::acquire(locked).map_err(Fatal)?;
+    // With the lock held, any temporary file of ours in the tree is a killed run's.
+    fsout::say_removed(&fsout::remove_stale_temps(&written));
+    let destination = match &args.output {
+        Some(_) => walk::Destination::Out(&written),
+        None => walk::Destination::InPlace(&written),
+    };
+    let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
+    for s in tree.skipped.iter().chain(&tree.special) {
+        eprintln!("linkbase: {}", linkbase::report::escape_controls(s));
+    }
+    set_jobs(args.jobs)?;
+    let mut implied_drop = false;
+    if args.relative {
+        for entry in &tree.entries {
+            site.add_file(&entry.rel);
+        }
+        implied_drop = relative_options(&mut options, &site);
+    }
+    let counts = walk::rewrite_tree(&tree, &site, destination, &options);
+    // One sync for the whole tree instead of one fsync per file (issue 21): the run's writes
+    // are on disk when it returns.
+    let synced = written.sync();
+    if let Err(e) = &synced {
+        eprintln!("linkbase: {}", linkbase::report::escape_controls(e));
+    }
+    let load = |n: &std::sync::atomic::AtomicUsize| n.load(std::sync::atomic::Ordering::Relaxed);
+    let unresolved_pages = load(&counts.unresolved_pages);
+    let skipped_parts = load(&counts.skipped_parts);
+    let failed = load(&counts.failed);
+    let summary = TreeSummary {
+        pages: load(&counts.pages),
+        links: load(&counts.links),
+        left: load(&counts.unresolved_links),
+        left_pages: unresolved_pages,
+        reasons: counts
+            .reasons
+            .lock()
+            .map(|r| r.iter().copied().collect())
+            .unwrap_or_default(),
+        relative: args.relative,
+        others: load(&counts.others),
+        failed,
+        copied: load(&counts.copied_unchanged),
+        total: tree.entries.len() + tree.undecodable.len() + tree.special.len(),
+        special: tree.special.len(),
+        skipped_parts,
+        bases_removed: load(&counts.bases_removed),
+        base_by_relative: implied_drop,
+        output: args.output.as_deref(),
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    eprintln!("linkbase: rewrite: {}", summary.line());
+    if failed > 0 || !tree.special.is_empty() || synced.is_err() {
+        return Ok(Exit::Problems);
+    }
+    if skipped_parts > 0 || (unresolved_pages > 0 && args.fail_on_unresolved) {
+        return Ok(Exit::Problems);
+    }
+    Ok(Exit::Ok)
+}
+
+/// `--relative`: links to files of the tree become relative paths (`Site::relative`), and
+/// `<base>` elements go, since they would redirect those paths. True when that is --relative's
+/// doing (no --drop-base): the run says so when it removed some.
+pub(crate) fn relative_options(options: &mut Options, site: &linkbase::site::Site) -> bool {
+    options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(site.clone())));
+    let implied = !options.rewrite.drop_base;
+    options.rewrite.drop_base = true;
+    implied
+}
+
+/// `rewrite FILE --relative` without --drop-base: says that a `<base>` element went, when one
+/// did (and only then).
+pub(crate) fn say_base_removed_by_relative(
+    args: &RewriteArgs,
+    name: &str,
+    bases: &[linkbase::BaseRecord],
+) {
+    if args.relative && !args.drop_base && bases.iter().any(walk::base_removed) {
+        eprintln!(
+            "linkbase: {name}: --relative: the <base> element is removed (it would redirect the relative links)"
+        );
+    }
+}
+
+/// The one closing line of `rewrite DIR`, in `check`'s style: what was read, what became of its
+/// links and files, where the output went, and how long it took.
+pub(crate) struct TreeSummary<'a> {
+    pub(crate) pages: usize,
+    pub(crate) links: usize,
+    /// Links left relative or unresolvable, on `left_pages` pages, for `reasons`.
+    pub(crate) left: usize,
+    pub(crate) left_pages: usize,
+    pub(crate) reasons: Vec<&'static str>,
+    pub(crate) relative: bool,
+    /// Files that are not pages: copied to OUT, or left in place.
+    pub(crate) others: usize,
+    /// Files that could not be rewritten, of `total`; `copied` of them copied unchanged.
+    pub(crate) failed: usize,
+    pub(crate) copied: usize,
+    pub(crate) total: usize,
+    pub(crate) special: usize,
+    pub(crate) skipped_parts: usize,
+    pub(crate) bases_removed: usize,
+    /// The `<base>` elements went because of --relative, not --drop-base.
+    pub(crate) base_by_relative: bool,
+    /// -o OUTDIR, or in place.
+    pub(crate) output: Option<&'a Path>,
+    pub(crate) seconds: f64,
+}
+
+impl TreeSummary<'_> {
+    pub(crate) fn line(&self) -> String {
+        let mut line = format!(
+            "{}, {}: {} {}, {}",
+            say::n(self.pages, "page"),
+            say::n(self.links, "link"),
+            self.links - self.left.min(self.links),
+            if self.relative {
+                "absolute or relative"
+            } else {
+                "absolute"
+            },
+            self.left
+        );
+        line += " left relative or unresolvable";
+        if self.left > 0 {
+            line += &format!(
+                " on {} ({})",
+                say::n(self.left_pages, "page"),
+                self.reasons.join(", ")
+            );
+        }
+        line += &match self.output {
+            Some(_) => format!("; {} copied", say::n(self.others, "other file")),
+            None => format!("; {} left as they were", say::n(self.others, "other file")),
+        };
+        if self.failed == 0 {
+            line += "; 0 failed";
+        } else {
+            let what = match self.output {
+                Some(_) if self.copied == self.failed => "copied unchanged".to_owned(),
+                Some(_) if self.copied == 0 => "not written to the output".to_owned(),
+                Some(_) => format!(
+                    "{} copied unchanged, {} not written to the output",
+                    self.copied,
+                    self.failed - self.copied
+                ),
+                None => "left unchanged".to_owned(),
+            };
+            line += &format!(
+                "; {} of {} failed ({what}, see above)",
+                self.failed,
+                say::n(self.total, "file")
+            );
+        }
+        if self.special > 0 {
+            line += &format!(
+                "; {} (FIFOs, sockets, devices) skipped, {}",
+                say::n_as(
+                    self.special,
+                    "file not a regular file",
+                    "files not regular files"
+                ),
+                if self.output.is_some() {
+                    "not in the output"
+                } else {
+                    "left alone"
+                }
+            );
+        }
+        if self.skipped_parts > 0 {
+            line += &format!(
+                "; {} with parts left as they were or read past damage (see above)",
+                say::n(self.skipped_parts, "MIME message")
+            );
+        }
+        if self.bases_removed > 0 {
+            line += &format!(
+                "; <base> removed from {}{}",
+                say::n(self.bases_removed, "page"),
+                if self.base_by_relative {
+                    " (by --relative: it would redirect the relative links)"
+                } else {
+                    ""
+                }
+            );
+        }
+        line += &match self.output {
+            Some(out) => format!(
+                "; written to {}",
+                escape_controls(&out.display().to_string())
+            ),
+            None => "; rewritten in place".to_owned(),
+        };
+        line + &format!("; {:.2} s", self.seconds)
+    }
+}
+
+/// `rewrite FILE --relative --site-url URL --root DIR`: FILE is a page of the tree at DIR,
+/// published at URL.
+pub(crate) fn single_relative(
+    args: &RewriteArgs,
+    loaded: &mut Loaded,
+    options: &mut Options,
+) -> Result<(), Fatal> {
+    let (Some(site_url), Some(root)) = (&args.site_url, &args.root) else {
+        return Err(Fatal(
+            "--relative with a single INPUT needs --site-url URL and --root DIR (the tree the page belongs to)".into(),
+        ));
+    };
+    let mut site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;
+    let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
+    for entry in &tree.entries {
+        site.add_file(&entry.rel);
+    }
+    let file = fsout::resolve_path(Path::new(&args.input.input))
+        .map_err(|e| Fatal(format!("{}: {e}", args.input.input)))?;
+    let root_abs =
+        fsout::resolve_path(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
+    let rel = file
+        .strip_prefix(&root_abs)
+        .ok()
+        .and_then(|r| r.to_str())
+        .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
+        .ok_or_else(|| {
+            Fatal(format!(
+                "{}: not a file under --root {}",
+                args.input.input,
+                root.display()
+            ))
+        })?;
+    if loaded.layers.retrieval_uri.is_none() {
+        loaded.layers.retrieval_uri = Some(site.file_url(&rel));
+    }
+    relative_options(options, &site);
+    Ok(())
+}
+
+/// The `file:` URL of a directory, for `check --local`.
+pub(crate) fn local_url(dir: &Path) -> Result<String, Fatal> {
+    let abs = fsout::resolve_path(dir).map_err(|e| Fatal(format!("{}: {e}", dir.display())))?;
+    let text = abs
+        .to_str()
+        .ok_or_else(|| Fatal(format!("{}: the path is not UTF-8", dir.display())))?;
+    let site = linkbase::site::Site::new("file:///").map_err(Fatal::from)?;
+    let url = site.file_url(text.trim_start_matches('/'));
+    Ok(if url.ends_with('/') {
+        url
+    } else {
+        format!("{url}/")
+    })
+}
+
+/// An output tree that is the input tree, or lies inside it, would have its own output read
+/// back (and, before issue 15, truncated every non-HTML file: copying a file onto itself
+/// empties it). Both paths are compared with `.`, `..` and symbolic links resolved.
+pub(crate) fn refuse_nested_output(root: &Path, out: &Path) -> Result<(), Fatal> {
+    let resolved_root =
+        fsout::resolve_path(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
+    let resolved_out =
+        fsout::resolve_path(out).map_err(|e| Fatal(format!("{}: {e}", out.display())))?;
+    if resolved_out == resolved_root {
+        return Err(Fatal(format!(
+            "{}: the output directory is the input directory; use --in-place to rewrite a tree \
+             in place",
+            out.display()
+        )));
+    }
+    // OUTDIR around DIR: `OUT/site/x.html` of a page `DIR/site/x.html` would be the input file
+    // `DIR/x.html` when DIR is `OUT/site`.
+    if resolved_root.starts_with(&resolved_out) {
+        return Err(Fatal(format!(
+            "{}: the output directory contains the input directory {}; its files could be \
+             overwritten: choose one outside it",
+            out.display(),
+            root.display()
+        )));
+    }
+    if resolved_out.starts_with(&resolved_root) {
+        return Err(Fatal(format!(
+            "{}: the output directory lies inside the input directory {}; choose one outside it",
+            out.display(),
+            root.display()
+        )));
+    }
+    Ok(())
+}
