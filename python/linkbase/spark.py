@@ -18,7 +18,34 @@ Content-Location, else its WARC-Target-URI), go to Spark as Arrow record batches
 Rows carry exactly the fields of `linkbase links IN.warc.gz`.
 
 `hadoop=True` reads the paths as Hadoop file system URIs (hdfs://, s3a://, …) through Spark's
-`binaryFile` source instead: a whole file per task, held in the task's memory.
+`binaryFile` source instead: a whole file per task, held in the task's memory (Common Crawl's
+WARC files are about 1 GB each, tens of thousands a crawl: one task per file keeps every core
+busy; a few huge files are better copied to a file system the executors mount, then split).
+
+On a cluster (standalone, YARN, Kubernetes alike), ship the native wheel in a packed virtual
+environment, as Spark's Python package management guide does (`--py-files` does not carry
+native extensions):
+
+    cd python && maturin build --release -o ../dist && cd ..        # on the executors' platform
+    python/spark-env.sh dist/linkbase-*.whl linkbase-env.tar.gz      # venv-pack: wheel + pyarrow
+    PYSPARK_DRIVER_PYTHON=python PYSPARK_PYTHON=./environment/bin/python \\
+    spark-submit --master spark://head:7077 --archives linkbase-env.tar.gz#environment \\
+        "$(python -c 'import linkbase.spark as s; print(s.__file__)')" \\
+        links /shared/crawl/*.warc.gz --output /shared/links.parquet --hosts /shared/hosts.parquet
+
+(the driver's `python` has linkbase, pyspark, pyarrow and pandas installed: `pip install
+pyspark[sql] dist/linkbase-*.whl`; on YARN, `--archives` is the same and so is the rest). From
+S3 or HDFS, through Hadoop's file systems (S3A needs the hadoop-aws jar of Spark's Hadoop
+version, 3.4.1 for pyspark 4.0, and credentials as S3A takes them: environment variables, an
+instance profile, `spark.hadoop.fs.s3a.*` settings; LINKBASE_SPARK is the path printed above):
+
+    spark-submit ... --packages org.apache.hadoop:hadoop-aws:3.4.1 \\
+        "$LINKBASE_SPARK" links --hadoop 's3a://my-bucket/crawl/*.warc.gz' \\
+        --output s3a://my-bucket/links/ --partition-by kind
+    spark-submit ... "$LINKBASE_SPARK" links --hadoop 'hdfs://namenode:8020/crawl/*.warc.gz' \\
+        --output hdfs://namenode:8020/links.parquet
+
+(`--output` and `--hosts` are Spark writes: any Hadoop URI does.)
 """
 
 from __future__ import annotations
