@@ -11,11 +11,14 @@ if [ ! -x "$venv/bin/python" ]; then
     exit 2
   fi
 fi
-# Pinned, so a new release cannot change what CI runs. pyspark: the Spark test (tests/test_spark.py,
-# local[2] mode; needs Java 17+ on PATH, as the machine has); mypy: the stubs checked with --strict
-# (tests/test_documents.py). `python -m pip`, not bin/pip: a venv copied from another checkout keeps
-# that checkout's path in bin/pip's first line, and would install there.
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin==1.16.0 pytest==9.2.0 pyspark==4.0.1 mypy==2.4.1
+# Pinned, so a new release cannot change what CI runs. pyspark: the Spark tests (tests/test_spark.py,
+# local[2] mode and a standalone cluster; needs Java 17+ on PATH, as the machine has), with what its
+# Arrow path needs (pyspark[sql]: pyarrow, and pandas, which mapInArrow asks the driver for);
+# venv-pack: the executors' environment (python/spark-env.sh); mypy: the stubs and the package
+# checked with --strict (tests/test_documents.py). `python -m pip`, not bin/pip: a venv copied from
+# another checkout keeps that checkout's path in bin/pip's first line, and would install there.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin==1.16.0 pytest==9.2.0 \
+  pyspark==4.0.1 pyarrow==26.0.1 pandas==2.3.3 venv-pack==0.2.0 mypy==2.4.1
 
 cd "$root/python"
 echo "== python: cargo fmt --check, clippy"
@@ -25,9 +28,18 @@ cargo clippy --locked --release -- -D warnings
 echo "== python: maturin develop --release"
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --locked --quiet
 
+# The wheel users install (the build above, cached), and the environment spark-submit ships to the
+# cluster test's executors with it (--archives).
+echo "== python: wheel, and the executors' environment (python/spark-env.sh)"
+rm -rf "$root/target/wheels"
+VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin build --release --locked --quiet \
+  -i "$venv/bin/python" -o "$root/target/wheels"
+wheel=("$root"/target/wheels/linkbase-*.whl)
+bash "$root/python/spark-env.sh" "${wheel[0]}" "$root/target/py-spark-env.tar.gz" "$venv/bin/python"
+
 echo "== python: pytest"
 status=0
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests || status=$?
+LINKBASE_SPARK_ENV="$root/target/py-spark-env.tar.gz" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests || status=$?
 # pytest: 0 all passed, 1 some failed, 2-4 interrupted/internal/usage error, 5 nothing collected.
 # Every one but 0 fails CI, 5 included: a suite that collects nothing tests nothing.
 if [ "$status" -ne 0 ]; then

@@ -360,6 +360,9 @@ pub struct Archive {
     counts: Counts,
     /// [`Archive::with_others`].
     others: bool,
+    /// [`Archive::open_range`]: where the range starts, while the records before it are not
+    /// indexed (they are, the first time a revisit's original is not found in the range).
+    unindexed_prefix: Option<u64>,
 }
 
 impl std::fmt::Debug for Archive {
@@ -435,14 +438,35 @@ impl Archive {
     /// # Errors
     /// [`Error::Io`] when it cannot be opened.
     pub fn open(path: &Path, options: ArchiveOptions) -> Result<Archive, Error> {
+        Archive::open_range(path, options, 0, None)
+    }
+
+    /// Opens the records of the WARC file at `path` that start in the byte range `start..end`
+    /// (`None`: to the end), as [`WarcReader::range`] reads them: ranges that meet give every
+    /// record once, so one file can be read as many tasks. A revisit whose original is not in
+    /// the range is looked up in the records before it (read once, blocks and all, the first
+    /// time one is needed), so a range gives the events a whole read gives for its records.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when it cannot be opened.
+    pub fn open_range(
+        path: &Path,
+        options: ArchiveOptions,
+        start: u64,
+        end: Option<u64>,
+    ) -> Result<Archive, Error> {
         let io_error = |source| Error::Io {
             input: path.display().to_string(),
             source,
         };
-        let file = File::open(path).map_err(io_error)?;
-        let reader = WarcReader::new(BufReader::with_capacity(256 * 1024, file))
-            .map_err(io_error)?
-            .keep(wanted);
+        let file = BufReader::with_capacity(256 * 1024, File::open(path).map_err(io_error)?);
+        let reader = if start == 0 && end.is_none() {
+            WarcReader::new(file)
+        } else {
+            WarcReader::range(file, start, end)
+        }
+        .map_err(io_error)?
+        .keep(wanted);
         Ok(Archive {
             path: path.to_owned(),
             reader,
@@ -451,7 +475,43 @@ impl Archive {
             recent: RecentRecords::default(),
             counts: Counts::default(),
             others: false,
+            unindexed_prefix: (start > 0).then_some(start),
         })
+    }
+
+    /// Indexes the originals before the range ([`Archive::open_range`]), as a whole read would
+    /// have indexed them by now.
+    fn index_prefix(&mut self) {
+        let Some(start) = self.unindexed_prefix.take() else {
+            return;
+        };
+        let Ok(file) = File::open(&self.path) else {
+            return;
+        };
+        let Ok(reader) = WarcReader::range(BufReader::new(file), 0, Some(start)) else {
+            return;
+        };
+        // The later record of a key wins, as in a whole read: the range's over the prefix's.
+        let mut before = HashMap::new();
+        for item in reader.keep(wanted) {
+            if let Item::Record(record) = item {
+                if matches!(record.record_type().as_str(), "response" | "resource") {
+                    let original = Original {
+                        at: warc::Place {
+                            offset: record.offset,
+                            within: record.within,
+                        },
+                        html: html_of(&record, None, &self.options).is_ok(),
+                    };
+                    for key in references(&record, false) {
+                        before.insert(key_hash(&key), original);
+                    }
+                }
+            }
+        }
+        for (key, original) in before {
+            self.originals.entry(key).or_insert(original);
+        }
     }
 
     /// Gives the records that are not HTML, and the redirects, as [`Event::Other`] with their
@@ -575,6 +635,13 @@ impl Archive {
     /// whose original is not in the file is said with what it refers to.
     fn revisit(&mut self, revisit: &Record) -> Result<HtmlRecord, (SkipReason, Option<String>)> {
         let wanted = references(revisit, true);
+        if self.unindexed_prefix.is_some()
+            && !wanted
+                .iter()
+                .any(|key| self.originals.contains_key(&key_hash(key)))
+        {
+            self.index_prefix();
+        }
         let mut not_html = false;
         let original = wanted.iter().find_map(|key| {
             let found = *self.originals.get(&key_hash(key))?;

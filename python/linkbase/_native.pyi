@@ -52,14 +52,21 @@ class WarcReader(Iterator[WarcRecord]):
     @property
     def failed(self) -> List[Tuple[str, int, str]]:
         """Records that could not be processed, HTML or past a bound: (record id, offset, message)."""
+    def _next_columns(
+        self, max_rows: int = 65536, max_bytes: int = 16777216
+    ) -> Optional[Tuple[int, List[Tuple[int, List[Optional[bytes]]]]]]:
+        """The link table's next rows as Arrow buffers (linkbase.arrow.link_batches wraps them)."""
 
 def read_warc(
     source: Union[str, "os.PathLike[str]", BinaryIO],
+    start: int = 0,
+    end: Optional[int] = None,
     *,
     profile: ProfileName = "rfc2396",
     header_base: HeaderBaseName = "entity",
 ) -> WarcReader:
-    """The HTML records of a .warc / .warc.gz, one WarcRecord each (see help(linkbase.read_warc))."""
+    """The HTML records of a .warc / .warc.gz (those starting in the byte range start..end), one
+    WarcRecord each (see help(linkbase.read_warc))."""
 
 def resolve(base: str, ref: str, profile: ProfileName = "rfc2396") -> Optional[str]:
     """`ref` resolved against `base`; None when it cannot be resolved (a relative reference

@@ -641,6 +641,189 @@ struct WarcReader {
     failed: Vec<(String, u64, String)>,
     /// Keeps a copied file object alive while it is read.
     _spool: Option<tempfile::NamedTempFile>,
+    /// The links of a record that did not fit in the last batch (`_next_columns`).
+    pending: Option<(
+        linkbase::archive::RecordRef,
+        std::vec::IntoIter<linkbase::LinkRecord>,
+    )>,
+}
+
+/// The next HTML record of `archive` with its links; damage and failures are listed on the way.
+fn next_html(
+    archive: &mut linkbase::archive::Archive,
+    options: &Options,
+    name: &str,
+    damaged: &mut Vec<(u64, Option<String>, String)>,
+    failed: &mut Vec<(String, u64, String)>,
+) -> PyResult<Option<(Box<linkbase::archive::HtmlRecord>, Report)>> {
+    for event in archive.by_ref() {
+        match event {
+            linkbase::archive::Event::Html(h) => {
+                match linkbase::archive::links(&h, name, options) {
+                    Ok(report) => return Ok(Some((h, report))),
+                    Err(e) => failed.push((h.id().to_owned(), h.offset, e.to_string())),
+                }
+            }
+            linkbase::archive::Event::Damaged(d) => {
+                damaged.push((d.offset, d.record_id, d.message));
+            }
+            // A record past a bound is one that could not be read; a revisit whose
+            // original is not in the file (issue 23) is one that cannot be.
+            linkbase::archive::Event::Skipped {
+                reference,
+                offset,
+                message: Some(m),
+                ..
+            } => failed.push((reference.id().to_owned(), offset, m)),
+            linkbase::archive::Event::Skipped { .. } | linkbase::archive::Event::Other(_) => {}
+        }
+        // Ctrl-C between records (after one is accounted for, so none is lost): this
+        // loop can walk a whole archive without returning to Python, which runs signal
+        // handlers only where the GIL is held (PyErr_CheckSignals raises
+        // KeyboardInterrupt).
+        Python::attach(|py| py.check_signals())?;
+    }
+    Ok(None)
+}
+
+/// A batch's string column in Arrow's layout (the `utf8` type): validity bitmap, 32-bit
+/// offsets, data.
+#[derive(Default)]
+struct StringColumn {
+    validity: Vec<u8>,
+    offsets: Vec<u8>,
+    data: Vec<u8>,
+    nulls: usize,
+}
+
+/// A batch's boolean column in Arrow's layout: validity and value bitmaps.
+#[derive(Default)]
+struct BoolColumn {
+    validity: Vec<u8>,
+    values: Vec<u8>,
+    nulls: usize,
+}
+
+/// Sets bit `row` of an Arrow bitmap (least significant bit first), growing it.
+fn set_bit(bitmap: &mut Vec<u8>, row: usize, value: bool) {
+    if row % 8 == 0 {
+        bitmap.push(0);
+    }
+    if let (true, Some(byte)) = (value, bitmap.last_mut()) {
+        *byte |= 1 << (row % 8);
+    }
+}
+
+impl StringColumn {
+    fn push(&mut self, row: usize, value: Option<&str>) -> PyResult<()> {
+        if self.offsets.is_empty() {
+            self.offsets.extend_from_slice(&0i32.to_le_bytes());
+        }
+        set_bit(&mut self.validity, row, value.is_some());
+        match value {
+            Some(v) => self.data.extend_from_slice(v.as_bytes()),
+            None => self.nulls += 1,
+        }
+        let end = i32::try_from(self.data.len())
+            .map_err(|_| Error::new_err("a batch column passed 2 GiB"))?;
+        self.offsets.extend_from_slice(&end.to_le_bytes());
+        Ok(())
+    }
+}
+
+/// The link table's string columns, in order, around `same_document` (the 11th column).
+const STRING_COLUMNS: usize = 11;
+
+/// Link rows in Arrow's columnar layout, for `_next_columns`.
+#[derive(Default)]
+struct LinkColumns {
+    rows: usize,
+    strings: [StringColumn; STRING_COLUMNS],
+    same_document: BoolColumn,
+}
+
+fn kind_name(kind: linkbase::LinkKind) -> &'static str {
+    use linkbase::LinkKind as K;
+    match kind {
+        K::Url => "url",
+        K::Srcset => "srcset",
+        K::List => "list",
+        K::Refresh => "refresh",
+        K::Css => "css",
+        K::CssImport => "css-import",
+        K::ConditionalComment => "conditional-comment",
+    }
+}
+
+impl LinkColumns {
+    /// One row: the record's WARC fields, then the link's (linkbase.spark.COLUMNS).
+    fn push(
+        &mut self,
+        record: &linkbase::archive::RecordRef,
+        link: &linkbase::LinkRecord,
+    ) -> PyResult<()> {
+        let row = self.rows;
+        let values: [Option<&str>; STRING_COLUMNS] = [
+            record.warc_target_uri.as_deref(),
+            record.warc_record_id.as_deref(),
+            record.warc_date.as_deref(),
+            Some(&link.element),
+            link.attribute.as_deref(),
+            Some(&link.original),
+            link.resolved.as_deref(),
+            link.base.as_deref(),
+            Some(link.base_source.name()),
+            Some(kind_name(link.kind)),
+            link.diagnostic.as_deref(),
+        ];
+        for (column, value) in self.strings.iter_mut().zip(values) {
+            column.push(row, value)?;
+        }
+        set_bit(&mut self.same_document.validity, row, true);
+        set_bit(&mut self.same_document.values, row, link.same_document);
+        self.rows += 1;
+        Ok(())
+    }
+
+    fn bytes(&self) -> usize {
+        self.strings.iter().map(|c| c.data.len()).sum()
+    }
+
+    /// `(rows, columns)`: per column `(null_count, buffers)`, the buffers as Arrow's
+    /// `Array.from_buffers` takes them (validity first; None when there is no null).
+    #[allow(clippy::type_complexity)]
+    fn into_py<'py>(
+        self,
+        py: Python<'py>,
+    ) -> (usize, Vec<(usize, Vec<Option<Bound<'py, PyBytes>>>)>) {
+        let validity = |nulls: usize, bitmap: &[u8]| (nulls > 0).then(|| PyBytes::new(py, bitmap));
+        let mut columns: Vec<_> = self
+            .strings
+            .iter()
+            .map(|c| {
+                (
+                    c.nulls,
+                    vec![
+                        validity(c.nulls, &c.validity),
+                        Some(PyBytes::new(py, &c.offsets)),
+                        Some(PyBytes::new(py, &c.data)),
+                    ],
+                )
+            })
+            .collect();
+        let b = &self.same_document;
+        columns.insert(
+            10,
+            (
+                b.nulls,
+                vec![
+                    validity(b.nulls, &b.validity),
+                    Some(PyBytes::new(py, &b.values)),
+                ],
+            ),
+        );
+        (self.rows, columns)
+    }
 }
 
 #[pymethods]
@@ -657,40 +840,10 @@ impl WarcReader {
         let Some(archive) = this.archive.as_mut() else {
             return Ok(None);
         };
-        let options = this.options.clone();
+        let options = &this.options;
         let name = this.name.as_str();
         let (damaged, failed) = (&mut this.damaged, &mut this.failed);
-        let found = run(py, || {
-            for event in archive.by_ref() {
-                match event {
-                    linkbase::archive::Event::Html(h) => {
-                        match linkbase::archive::links(&h, name, &options) {
-                            Ok(report) => return Ok(Some((h, report))),
-                            Err(e) => failed.push((h.id().to_owned(), h.offset, e.to_string())),
-                        }
-                    }
-                    linkbase::archive::Event::Damaged(d) => {
-                        damaged.push((d.offset, d.record_id, d.message));
-                    }
-                    // A record past a bound is one that could not be read; a revisit whose
-                    // original is not in the file (issue 23) is one that cannot be.
-                    linkbase::archive::Event::Skipped {
-                        reference,
-                        offset,
-                        message: Some(m),
-                        ..
-                    } => failed.push((reference.id().to_owned(), offset, m)),
-                    linkbase::archive::Event::Skipped { .. }
-                    | linkbase::archive::Event::Other(_) => {}
-                }
-                // Ctrl-C between records (after one is accounted for, so none is lost): this
-                // loop can walk a whole archive without returning to Python, which runs signal
-                // handlers only where the GIL is held (PyErr_CheckSignals raises
-                // KeyboardInterrupt).
-                Python::attach(|py| py.check_signals())?;
-            }
-            Ok(None)
-        })?;
+        let found = run(py, || next_html(archive, options, name, damaged, failed))?;
         let Some((h, report)) = found else {
             return Ok(None);
         };
@@ -711,6 +864,52 @@ impl WarcReader {
         )?;
         dict.set_item("links", pythonize::pythonize(py, &report.links)?)?;
         Ok(Some(dict.into_any()))
+    }
+
+    /// The link table's next rows, at most `max_rows` (and about `max_bytes` of strings), in
+    /// Arrow's columnar layout: `(rows, columns)` in linkbase.spark.COLUMNS order, each column
+    /// `(null_count, buffers)`; None at the end. No Python object is made per link:
+    /// linkbase.arrow.link_batches wraps the buffers as a pyarrow RecordBatch.
+    #[pyo3(signature = (max_rows = 65536, max_bytes = 16 << 20))]
+    #[allow(clippy::type_complexity)]
+    fn _next_columns<'py>(
+        mut slf: PyRefMut<'py, Self>,
+        py: Python<'py>,
+        max_rows: usize,
+        max_bytes: usize,
+    ) -> PyResult<Option<(usize, Vec<(usize, Vec<Option<Bound<'py, PyBytes>>>)>)>> {
+        let this = &mut *slf;
+        let Some(archive) = this.archive.as_mut() else {
+            return Ok(None);
+        };
+        let options = &this.options;
+        let name = this.name.as_str();
+        let (damaged, failed, pending) = (&mut this.damaged, &mut this.failed, &mut this.pending);
+        let max_rows = max_rows.max(1);
+        let columns = run(py, || {
+            let mut columns = LinkColumns::default();
+            loop {
+                if let Some((record, links)) = pending.as_mut() {
+                    for link in links.by_ref() {
+                        columns.push(record, &link)?;
+                        if columns.rows >= max_rows || columns.bytes() >= max_bytes {
+                            return Ok(columns);
+                        }
+                    }
+                }
+                *pending = None;
+                match next_html(archive, options, name, damaged, failed)? {
+                    Some((h, report)) => {
+                        *pending = Some((h.reference.clone(), report.links.into_iter()));
+                    }
+                    None => return Ok(columns),
+                }
+            }
+        })?;
+        if columns.rows == 0 {
+            return Ok(None);
+        }
+        Ok(Some(columns.into_py(py)))
     }
 
     /// What has been read so far: records, html, skipped, damaged, revisits.
@@ -745,6 +944,13 @@ impl WarcReader {
 /// Arguments:
 ///     source: a path (str or os.PathLike), or a binary file object (copied to a temporary file:
 ///         a revisit's original is read again from the file; io.BytesIO(data) for bytes).
+///     start, end: read only the records that start in this byte range of the file (end None:
+///         to its end), to split one file into tasks. Any offsets do: both are moved to the
+///         next record boundary (gzip member, or verified WARC/1. record), so ranges that meet
+///         (0..a, a..b, b..None) give every record exactly once, the last one of a range read
+///         whole past its end. A .warc.gz of one gzip member has no boundary inside: the range
+///         holding 0 reads all of it. A revisit whose original lies before the range is still
+///         resolved (the records before it are indexed once, when one is needed).
 ///     profile: rfc2396 (default), rfc1808, rfc3986 or whatwg.
 ///     header_base: entity (default) or browser.
 ///
@@ -766,10 +972,12 @@ impl WarcReader {
 ///     ...     for link in record["links"]:
 ///     ...         print(record["warc_target_uri"], link["resolved"], link["base_source"])
 #[pyfunction]
-#[pyo3(signature = (source, *, profile = "rfc2396", header_base = "entity"))]
+#[pyo3(signature = (source, start = 0, end = None, *, profile = "rfc2396", header_base = "entity"))]
 fn read_warc(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
+    start: u64,
+    end: Option<u64>,
     profile: &str,
     header_base: &str,
 ) -> PyResult<WarcReader> {
@@ -802,12 +1010,14 @@ fn read_warc(
         let name = path.display().to_string();
         (path, name, None)
     };
-    let archive = linkbase::archive::Archive::open(
+    let archive = linkbase::archive::Archive::open_range(
         &path,
         linkbase::archive::ArchiveOptions {
             header_base: mode,
             ..Default::default()
         },
+        start,
+        end,
     )
     .map_err(|e| ArchiveError::new_err(e.to_string()))?;
     Ok(WarcReader {
@@ -824,6 +1034,7 @@ fn read_warc(
         damaged: Vec::new(),
         failed: Vec::new(),
         _spool: spool,
+        pending: None,
     })
 }
 

@@ -317,3 +317,15 @@ def test_mypy_strict(tmp_path):
     wrong = run("wrong.py")
     assert wrong.returncode == 1
     assert 'Incompatible types in assignment (expression has type "str | None", variable has type "int")' in wrong.stdout
+
+
+def test_package_is_mypy_strict(tmp_path):
+    """The package's own Python (linkbase.arrow, linkbase.spark) passes mypy --strict."""
+    pytest.importorskip("mypy")
+    package = Path(linkbase.__file__).parent
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), str(package)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -1,10 +1,15 @@
-"""linkbase.spark end to end in local[2] mode on WARCs the test builds: the link table equals
+"""linkbase.spark end to end on WARCs the test builds, in local[2] mode and through spark-submit
+on a standalone cluster the test starts (a master and two workers on 127.0.0.1, the executors
+running a venv-packed environment shipped with --archives): the link table equals
 `linkbase links` on the same files."""
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -54,16 +59,26 @@ def row_of_cli(link):
     )
 
 
-def test_link_table_equals_the_cli(session, tmp_path):
-    paths = [
+def inputs(tmp_path):
+    return [
         warcs.write(tmp_path / "mixed.warc.gz", warcs.mixed()),
         warcs.write(tmp_path / "a.warc.gz", warcs.site(30, "a.org")),
         warcs.write(tmp_path / "b.warc", warcs.site(20, "b.org"), compress=False),
     ]
-    df = lspark.links(session, [str(p) for p in paths])
+
+
+def cli_table(paths):
+    return sorted(row_of_cli(l) for p in paths for l in cli_links(p))
+
+
+def test_link_table_equals_the_cli(session, tmp_path):
+    paths = inputs(tmp_path)
+    # Ranges of 4 KB: the two larger files are several tasks.
+    df = lspark.links(session, [str(p) for p in paths], split_size=4096)
+    assert df.rdd.getNumPartitions() == sum(-(-p.stat().st_size // 4096) for p in paths) > len(paths)
     assert [f.name for f in df.schema.fields] == [c for c, _ in lspark.COLUMNS]
     got = sorted(tuple(r) for r in df.collect())
-    want = sorted(row_of_cli(l) for p in paths for l in cli_links(p))
+    want = cli_table(paths)
     assert got == want
     # mixed: 8 links (the <base> href is one); the sites: 4 a page.
     assert len(got) == 8 + 4 * 50
@@ -75,6 +90,19 @@ def test_link_table_equals_the_cli(session, tmp_path):
     assert all(s != t for s, t in hosts)
 
 
+def test_hadoop_file_systems_read_whole_files(session, tmp_path):
+    paths = inputs(tmp_path)
+    df = lspark.links(session, [p.as_uri() for p in paths], hadoop=True)
+    assert sorted(tuple(r) for r in df.collect()) == cli_table(paths)
+
+
+def test_ranges_cover_the_file():
+    assert lspark.ranges(10, 4) == [(0, 4), (4, 8), (8, None)]
+    assert lspark.ranges(8, 4) == [(0, 4), (4, None)]
+    assert lspark.ranges(3, 4) == lspark.ranges(None, 4) == lspark.ranges(10, 0) == [(0, None)]
+    assert lspark._size("128M") == 128 << 20 and lspark._size("2k") == 2048 and lspark._size("1gb") == 1 << 30
+
+
 def test_command_line_writes_parquet(session, tmp_path):
     path = warcs.write(tmp_path / "a.warc.gz", warcs.site(10, "a.org"))
     out, hosts = tmp_path / "links.parquet", tmp_path / "hosts.parquet"
@@ -84,7 +112,7 @@ def test_command_line_writes_parquet(session, tmp_path):
     run = subprocess.run(
         cwd=tmp_path,
         env=env,
-        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(out), "--hosts", str(hosts)],
+        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(out), "--hosts", str(hosts), "--partition-by", "kind,base_source"],
         capture_output=True,
         text=True,
     )
@@ -92,3 +120,121 @@ def test_command_line_writes_parquet(session, tmp_path):
     assert "40 links of 1 WARC files" in run.stderr
     assert session.read.parquet(str(out)).count() == 40
     assert session.read.parquet(str(hosts)).where("target_host = 'other.a.org'").first()["count"] == 10
+    # Partitioned: a directory per value, the columns read back from the directory names.
+    assert (out / "kind=url" / "base_source=retrieval-uri").is_dir()
+    assert sorted(session.read.parquet(str(out)).columns) == sorted(c for c, _ in lspark.COLUMNS)
+
+
+def test_unknown_partition_column_is_refused():
+    run = subprocess.run(
+        [sys.executable, "-m", "linkbase.spark", "links", "x.warc", "--output", "o", "--partition-by", "host"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2
+    assert "'host' is not a column of the link table" in run.stderr
+
+
+# --- A standalone cluster, as users run one: spark-submit, the environment shipped with
+# --archives (python/spark-env.sh packs it; python/test.sh says where in LINKBASE_SPARK_ENV).
+
+
+def spark_env():
+    """The environment Spark's scripts run in: the pip-installed pyspark is SPARK_HOME (its
+    scripts would otherwise ask the first `python3` on PATH where it is), this venv first."""
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
+    env["SPARK_HOME"] = str(Path(pyspark.__file__).parent)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    return env
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    packed = os.environ.get("LINKBASE_SPARK_ENV")
+    if not packed or not Path(packed).exists():
+        pytest.skip("python/test.sh packs the executors' environment (LINKBASE_SPARK_ENV)")
+    home = tmp_path_factory.mktemp("cluster")
+    spark_class = Path(sys.executable).parent / "spark-class"
+    port, ui = free_port(), free_port()
+    url = f"spark://127.0.0.1:{port}"
+    env = spark_env()
+    daemons = []
+
+    def start(name, *args):
+        log = open(home / f"{name}.log", "wb")
+        daemons.append(
+            subprocess.Popen([str(spark_class), *args], stdout=log, stderr=subprocess.STDOUT, env=env, cwd=home)
+        )
+
+    start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui))
+    for i in (1, 2):
+        start(
+            f"worker{i}",
+            "org.apache.spark.deploy.worker.Worker",
+            *("--host", "127.0.0.1", "--cores", "1", "--memory", "1g"),
+            *("--webui-port", str(free_port()), "--work-dir", str(home / f"work{i}"), url),
+        )
+    try:
+        # The master's JSON page lists the workers that registered.
+        deadline = time.monotonic() + 180
+        alive = 0
+        while alive < 2:
+            if time.monotonic() > deadline or any(d.poll() is not None for d in daemons):
+                logs = "".join((home / f).read_text(errors="replace")[-2000:] for f in ("master.log", "worker1.log"))
+                pytest.fail(f"the standalone cluster did not come up: {logs}")
+            time.sleep(1)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=5) as r:
+                    alive = json.load(r).get("aliveworkers", 0)
+            except OSError:
+                pass
+        yield url, packed
+    finally:
+        for d in daemons:
+            d.terminate()
+        for d in daemons:
+            try:
+                d.wait(30)
+            except subprocess.TimeoutExpired:
+                d.kill()
+
+
+def test_spark_submit_on_a_standalone_cluster(cluster, tmp_path):
+    import pyarrow.parquet as pq
+
+    url, packed = cluster
+    paths = inputs(tmp_path)
+    out, hosts = tmp_path / "links.parquet", tmp_path / "hosts.parquet"
+    # Spark's documented way for Python dependencies: the driver runs this venv, the executors
+    # the packed one, unpacked as ./environment in their working directories.
+    env = spark_env()
+    env.update(PYSPARK_DRIVER_PYTHON=sys.executable, PYSPARK_PYTHON="./environment/bin/python")
+    run = subprocess.run(
+        cwd=tmp_path,
+        env=env,
+        args=[
+            str(Path(sys.executable).parent / "spark-submit"),
+            *("--master", url, "--archives", f"{packed}#environment"),
+            *("--conf", "spark.executor.memory=512m", "--conf", "spark.ui.enabled=false"),
+            *("--conf", "spark.sql.shuffle.partitions=2"),
+            lspark.__file__,
+            *("links", *map(str, paths), "--split-size", "2k", "--output", str(out), "--hosts", str(hosts)),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-5000:]
+    table = pq.read_table(out)
+    assert table.column_names == [c for c, _ in lspark.COLUMNS]
+    assert sorted(tuple(r.values()) for r in table.to_pylist()) == cli_table(paths)
+    # Several tasks per file: a Parquet file per range that had links.
+    assert len(list(out.glob("part-*.parquet"))) > len(paths)
+    counts = {(r["source_host"], r["target_host"]): r["count"] for r in pq.read_table(hosts).to_pylist()}
+    assert counts[("a.org", "other.a.org")] == 30 and counts[("b.org", "other.b.org")] == 20

@@ -165,3 +165,61 @@ def test_a_decode_bomb_is_refused_and_listed_as_failed(tmp_path):
             "(MAX_DECODE_RATIO: 100 times the stored body, at least 4 MiB)",
         )
     ]
+
+
+def summary(reader):
+    return [(r["warc_record_id"], r["offset"], r["revisit_of"], r["links"]) for r in reader]
+
+
+@pytest.mark.parametrize("form", ["plain", "members", "one-member"])
+def test_ranges_cut_anywhere_give_every_record_once(tmp_path, form):
+    """Issue 27: read_warc(path, start, end) over ranges that meet gives each record once, the
+    cut falling at every byte: inside a gzip member or an uncompressed record, exactly on a
+    boundary. The revisit (r6) whose original (r2) lies before the cut is still resolved."""
+    records = warcs.mixed() + warcs.site(2)
+    path = tmp_path / "cut.warc"
+    if form == "one-member":
+        path.write_bytes(gzip.compress(b"".join(records)))
+    else:
+        warcs.write(path, records, compress=form == "members")
+    whole = summary(linkbase.read_warc(path))
+    assert len(whole) == 8 and whole[5][2] == "<urn:uuid:r2>"
+    size = path.stat().st_size
+    for cut in range(size + 1):
+        got = summary(linkbase.read_warc(path, 0, cut)) + summary(linkbase.read_warc(path, cut))
+        assert got == whole, f"cut at {cut}"
+    # Many ranges at once, of several widths.
+    for width in (97, 300, 1000):
+        bounds = list(range(0, size, width)) + [None]
+        got = [r for a, b in zip(bounds, bounds[1:]) for r in summary(linkbase.read_warc(path, a, b))]
+        assert got == whole, f"width {width}"
+
+
+def test_ranges_are_counted_apart(tmp_path):
+    path = warcs.write(tmp_path / "s.warc.gz", warcs.site(10))
+    members = [len(gzip.compress(r)) for r in warcs.site(10)]
+    cut = sum(members[:4]) + 5  # inside the fifth member
+    first, rest = linkbase.read_warc(path, 0, cut), linkbase.read_warc(path, cut)
+    assert len(list(first)) == 5 and len(list(rest)) == 5
+    assert first.counts["records"] == 5 and rest.counts["records"] == 5
+    assert list(linkbase.read_warc(path, cut, cut + 10)) == []
+
+
+def test_arrow_batches_are_the_rows(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import linkbase.arrow
+    from linkbase.spark import rows_of_warc
+
+    path = warcs.write(tmp_path / "m.warc.gz", warcs.mixed() + warcs.site(20))
+    rows = list(rows_of_warc(str(path)))
+    batches = list(linkbase.arrow.link_batches(path, batch_rows=7))
+    assert [b.num_rows for b in batches] == [7] * (len(rows) // 7) + [len(rows) % 7]
+    assert all(b.schema == linkbase.arrow.schema() for b in batches)
+    table = pa.Table.from_batches(batches)
+    assert table.column_names == [c for c, _ in linkbase.arrow.COLUMNS]
+    assert [tuple(r.values()) for r in table.to_pylist()] == rows
+    # Nulls (attribute, resolved, diagnostic) are nulls, not empty strings.
+    assert table.column("diagnostic").null_count == sum(r[-1] is None for r in rows)
+    cut = path.stat().st_size // 2
+    halves = [b for s, e in ((0, cut), (cut, None)) for b in linkbase.arrow.link_batches(path, s, e)]
+    assert pa.Table.from_batches(halves).to_pylist() == table.to_pylist()

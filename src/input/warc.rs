@@ -173,6 +173,9 @@ pub struct WarcReader<R: BufRead + Seek> {
     src: Source<R>,
     keep: Box<Keep>,
     done: bool,
+    /// [`WarcReader::range`]: reading ends at the first record (or damage) at or past this
+    /// offset.
+    stop: Option<u64>,
 }
 
 impl<R: BufRead + Seek> std::fmt::Debug for WarcReader<R> {
@@ -195,14 +198,45 @@ impl<R: BufRead + Seek> WarcReader<R> {
         // gzip when it starts with a member, and also when a damaged first member is followed
         // by one (one bad byte in the first header must not make the file unreadable): the
         // damaged member is then reported and skipped like any other.
-        let gzip = head.starts_with(&GZIP_MAGIC)
-            || (!head.starts_with(b"WARC/")
-                && (head.starts_with(&GZIP_MAGIC[..1])
-                    || memchr::memmem::find(&head, &GZIP_MAGIC).is_some()));
         Ok(WarcReader {
-            src: Source::new(inner, gzip, start),
+            src: Source::new(inner, is_gzip_head(&head), start),
             keep: Box::new(|_, _| true),
             done: false,
+            stop: None,
+        })
+    }
+
+    /// A reader of the records of the archive in `inner` that start in the byte range
+    /// `start..end` (`None`: to the end of the file), to split one archive into tasks.
+    ///
+    /// Both ends are moved to the first record boundary at or after them ([`next_boundary`]):
+    /// the reader starts at `start`'s and gives every record and every damage up to, and
+    /// without, the first at or past `end`'s, reading the last record whole past `end` if need
+    /// be. Ranges that meet (`a..b`, `b..c`) therefore give each record of the file exactly
+    /// once, wherever the cut falls: inside a gzip member, on a boundary, inside a record. A
+    /// `.warc.gz` made of one member (`gzip file.warc`) has no boundary inside it: the range
+    /// holding offset 0 reads it all, the others nothing.
+    ///
+    /// # Errors
+    /// When the file cannot be read or sought.
+    pub fn range(mut inner: R, start: u64, end: Option<u64>) -> io::Result<WarcReader<R>> {
+        inner.seek(SeekFrom::Start(0))?;
+        let mut head = Vec::with_capacity(CHUNK);
+        (&mut inner).take(CHUNK as u64).read_to_end(&mut head)?;
+        let gzip = is_gzip_head(&head);
+        let from = next_boundary(&mut inner, start, gzip)?;
+        let stop = match end {
+            Some(end) => next_boundary(&mut inner, end, gzip)?,
+            None => None,
+        };
+        let begin = from.unwrap_or(0);
+        inner.seek(SeekFrom::Start(begin))?;
+        Ok(WarcReader {
+            src: Source::new(inner, gzip, begin),
+            keep: Box::new(|_, _| true),
+            // No boundary at or after `start`: nothing starts in the range.
+            done: from.is_none(),
+            stop,
         })
     }
 
@@ -226,6 +260,10 @@ impl<R: BufRead + Seek> WarcReader<R> {
             Err(e) => return Some(self.damaged_stream(e, None)),
         }
         let at = self.src.place();
+        if self.stop.is_some_and(|stop| at.offset >= stop) {
+            // WarcReader::range: the next range's first record.
+            return None;
+        }
         let header = match self.src.read_header() {
             Ok(h) => h,
             Err(e) => return Some(self.damaged_stream(e, Some(at))),
@@ -404,6 +442,108 @@ impl<R: BufRead + Seek> WarcReader<R> {
         self.src.discard(n, &mut done)?;
         Ok(self)
     }
+}
+
+/// Whether a file starting with `head` is read as gzip: it starts with a member, or a damaged
+/// first member is followed by one (one bad byte in the first header must not make the file
+/// unreadable: the damaged member is then reported and skipped like any other).
+fn is_gzip_head(head: &[u8]) -> bool {
+    head.starts_with(&GZIP_MAGIC)
+        || (!head.starts_with(b"WARC/")
+            && (head.starts_with(&GZIP_MAGIC[..1])
+                || memchr::memmem::find(head, &GZIP_MAGIC).is_some()))
+}
+
+/// The first record boundary at or after `from` in a WARC file, where [`WarcReader::range`]
+/// starts and stops; `None` when there is none before the end of the file. 0 is a boundary.
+///
+/// In a `.warc.gz` a boundary is a gzip member that decompresses to `WARC/`. In a `.warc` it is
+/// a `WARC/1.` version line at a line start whose header gives a `Content-Length` ending in
+/// CRLF CRLF followed by the end of the file or another `WARC/` line: a payload quoting a
+/// whole WARC record (an archived `.warc`, uncompressed) can pass for one, so uncompressed
+/// archives of archives are read unsplit.
+///
+/// # Errors
+/// When the file cannot be read or sought.
+pub fn next_boundary<R: BufRead + Seek>(
+    inner: &mut R,
+    from: u64,
+    gzip: bool,
+) -> io::Result<Option<u64>> {
+    if from == 0 {
+        return Ok(Some(0));
+    }
+    // In a .warc the byte before the version line is searched too: it must end a line.
+    let (needle, back): (&[u8], u64) = if gzip {
+        (&GZIP_MAGIC, 0)
+    } else {
+        (b"\nWARC/1.", 1)
+    };
+    let mut at = from - back;
+    let mut buf = Vec::with_capacity(CHUNK);
+    loop {
+        inner.seek(SeekFrom::Start(at))?;
+        buf.clear();
+        (&mut *inner).take(CHUNK as u64).read_to_end(&mut buf)?;
+        let mut i = 0;
+        while let Some(k) = buf
+            .get(i..)
+            .and_then(|rest| memchr::memmem::find(rest, needle))
+        {
+            let candidate = at + (i + k) as u64 + back;
+            if record_starts_at(inner, candidate, gzip)? {
+                return Ok(Some(candidate));
+            }
+            i += k + 1;
+        }
+        if buf.len() < CHUNK {
+            return Ok(None);
+        }
+        // The needle may straddle two chunks.
+        at += (buf.len() - (needle.len() - 1)) as u64;
+    }
+}
+
+/// Whether a record starts at `at` (see [`next_boundary`]).
+fn record_starts_at<R: BufRead + Seek>(inner: &mut R, at: u64, gzip: bool) -> io::Result<bool> {
+    inner.seek(SeekFrom::Start(at))?;
+    let mut head = Vec::new();
+    let want = if gzip { CHUNK } else { MAX_HEADER + 4 };
+    (&mut *inner).take(want as u64).read_to_end(&mut head)?;
+    if gzip {
+        return Ok(head.starts_with(&GZIP_MAGIC) && looks_like_warc(&head));
+    }
+    let crlf = memchr::memmem::find(&head, b"\r\n\r\n").map(|i| (i, i + 4));
+    let lf = memchr::memmem::find(&head, b"\n\n").map(|i| (i, i + 2));
+    let Some((header_end, block_start)) = (match (crlf, lf) {
+        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    }) else {
+        return Ok(false);
+    };
+    let (_, headers) = parse_header(head.get(..header_end).unwrap_or_default());
+    let Some(length) = headers
+        .get("Content-Length")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    else {
+        return Ok(false);
+    };
+    let Some(block_end) = at
+        .checked_add(block_start as u64)
+        .and_then(|s| s.checked_add(length))
+    else {
+        return Ok(false);
+    };
+    inner.seek(SeekFrom::Start(block_end))?;
+    let mut tail = Vec::with_capacity(16);
+    (&mut *inner).take(16).read_to_end(&mut tail)?;
+    let ends = tail
+        .iter()
+        .take_while(|b| **b == b'\r' || **b == b'\n')
+        .count();
+    let next = tail.get(ends..).unwrap_or_default();
+    Ok((tail.starts_with(b"\r\n\r\n") || tail.starts_with(b"\n\n"))
+        && (next.is_empty() || next.starts_with(b"WARC/") || b"WARC/".starts_with(next)))
 }
 
 /// How many bytes at the end of `bytes` are a record's terminator (CRLF CRLF, or what there is
@@ -1098,6 +1238,110 @@ mod tests {
                 Item::Damaged(d) => format!("damaged@{} {}", d.offset, d.message),
             })
             .collect()
+    }
+
+    /// The items of `bytes` read as the ranges cut at `cuts` (ascending), one after the other.
+    fn read_ranges(bytes: &[u8], cuts: &[u64]) -> Vec<Item> {
+        let mut bounds = vec![0];
+        bounds.extend_from_slice(cuts);
+        let mut items = Vec::new();
+        for (i, start) in bounds.iter().enumerate() {
+            let end = bounds.get(i + 1).copied();
+            let reader = WarcReader::range(Cursor::new(bytes.to_vec()), *start, end).unwrap();
+            items.extend(reader);
+        }
+        items
+    }
+
+    /// Archives to split: records whose payloads hold `WARC/1.` lines and gzip's magic bytes.
+    fn splittable() -> Vec<Vec<u8>> {
+        let mut records = vec![record("warcinfo", "info", b"software: t\r\n")];
+        for i in 0..6 {
+            let block = format!(
+                "HTTP/1.1 200 OK\r\n\r\n<pre>\nWARC/1.1\r\nContent-Length: 3\r\n\r\nabc\r\n</pre>{}",
+                "x".repeat(i * 37)
+            );
+            let mut block = block.into_bytes();
+            block.extend_from_slice(&GZIP_MAGIC);
+            records.push(record("response", &format!("http://h/{i}"), &block));
+        }
+        let plain: Vec<u8> = records.concat();
+        let members: Vec<u8> = records.iter().flat_map(|r| gz(r)).collect();
+        let one_member = gz(&plain);
+        vec![plain, members, one_member]
+    }
+
+    #[test]
+    fn ranges_cut_anywhere_read_every_record_once() {
+        for bytes in splittable() {
+            let whole = summary(&read_all(bytes.clone()));
+            assert_eq!(whole.len(), 7);
+            let len = bytes.len() as u64;
+            // One cut at every byte: inside a record or a member, exactly at a boundary, at 0
+            // and at the end.
+            for cut in 0..=len {
+                assert_eq!(summary(&read_ranges(&bytes, &[cut])), whole, "cut at {cut}");
+            }
+            // Many small ranges, of every width up to a record's length.
+            for width in (1..300).step_by(7) {
+                let cuts: Vec<u64> = (1..).map(|k| k * width).take_while(|c| *c < len).collect();
+                assert_eq!(summary(&read_ranges(&bytes, &cuts)), whole, "width {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn ranges_start_at_record_boundaries() {
+        let [plain, members, _] = <[Vec<u8>; 3]>::try_from(splittable()).unwrap();
+        for (bytes, gzip) in [(plain, false), (members, true)] {
+            let offsets: Vec<u64> = read_all(bytes.clone())
+                .iter()
+                .map(|i| match i {
+                    Item::Record(r) => r.offset,
+                    Item::Damaged(d) => panic!("{d}"),
+                })
+                .collect();
+            let mut cursor = Cursor::new(bytes.clone());
+            let mut found = Vec::new();
+            let mut at = 0;
+            while let Some(b) = next_boundary(&mut cursor, at, gzip).unwrap() {
+                found.push(b);
+                at = b + 1;
+            }
+            assert_eq!(found, offsets);
+        }
+    }
+
+    #[test]
+    fn damaged_archives_split_lose_nothing() {
+        // Garbage between records, a Content-Length too long, a corrupt member.
+        let (a, b, c) = (
+            record("response", "http://h/a", b"aaaa"),
+            record("response", "http://h/b", b"bbbb"),
+            record("response", "http://h/c", b"cccc"),
+        );
+        let mut long = b.clone();
+        let at = memchr::memmem::find(&long, b"Content-Length: 4").unwrap();
+        long[at + 16] = b'9';
+        let plain = [a.clone(), b"garbage\r\n".to_vec(), long, c.clone()].concat();
+        let mut bad = gz(&b);
+        let n = bad.len();
+        bad[n / 2] ^= 0xff;
+        let members = [gz(&a), bad, gz(&c)].concat();
+        for bytes in [plain, members] {
+            let whole = summary(&read_all(bytes.clone()));
+            let records = |items: &[String]| -> Vec<String> {
+                items
+                    .iter()
+                    .filter(|s| !s.starts_with("damaged"))
+                    .cloned()
+                    .collect()
+            };
+            for cut in 0..=bytes.len() as u64 {
+                let got = summary(&read_ranges(&bytes, &[cut]));
+                assert_eq!(records(&got), records(&whole), "cut at {cut}");
+            }
+        }
     }
 
     #[test]
