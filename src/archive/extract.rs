@@ -1,0 +1,387 @@
+//! `rewrite X.warc --extract DIR`: a record's target URI as a path inside DIR, names kept apart
+//! when two URLs meet on one file, stylesheets relinked, links between extracted pages relative.
+
+use std::collections::HashMap;
+
+use super::record::OtherRecord;
+use crate::pipeline::Options;
+
+/// Where `--extract` writes a page: `host[:port]/path`, a directory path given `index.html`, the
+/// query kept after `?` in the name, as wget names its files. `None` for a URI with no host.
+///
+/// The URI is hostile (issue 21): every component of the result is a plain file name. Empty,
+/// `.` and `..` path segments are dropped (a name never climbs out). Inside a component, `/` (a
+/// query may hold one), `\`, NUL and the other control characters are percent-encoded, and a
+/// component longer than [`EXTRACT_NAME_MAX`] bytes is cut and given a stable hash of the whole.
+/// Documented collisions: a raw byte and its own `%XX` spelling (`a\b` and `a%5Cb`) give the
+/// same name, as with wget; so do `a/../b` and `a/b` (segments dropped, not resolved). Such
+/// URLs are kept apart by [`ExtractNames`], which gives all but the first another name.
+pub fn extract_path(target_uri: &str) -> Option<std::path::PathBuf> {
+    let uri = crate::UriRef::parse(target_uri);
+    uri.scheme?;
+    let host = uri.authority?.rsplit('@').next()?.to_ascii_lowercase();
+    if host.is_empty() || host.starts_with('.') {
+        return None;
+    }
+    let mut path = std::path::PathBuf::from(extract_component(&host));
+    let p = uri.path;
+    let mut segments: Vec<&str> = p.split('/').skip(1).collect();
+    let mut last = segments.pop().unwrap_or("").to_owned();
+    for s in segments {
+        if s.is_empty() || s == "." || s == ".." {
+            continue;
+        }
+        path.push(extract_component(s));
+    }
+    if last.is_empty() || last == "." || last == ".." {
+        last = "index.html".to_owned();
+    }
+    if let Some(q) = uri.query {
+        last = format!("{last}?{q}");
+    }
+    path.push(extract_component(&last));
+    Some(path)
+}
+
+/// The longest file name [`extract_path`] makes, in bytes: `NAME_MAX` of Linux, macOS and the
+/// BSDs. A longer component keeps its first bytes and ends in `~` and 16 hex digits of the
+/// SHA-1 of the whole component, so it stays distinct and stable from run to run.
+pub const EXTRACT_NAME_MAX: usize = 255;
+
+/// One URI component as a file name: `/`, `\` and control characters (C0, DEL, C1) percent-encoded;
+/// never empty, `.` or `..`; at most [`EXTRACT_NAME_MAX`] bytes.
+fn extract_component(raw: &str) -> String {
+    let mut name = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        if c == '/' || c == '\\' || c.is_control() {
+            for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                name.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            name.push(c);
+        }
+    }
+    if name.is_empty() || name == "." || name == ".." {
+        // Unreachable through extract_path (such segments are dropped or replaced); kept so the
+        // guarantee does not rest on the caller.
+        name = if name.is_empty() {
+            "_".to_owned()
+        } else {
+            name.replace('.', "%2E")
+        };
+    }
+    if name.len() <= EXTRACT_NAME_MAX {
+        return name;
+    }
+    use sha1::Digest;
+    let digest = sha1::Sha1::digest(name.as_bytes());
+    let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let mut cut = EXTRACT_NAME_MAX - 1 - hash.len();
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}~{hash}", name.get(..cut).unwrap_or(""))
+}
+
+/// A stylesheet record rewritten by the rules of a MIME message's CSS parts: each `url()` and
+/// `@import` URL resolved against the record's target URI, then written as the relinker of
+/// `options` says (`rewrite --extract --relative`: a relative path to an extracted file) or
+/// absolute; `url(#x)`, `url()` and fictitious results are left as they are. Its encoding is
+/// CSS Syntax §3.2's (a BOM, the archived charset, `@charset`, UTF-8) and is kept. `None` when
+/// nothing changes, or the text cannot be decoded or the new URLs written in its encoding
+/// (the bytes are then kept as they are).
+pub fn rewrite_stylesheet(record: &OtherRecord, options: &Options) -> Option<Vec<u8>> {
+    use crate::rewrite::css::{rewrite_css, CssKind};
+    let uri = record.reference.warc_target_uri.as_deref()?;
+    let charset = record
+        .content_type
+        .as_deref()
+        .and_then(crate::decode::charset_from_content_type);
+    let body = &record.payload;
+    let (encoding, _, bom) = crate::message::css_encoding(body, charset.as_deref());
+    let text = encoding
+        .decode_without_bom_handling_and_without_replacement(body.get(bom..).unwrap_or_default())?;
+    let resolver = crate::Resolver::new(uri, options.rewrite.resolve).ok()?;
+    let new_text = rewrite_css(&text, CssKind::Stylesheet, &mut |url| {
+        let value = url.value.trim();
+        if value.is_empty() || value.starts_with('#') {
+            return None;
+        }
+        let resolved = resolver.resolve(value).ok()?.uri;
+        if crate::rewrite::is_fictitious(&resolved) {
+            return None;
+        }
+        if let Some(relink) = &options.rewrite.relink {
+            if let Some(text) = relink.0.relink(uri, &resolved) {
+                return Some(text);
+            }
+        }
+        Some(resolved.to_string())
+    })?;
+    let (encoded, _, unmappable) = encoding.encode(&new_text);
+    if unmappable {
+        return None;
+    }
+    let mut css = body.get(..bom).unwrap_or_default().to_vec();
+    css.extend_from_slice(&encoded);
+    Some(css)
+}
+
+/// Whether an archived `Content-Type` is CSS (`text/css`).
+pub fn is_stylesheet(content_type: Option<&str>) -> bool {
+    content_type
+        .and_then(|t| t.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("text/css"))
+}
+
+/// The file names of one extraction, decided before anything is written, so that no two URLs
+/// share a file and no file stands where a directory must be (issue 24).
+///
+/// The rule, in record order (the first record of a URL decides its place in the order):
+/// - a URL keeps its [`extract_path`] name unless that name is taken; a later capture of the
+///   same URL (the same target URI string) is the same file, and replaces the earlier one;
+/// - names are compared case-folded, so a mirror copied to a case-insensitive file system stays
+///   whole: `/A.html` and `/a.html` are two files even there;
+/// - a name that another URL's path needs as a directory (`/a` beside `/a/` or `/a/b`) is
+///   taken by that directory: the directory keeps its name, as every page below it does;
+/// - a URL whose name is taken gets the first free `~N` (N = 2, 3, …) inserted before the
+///   extension of its last component (before the `?` of a query kept in the name):
+///   `a.html` → `a~2.html`, `a.css?v=1` → `a~2.css?v=1`, `a` → `a~2`. The same archive always
+///   gives the same names.
+///
+/// Each such URL is a [`ExtractCollision`], to be said and counted.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractNames {
+    /// Target URI → its file.
+    by_uri: HashMap<String, std::path::PathBuf>,
+    /// [`extract_path`] name → the file of the first URL that had it: a link whose resolved URL
+    /// differs from a target URI only in what the name drops (host case, dot segments) finds it.
+    by_name: HashMap<std::path::PathBuf, std::path::PathBuf>,
+    /// A redirect's URL → the file of where it leads ([`ExtractNames::follow`]).
+    redirects: HashMap<String, std::path::PathBuf>,
+}
+
+/// A URL that could not have its [`extract_path`] name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractCollision {
+    /// The URL moved.
+    pub uri: String,
+    /// The URL that holds the name: as its file, or as a directory of its path.
+    pub holder: String,
+    /// Whether the name is the holder's directory (`/a` beside `/a/b`).
+    pub directory: bool,
+    /// The name it would have had.
+    pub name: std::path::PathBuf,
+    /// The name it has.
+    pub file: std::path::PathBuf,
+}
+
+/// A path as one case-folded key: components joined by `/` (no component holds one).
+fn folded(path: &std::path::Path) -> String {
+    let mut key = String::new();
+    for c in path.components() {
+        if !key.is_empty() {
+            key.push('/');
+        }
+        key.push_str(&c.as_os_str().to_string_lossy().to_lowercase());
+    }
+    key
+}
+
+/// `name` with `~n` before the extension of its last component (see [`ExtractNames`]), kept
+/// within [`EXTRACT_NAME_MAX`] bytes.
+fn with_suffix(name: &std::path::Path, n: u64) -> std::path::PathBuf {
+    let last = name
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (file, query) = match last.find('?') {
+        Some(i) => last.split_at(i),
+        None => (last.as_str(), ""),
+    };
+    let (mut stem, ext) = match file.rfind('.') {
+        Some(i) if i > 0 => (
+            file.get(..i).unwrap_or("").to_owned(),
+            file.get(i..).unwrap_or(""),
+        ),
+        _ => (file.to_owned(), ""),
+    };
+    let suffix = format!("~{n}");
+    let mut tail = format!("{suffix}{ext}{query}");
+    if tail.len() >= EXTRACT_NAME_MAX {
+        tail = suffix;
+        stem = file.to_owned();
+    }
+    let mut cut = EXTRACT_NAME_MAX.saturating_sub(tail.len()).min(stem.len());
+    while !stem.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    stem.truncate(cut);
+    name.with_file_name(format!("{stem}{tail}"))
+}
+
+impl ExtractNames {
+    /// Names the URLs `uris` (target URIs, in record order; repeats are later captures).
+    /// Returns the names and the URLs that could not keep theirs. A URI [`extract_path`] cannot
+    /// name has no file.
+    pub fn assign<'a>(
+        uris: impl IntoIterator<Item = &'a str>,
+    ) -> (ExtractNames, Vec<ExtractCollision>) {
+        let mut order: Vec<(&str, std::path::PathBuf)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for uri in uris {
+            if seen.insert(uri) {
+                if let Some(name) = extract_path(uri) {
+                    order.push((uri, name));
+                }
+            }
+        }
+        // Every directory some path needs, with the first URL needing it.
+        let mut directories: HashMap<String, &str> = HashMap::new();
+        for (uri, name) in &order {
+            for dir in name.ancestors().skip(1) {
+                if dir.as_os_str().is_empty() {
+                    break;
+                }
+                directories.entry(folded(dir)).or_insert(uri);
+            }
+        }
+        let mut names = ExtractNames::default();
+        let mut files: HashMap<String, &str> = HashMap::new();
+        // Per clashing name, the suffix to try next: K URLs on one name probe K times, not K²/2
+        // (an archive of 100,000 case variants of one URL is hostile input too).
+        let mut next_suffix: HashMap<String, u64> = HashMap::new();
+        let mut collisions = Vec::new();
+        for (uri, name) in order {
+            let key = folded(&name);
+            let holder = files
+                .get(&key)
+                .map(|h| (*h, false))
+                .or_else(|| directories.get(&key).map(|h| (*h, true)));
+            let file = match holder {
+                None => {
+                    files.insert(key, uri);
+                    name.clone()
+                }
+                Some((holder, directory)) => {
+                    let n = next_suffix.entry(key).or_insert(2);
+                    let file = loop {
+                        let candidate = with_suffix(&name, *n);
+                        let k = folded(&candidate);
+                        *n += 1;
+                        if !files.contains_key(&k) && !directories.contains_key(&k) {
+                            files.insert(k, uri);
+                            break candidate;
+                        }
+                    };
+                    collisions.push(ExtractCollision {
+                        uri: uri.to_owned(),
+                        holder: holder.to_owned(),
+                        directory,
+                        name: name.clone(),
+                        file: file.clone(),
+                    });
+                    file
+                }
+            };
+            names.by_name.entry(name).or_insert_with(|| file.clone());
+            names.by_uri.insert(uri.to_owned(), file);
+        }
+        (names, collisions)
+    }
+
+    /// The file of a URL: its own when it is a target URI named here, else that of where it
+    /// redirects to ([`ExtractNames::follow`]), else that of the first target URI with the same
+    /// [`extract_path`] name.
+    pub fn file(&self, uri: &str) -> Option<&std::path::Path> {
+        match self.by_uri.get(uri).or_else(|| self.redirects.get(uri)) {
+            Some(f) => Some(f),
+            None => self.by_name.get(&extract_path(uri)?).map(|f| f.as_path()),
+        }
+    }
+
+    /// Redirects followed, as wget `-k` does: each `(from, to)` (a redirect's URL and its
+    /// `Location` resolved against it) whose `from` has no file of its own and whose `to` leads,
+    /// in at most [`crate::input::MAX_REDIRECTS`] more redirects, to a file: links to `from`
+    /// go to that file. Returns how many were followed.
+    pub fn follow(&mut self, redirects: &[(String, String)]) -> usize {
+        let next: HashMap<&str, &str> = redirects
+            .iter()
+            .map(|(from, to)| (from.as_str(), to.as_str()))
+            .collect();
+        let mut followed = 0;
+        for (from, to) in redirects {
+            if self.by_uri.contains_key(from) || self.redirects.contains_key(from) {
+                continue;
+            }
+            let mut at = to.as_str();
+            for _ in 0..=crate::input::MAX_REDIRECTS {
+                if let Some(file) = self.by_uri.get(at) {
+                    self.redirects.insert(from.clone(), file.clone());
+                    followed += 1;
+                    break;
+                }
+                match next.get(at) {
+                    Some(n) => at = n,
+                    None => break,
+                }
+            }
+        }
+        followed
+    }
+
+    /// How many files the names make.
+    pub fn len(&self) -> usize {
+        self.by_uri.len()
+    }
+
+    /// Whether no URL has a file.
+    pub fn is_empty(&self) -> bool {
+        self.by_uri.is_empty()
+    }
+}
+
+/// `rewrite --extract DIR --relative`: a link to a page extracted from the same archive becomes
+/// the relative path between the two files ([`ExtractNames`] names them), fragment kept; every
+/// other link is absolute.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractRelinker {
+    names: std::sync::Arc<ExtractNames>,
+}
+
+impl ExtractRelinker {
+    /// Links between the files `names` gives.
+    pub fn new(names: std::sync::Arc<ExtractNames>) -> ExtractRelinker {
+        ExtractRelinker { names }
+    }
+}
+
+impl crate::rewrite::Relink for ExtractRelinker {
+    fn relink(&self, document: &str, resolved: &str) -> Option<String> {
+        let (without_fragment, fragment) = match resolved.split_once('#') {
+            Some((u, f)) => (u, Some(f)),
+            None => (resolved, None),
+        };
+        let from = self.names.file(document)?.to_path_buf();
+        let to = self.names.file(without_fragment)?.to_path_buf();
+        let mut out = String::new();
+        // The page itself, with a fragment: the fragment alone. A file name is a path segment:
+        // `?` (a query kept in the name), `#`, `%` and the like are percent-encoded.
+        if !(from == to && fragment.is_some()) {
+            let names = |p: &std::path::Path| -> Option<Vec<String>> {
+                p.components()
+                    .map(|c| c.as_os_str().to_str().map(str::to_owned))
+                    .collect()
+            };
+            let (from_dirs, to) = (names(from.parent()?)?, names(&to)?);
+            let from_dirs: Vec<&str> = from_dirs.iter().map(String::as_str).collect();
+            let to: Vec<&str> = to.iter().map(String::as_str).collect();
+            crate::site::relative_path(&from_dirs, &to, &mut out);
+        }
+        if let Some(f) = fragment {
+            out.push('#');
+            out.push_str(f);
+        }
+        Some(out)
+    }
+}
