@@ -1,6 +1,7 @@
 //! The stages, in order, and nothing else:
 //! input → [`decode`] → [`Document::parse`] → [`base`](crate::base) →
-//! [`plan::plan`] → [`plan::apply`] → [`serialize`] / [`report`](crate::report).
+//! the DOM engine's plan and its application → the serializer / [`report`](crate::report);
+//! the streaming engine does the same in one walk of the bytes.
 
 use encoding_rs::Encoding;
 
@@ -84,7 +85,7 @@ pub enum Engine {
     /// The streaming engine: no tree; the input's bytes with only the changed URL values
     /// replaced (`src/stream/`).
     Stream,
-    /// The DOM engine's plan spliced into the input's bytes ([`crate::splice`]).
+    /// The DOM engine's plan spliced into the input's bytes.
     Splice,
     /// The tree serialized, because the splicer could not match the plan exactly (the reason),
     /// or `--output-charset` asked for another encoding (`None`).

@@ -248,8 +248,8 @@ fn serde_json_line<T: Serialize>(out: &mut impl Write, record: &T) -> io::Result
     out.write_all(b"\n")
 }
 
-/// Writes `value` as JSON (indented when `pretty`), with every character [`escape_controls`]
-/// shows escaped as `\uXXXX`: serde_json escapes only C0 controls, so DEL, C1 controls and
+/// Writes `value` as JSON (indented when `pretty`), with every character [`needs_escape`]
+/// names escaped as `\uXXXX`: serde_json escapes only C0 controls, so DEL, C1 controls and
 /// bidirectional controls would otherwise reach a terminal or viewer raw (RFC 8259 §7 allows
 /// any character to be escaped).
 ///
@@ -325,77 +325,6 @@ impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for Escaping<F> {
     }
 }
 
-/// The columns of `links --format tsv`, in order; the first line of the output names them.
-pub const TSV_COLUMNS: [&str; 10] = [
-    "part",
-    "element",
-    "attribute",
-    "original",
-    "resolved",
-    "base",
-    "base_source",
-    "same_document",
-    "diagnostic",
-    "target_part",
-];
-
-/// Writes link records as tab-separated values with a header line. Tabs, newlines and
-/// backslashes inside values are escaped as `\t`, `\n`, `\r`, `\\`; an absent value is empty.
-///
-/// # Errors
-/// The writer's.
-pub fn write_tsv(out: &mut impl Write, records: &[LinkRecord], header: bool) -> io::Result<()> {
-    if header {
-        writeln!(out, "{}", TSV_COLUMNS.join("\t"))?;
-    }
-    for r in records {
-        let same = if r.same_document { "true" } else { "false" };
-        let fields = [
-            r.part.as_deref().unwrap_or(""),
-            &r.element,
-            r.attribute.as_deref().unwrap_or(""),
-            &r.original,
-            r.resolved.as_deref().unwrap_or(""),
-            r.base.as_deref().unwrap_or(""),
-            r.base_source.name(),
-            same,
-            r.diagnostic.as_deref().unwrap_or(""),
-            r.target_part.as_deref().unwrap_or(""),
-        ];
-        let line: Vec<String> = fields.iter().map(|f| tsv_escape(f)).collect();
-        writeln!(out, "{}", line.join("\t"))?;
-    }
-    Ok(())
-}
-
-/// A value for a TSV field: backslashes and control characters escaped (see [`escape_controls`]).
-pub fn tsv_escape(s: &str) -> String {
-    if !s.chars().any(|c| c == '\\' || needs_escape(c)) {
-        return s.to_owned();
-    }
-    let mut o = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\\' => o.push_str("\\\\"),
-            c if needs_escape(c) => push_escaped(&mut o, c),
-            c => o.push(c),
-        }
-    }
-    o
-}
-
-/// Text for a terminal or a line-oriented report: control characters (C0, DEL, C1), the
-/// bidirectional controls and the Unicode line separators are shown as escapes (`\n`, `\t`,
-/// `\x1b`, `\u{202e}`), and a backslash as `\\`, so a hostile file name or href can neither
-/// forge a line nor drive the terminal nor reorder what is shown. The one rule for every text
-/// output; [`write_json`] escapes the same set in JSON's syntax.
-pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(|c| c == '\\' || needs_escape(c)) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    std::borrow::Cow::Owned(tsv_escape(s))
-}
-
 /// The characters every output escapes: C0, DEL and C1 controls (Unicode `Cc`); the
 /// bidirectional formatting characters of UAX #9 §2 (ALM U+061C, LRM/RLM U+200E–F, the
 /// embeddings and overrides U+202A–E, the isolates U+2066–9); and the line and paragraph
@@ -410,19 +339,4 @@ pub fn needs_escape(c: char) -> bool {
                 | '\u{2028}'..='\u{202e}'
                 | '\u{2066}'..='\u{2069}'
         )
-}
-
-fn push_escaped(o: &mut String, c: char) {
-    use std::fmt::Write as _;
-    match c {
-        '\t' => o.push_str("\\t"),
-        '\n' => o.push_str("\\n"),
-        '\r' => o.push_str("\\r"),
-        c if (c as u32) < 0x80 => {
-            let _ = write!(o, "\\x{:02x}", c as u32);
-        }
-        c => {
-            let _ = write!(o, "\\u{{{:x}}}", c as u32);
-        }
-    }
 }

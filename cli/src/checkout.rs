@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
-use linkbase::report::escape_controls as esc;
+use crate::text::escape_controls as esc;
 use linkbase::site::Verdict;
 use regex::Regex;
 

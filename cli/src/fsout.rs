@@ -688,7 +688,7 @@ pub fn say_removed(removed: &[String]) {
     for stale in removed {
         eprintln!(
             "linkbase: removed {}, left by an interrupted run",
-            linkbase::report::escape_controls(stale)
+            crate::text::escape_controls(stale)
         );
     }
 }

@@ -8,6 +8,7 @@ mod load;
 mod man;
 mod online;
 mod say;
+mod text;
 mod tree;
 mod walk;
 
@@ -20,9 +21,10 @@ use std::process::ExitCode;
 
 use std::path::Path;
 
+use crate::text::{escape_controls, write_tsv};
 use linkbase::message::{self};
 use linkbase::pipeline::{self, Options};
-use linkbase::report::{escape_controls, write_jsonl, write_tsv};
+use linkbase::report::write_jsonl;
 use linkbase::Report;
 use linkbase::{Resolver, RewriteOptions};
 
@@ -65,7 +67,7 @@ fn main() -> ExitCode {
         Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
         Err(Failure::Fatal(Fatal(message))) => {
             // Messages quote names and values from the input.
-            eprintln!("linkbase: {}", linkbase::report::escape_controls(&message));
+            eprintln!("linkbase: {}", crate::text::escape_controls(&message));
             ExitCode::from(Exit::Unusable as u8)
         }
     }
@@ -154,10 +156,7 @@ fn resolve_to(
         if let Err(e) = &result {
             failed += 1;
             if !json {
-                eprintln!(
-                    "linkbase: {}",
-                    linkbase::report::escape_controls(&e.to_string())
-                );
+                eprintln!("linkbase: {}", crate::text::escape_controls(&e.to_string()));
             }
         }
         if json {
@@ -257,7 +256,7 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         if let Some(summary) = report.unresolved_summary() {
             eprintln!(
                 "linkbase: {} part {}: {summary}",
-                linkbase::report::escape_controls(&loaded.name),
+                crate::text::escape_controls(&loaded.name),
                 report.base.part.as_deref().unwrap_or("?")
             );
             unresolved = Some(summary);
@@ -365,7 +364,7 @@ fn rewrite_streamed(
             }
         }
     };
-    let name = linkbase::report::escape_controls(name);
+    let name = crate::text::escape_controls(name);
     for d in &base.diagnostics {
         if matches!(
             d.code,
@@ -373,7 +372,7 @@ fn rewrite_streamed(
         ) {
             eprintln!(
                 "linkbase: {name}: {}",
-                linkbase::report::escape_controls(&d.to_string())
+                crate::text::escape_controls(&d.to_string())
             );
         }
     }
@@ -451,7 +450,7 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
 /// `mime-malformed` diagnostics, issue 23), then how many of each: such a run exits 1. Returns
 /// the counts.
 fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
-    let name = linkbase::report::escape_controls(name);
+    let name = crate::text::escape_controls(name);
     let (mut skipped, mut malformed) = (0, 0);
     for report in reports {
         for d in &report.base.diagnostics {
@@ -460,7 +459,7 @@ fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
                 linkbase::DiagnosticCode::MimeMalformed => malformed += 1,
                 _ => continue,
             }
-            let message = linkbase::report::escape_controls(&d.message);
+            let message = crate::text::escape_controls(&d.message);
             // The message's own diagnostics name their part; a part's own name none.
             match report.base.part.as_deref() {
                 Some(part) if !d.message.starts_with("part ") => {
@@ -653,7 +652,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     };
     let tree = walk::walk(&args.dir).map_err(|e| Fatal(format!("{}: {e}", args.dir.display())))?;
     for s in tree.skipped.iter().chain(&tree.special) {
-        eprintln!("linkbase: {}", linkbase::report::escape_controls(s));
+        eprintln!("linkbase: {}", crate::text::escape_controls(s));
     }
     for (rel, _) in &tree.undecodable {
         eprintln!(
@@ -696,7 +695,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             writeln!(
                 out,
                 "file\tverdict\ttarget\t{}",
-                linkbase::report::TSV_COLUMNS.join("\t")
+                crate::text::TSV_COLUMNS.join("\t")
             )?;
         }
         let (totals, counts) = walk::check_tree(
@@ -760,9 +759,9 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                             write!(
                                 out,
                                 "{}\t{}\t{}\t",
-                                linkbase::report::tsv_escape(&r.file),
+                                crate::text::tsv_escape(&r.file),
                                 r.verdict.name(),
-                                linkbase::report::tsv_escape(r.target.as_deref().unwrap_or(""))
+                                crate::text::tsv_escape(r.target.as_deref().unwrap_or(""))
                             )?;
                             out.write_all(&line)?;
                         }

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
+use crate::text::escape_controls;
 use linkbase::pipeline::Options;
-use linkbase::report::escape_controls;
 
 use crate::args::RewriteArgs;
 use crate::load::{options, Loaded};
@@ -51,7 +51,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     };
     let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
     for s in tree.skipped.iter().chain(&tree.special) {
-        eprintln!("linkbase: {}", linkbase::report::escape_controls(s));
+        eprintln!("linkbase: {}", crate::text::escape_controls(s));
     }
     set_jobs(args.jobs)?;
     let mut implied_drop = false;
@@ -66,7 +66,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     // are on disk when it returns.
     let synced = written.sync();
     if let Err(e) = &synced {
-        eprintln!("linkbase: {}", linkbase::report::escape_controls(e));
+        eprintln!("linkbase: {}", crate::text::escape_controls(e));
     }
     let load = |n: &std::sync::atomic::AtomicUsize| n.load(std::sync::atomic::Ordering::Relaxed);
     let unresolved_pages = load(&counts.unresolved_pages);

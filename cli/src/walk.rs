@@ -342,7 +342,7 @@ pub fn base_removed(base: &linkbase::BaseRecord) -> bool {
 /// A path for a message: control characters made visible, so a hostile name cannot forge lines
 /// or drive the terminal.
 pub fn visible_path(path: &Path) -> String {
-    linkbase::report::escape_controls(&path.to_string_lossy()).into_owned()
+    crate::text::escape_controls(&path.to_string_lossy()).into_owned()
 }
 
 /// Prints a file's failure and counts it.
@@ -350,8 +350,8 @@ fn fail(counts: &Counts, rel: &str, message: impl std::fmt::Display) {
     counts.failed.fetch_add(1, Ordering::Relaxed);
     eprintln!(
         "linkbase: {}: {}",
-        linkbase::report::escape_controls(rel),
-        linkbase::report::escape_controls(&message.to_string())
+        crate::text::escape_controls(rel),
+        crate::text::escape_controls(&message.to_string())
     );
 }
 

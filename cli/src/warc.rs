@@ -5,10 +5,11 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use crate::text::{escape_controls, write_tsv};
 use linkbase::archive::{self, Archive, ArchiveOptions, Event, HtmlRecord};
 use linkbase::input::warc::Place;
 use linkbase::pipeline::Options;
-use linkbase::report::{escape_controls, write_jsonl, write_tsv};
+use linkbase::report::write_jsonl;
 use rayon::prelude::*;
 
 use crate::args::{BaseFormat, InputArgs, LinksFormat, RewriteArgs};

@@ -67,7 +67,7 @@ impl HtmlRecord {
 
 /// A `response` or `resource` record the pipeline does not rewrite, with its payload: one that
 /// is not HTML, or a redirect (3xx) of any type. Given only by an archive opened with
-/// [`Archive::with_others`] (`rewrite --extract`: stylesheets, scripts, images, fonts and
+/// [`Archive::with_others`](super::Archive::with_others) (`rewrite --extract`: stylesheets, scripts, images, fonts and
 /// redirects of a mirror).
 #[derive(Debug, Clone)]
 pub struct OtherRecord {
@@ -139,7 +139,7 @@ pub enum Event {
     /// Damage in the file; reading went on after it.
     Damaged(Damage),
     /// A record that is not for the pipeline, with its payload: only from an archive opened
-    /// with [`Archive::with_others`] (where it would otherwise be [`Event::Skipped`] as
+    /// with [`Archive::with_others`](super::Archive::with_others) (where it would otherwise be [`Event::Skipped`] as
     /// [`SkipReason::NotHtml`], or be an HTML redirect). Counted as skipped.
     Other(Box<OtherRecord>),
 }

@@ -1,10 +1,10 @@
-//! ⑥ Rewriting: find every URL of a document (HTML-RULES §2–§4), resolve it against the base,
-//! and plan the edits that make relative ones absolute.
+//! ⑥ The URL rules: find every URL of an element (HTML-RULES §2–§4), resolve it against the
+//! base, and plan the edits that make relative ones absolute.
 //!
-//! The result is a [`Plan`]: a list of [`Edit`]s (where, old value, new value, why) and a
-//! [`Link`] record per URL occurrence. [`apply`] carries the edits out on the tree; another
-//! writer could apply the same plan to the source bytes, since each edit names its element by
-//! tree position and its attribute by name.
+//! The engines hand each element in (as an `ElementView`) and get back [`Edit`]s (where, old
+//! value, new value, why) and a [`Link`] record per URL occurrence. The rules know no engine:
+//! the DOM engine carries the edits out on its tree, the streaming engine splices them into the
+//! source bytes (each edit names its element by position and its attribute by name).
 
 pub(crate) mod conditional;
 pub(crate) mod css;

@@ -491,8 +491,8 @@ pub fn check(
             if let Some(Fragment::NotChecked(why)) = &found {
                 eprintln!(
                     "linkbase: {}: fragment {}",
-                    linkbase::report::escape_controls(&format!("{}#{fragment}", job.url)),
-                    linkbase::report::escape_controls(why)
+                    crate::text::escape_controls(&format!("{}#{fragment}", job.url)),
+                    crate::text::escape_controls(why)
                 );
             }
             let mut answer = page.clone();

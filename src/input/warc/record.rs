@@ -10,7 +10,7 @@ pub struct Record {
     /// the gzip member that holds it (as CDX indexes give it).
     pub offset: u64,
     /// Where it starts in its gzip member, when the member holds several records (`gzip
-    /// file.warc`): the decompressed bytes before it; 0 otherwise. See [`WarcReader::skip_within`].
+    /// file.warc`): the decompressed bytes before it; 0 otherwise. See `WarcReader::skip_within`.
     pub within: u64,
     /// Where the input has been read to when the record ends, when that is a record boundary
     /// of the file (always in a `.warc`; in a `.warc.gz`, when the record ends its member).
@@ -21,7 +21,7 @@ pub struct Record {
     pub headers: Headers,
     /// The block's length (`Content-Length`).
     pub content_length: u64,
-    /// The block, when it was kept (see [`WarcReader::keep`]).
+    /// The block, when it was kept (see `WarcReader::keep`).
     pub block: Option<Vec<u8>>,
     /// What was wrong with the record when it was read past damage (a `Content-Length` that
     /// does not end it, a short terminator, the archive ending inside it), as warcio reads it.

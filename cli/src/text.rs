@@ -1,0 +1,97 @@
+//! Text for people and line-oriented tools: link records as TSV, and any text for a terminal
+//! with its control characters shown as escapes (the library's JSON writer escapes the same set,
+//! [`linkbase::report::needs_escape`]).
+
+use std::io::{self, Write};
+
+use linkbase::report::{needs_escape, LinkRecord};
+
+/// The columns of `links --format tsv`, in order; the first line of the output names them.
+pub(crate) const TSV_COLUMNS: [&str; 10] = [
+    "part",
+    "element",
+    "attribute",
+    "original",
+    "resolved",
+    "base",
+    "base_source",
+    "same_document",
+    "diagnostic",
+    "target_part",
+];
+
+/// Writes link records as tab-separated values with a header line. Tabs, newlines and
+/// backslashes inside values are escaped as `\t`, `\n`, `\r`, `\\`; an absent value is empty.
+///
+/// # Errors
+/// The writer's.
+pub(crate) fn write_tsv(
+    out: &mut impl Write,
+    records: &[LinkRecord],
+    header: bool,
+) -> io::Result<()> {
+    if header {
+        writeln!(out, "{}", TSV_COLUMNS.join("\t"))?;
+    }
+    for r in records {
+        let same = if r.same_document { "true" } else { "false" };
+        let fields = [
+            r.part.as_deref().unwrap_or(""),
+            &r.element,
+            r.attribute.as_deref().unwrap_or(""),
+            &r.original,
+            r.resolved.as_deref().unwrap_or(""),
+            r.base.as_deref().unwrap_or(""),
+            r.base_source.name(),
+            same,
+            r.diagnostic.as_deref().unwrap_or(""),
+            r.target_part.as_deref().unwrap_or(""),
+        ];
+        let line: Vec<String> = fields.iter().map(|f| tsv_escape(f)).collect();
+        writeln!(out, "{}", line.join("\t"))?;
+    }
+    Ok(())
+}
+
+/// A value for a TSV field: backslashes and control characters escaped (see [`escape_controls`]).
+pub(crate) fn tsv_escape(s: &str) -> String {
+    if !s.chars().any(|c| c == '\\' || needs_escape(c)) {
+        return s.to_owned();
+    }
+    let mut o = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' => o.push_str("\\\\"),
+            c if needs_escape(c) => push_escaped(&mut o, c),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// Text for a terminal or a line-oriented report: control characters (C0, DEL, C1), the
+/// bidirectional controls and the Unicode line separators are shown as escapes (`\n`, `\t`,
+/// `\x1b`, `\u{202e}`), and a backslash as `\\`, so a hostile file name or href can neither
+/// forge a line nor drive the terminal nor reorder what is shown. The one rule for every text
+/// output; [`write_json`] escapes the same set in JSON's syntax.
+pub(crate) fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c == '\\' || needs_escape(c)) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(tsv_escape(s))
+}
+
+fn push_escaped(o: &mut String, c: char) {
+    use std::fmt::Write as _;
+    match c {
+        '\t' => o.push_str("\\t"),
+        '\n' => o.push_str("\\n"),
+        '\r' => o.push_str("\\r"),
+        c if (c as u32) < 0x80 => {
+            let _ = write!(o, "\\x{:02x}", c as u32);
+        }
+        c => {
+            let _ = write!(o, "\\u{{{:x}}}", c as u32);
+        }
+    }
+}
