@@ -287,17 +287,6 @@ impl ElementRef {
         }
     }
 
-    /// Removes an attribute; says whether it was there.
-    pub fn remove_attr(&self, ns: AttrNs, name: &str) -> bool {
-        let NodeData::Element { attrs, .. } = &self.handle.data else {
-            return false;
-        };
-        let mut attrs = attrs.borrow_mut();
-        let before = attrs.len();
-        attrs.retain(|a| !(attr_ns(&a.name.ns) == ns && &*a.name.local == name));
-        attrs.len() != before
-    }
-
     /// The concatenated text of this element's text children (the CSS of a `<style>`).
     pub fn text(&self) -> String {
         let mut s = String::new();
