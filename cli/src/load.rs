@@ -118,12 +118,34 @@ pub(crate) fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<
     Ok((bytes, Some(large)))
 }
 
+/// The refusal of an input kind this build reads no further than its name: said, never read
+/// as HTML.
+fn unsupported(name: &str, kind: InputKind) -> Fatal {
+    let shown = if name == "-" { "stdin" } else { name };
+    let (what, hint) = match kind {
+        InputKind::Arc => (
+            "an ARC archive (.arc, .arc.gz)",
+            "convert it to WARC first (for example with warcio or jwarc)",
+        ),
+        _ => (
+            "an mbox mailbox (many mails after `From ` lines)",
+            "split it into one .eml file per message first",
+        ),
+    };
+    Fatal(format!(
+        "{shown}: {what}: this input format is not supported yet; {hint}"
+    ))
+}
+
 /// The input; a large one (past `--stream-threshold`) only as its head and where it is, unless
 /// it is a MIME message (those are read whole).
 pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
     let name = args.input.clone();
     let (mut bytes, mut large) = read_input(&name, args.stream_threshold)?;
     let kind = linkbase::input::classify(&name, &bytes);
+    if matches!(kind, InputKind::Arc | InputKind::Mbox) {
+        return Err(unsupported(&name, kind));
+    }
     if kind == InputKind::Warc {
         let source = match large {
             Some(l) => l,

@@ -26,6 +26,7 @@ mod integration {
     pub mod util;
     mod warc;
     mod warc_salvage;
+    mod formats;
     mod mime_malformed;
     mod injection;
     mod feedback;

@@ -144,6 +144,15 @@ impl<'py> Job<'py> {
     fn new(obj: &Bound<'py, PyAny>, prepared: Prepared) -> PyResult<Job<'py>> {
         let (doc, text) = document(obj)?;
         let kind = linkbase::input::classify("", doc.as_slice());
+        if matches!(kind, InputKind::Arc | InputKind::Mbox) {
+            return Err(UsageError::new_err(format!(
+                "html: this is {}, not a document; this input format is not supported yet",
+                match kind {
+                    InputKind::Arc => "an ARC archive",
+                    _ => "an mbox mailbox (many mails after `From ` lines)",
+                }
+            )));
+        }
         if kind == InputKind::Warc {
             return Err(UsageError::new_err(
                 "html: this is a WARC archive, not a document: read its records with \
