@@ -23,6 +23,8 @@ pub(crate) struct Loaded {
     pub(crate) diagnostics: Vec<linkbase::Diagnostic>,
     /// A WARC file (stdin spooled to a temporary file): read record by record, never whole.
     pub(crate) warc: Option<Large>,
+    /// The archive in `warc` is an ARC file (read by the same reader, as WARC records).
+    pub(crate) arc: bool,
 }
 
 impl Loaded {
@@ -118,22 +120,12 @@ pub(crate) fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<
     Ok((bytes, Some(large)))
 }
 
-/// The refusal of an input kind this build reads no further than its name: said, never read
-/// as HTML.
-fn unsupported(name: &str, kind: InputKind) -> Fatal {
+/// An mbox is refused until it can be read: said, never read as one HTML page.
+fn unsupported_mbox(name: &str) -> Fatal {
     let shown = if name == "-" { "stdin" } else { name };
-    let (what, hint) = match kind {
-        InputKind::Arc => (
-            "an ARC archive (.arc, .arc.gz)",
-            "convert it to WARC first (for example with warcio or jwarc)",
-        ),
-        _ => (
-            "an mbox mailbox (many mails after `From ` lines)",
-            "split it into one .eml file per message first",
-        ),
-    };
     Fatal(format!(
-        "{shown}: {what}: this input format is not supported yet; {hint}"
+        "{shown}: an mbox mailbox (many mails after `From ` lines): this input format is not \
+         supported yet; split it into one .eml file per message first"
     ))
 }
 
@@ -143,10 +135,10 @@ pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
     let name = args.input.clone();
     let (mut bytes, mut large) = read_input(&name, args.stream_threshold)?;
     let kind = linkbase::input::classify(&name, &bytes);
-    if matches!(kind, InputKind::Arc | InputKind::Mbox) {
-        return Err(unsupported(&name, kind));
+    if kind == InputKind::Mbox {
+        return Err(unsupported_mbox(&name));
     }
-    if kind == InputKind::Warc {
+    if matches!(kind, InputKind::Warc | InputKind::Arc) {
         let source = match large {
             Some(l) => l,
             None if name == "-" => {
@@ -174,6 +166,7 @@ pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
             charset: None,
             diagnostics: Vec::new(),
             warc: Some(source),
+            arc: kind == InputKind::Arc,
         });
     }
     let message = kind == InputKind::Message;
@@ -227,6 +220,7 @@ pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
         charset,
         diagnostics,
         warc: None,
+        arc: false,
     })
 }
 

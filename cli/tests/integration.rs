@@ -27,6 +27,7 @@ mod integration {
     mod warc;
     mod warc_salvage;
     mod formats;
+    mod arc;
     mod mime_malformed;
     mod injection;
     mod feedback;

@@ -156,7 +156,8 @@ def test_arc_and_mbox_bytes_are_refused():
     with pytest.raises(linkbase.UsageError) as e:
         linkbase.links(arc)
     assert str(e.value) == (
-        "html: this is an ARC archive, not a document; this input format is not supported yet"
+        "html: this is an ARC archive, not a document: read its records with "
+        "linkbase.read_warc(path) (it reads ARC as WARC; read_warc(io.BytesIO(data)) for bytes in memory)"
     )
     mbox = b"From a@b.org Mon Jan  1 00:00:00 2001\nFrom: a@b.org\n\n<a href=x>x</a>\n"
     with pytest.raises(linkbase.UsageError) as e:

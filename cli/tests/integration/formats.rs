@@ -1,7 +1,5 @@
-//! Inputs that are neither HTML nor MIME nor WARC (issue 23): ARC archives and mbox mailboxes
-//! are recognized by name and by content, and never read as one HTML page.
-
-use std::io::Write;
+//! mbox mailboxes (issue 23) are recognized by name and by content, and never read as one HTML
+//! page: refused with a message naming the input and the format (ARC input: `arc.rs`).
 
 use super::util::linkbase;
 
@@ -16,16 +14,6 @@ From: bob@example.org\n\
 Content-Type: text/html\n\
 \n\
 <a href=y>y</a>\n";
-
-const ARC_HEAD: &[u8] = b"filedesc://old.arc 0.0.0.0 20010101000000 text/plain 77\n\
-1 0 Alexa Internet\n\
-URL IP-address Archive-date Content-type Archive-length\n\n";
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(bytes).unwrap();
-    gz.finish().unwrap()
-}
 
 fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> String {
     let path = dir.path().join(name);
@@ -80,31 +68,4 @@ Content-Location: http://h/m/\n\
     let run = linkbase(&["links", &eml], b"");
     assert_eq!(run.stderr, "");
     assert_eq!(run.code, 0);
-}
-
-const ARC_REFUSED: &str = ": an ARC archive (.arc, .arc.gz): this input format is not supported \
-yet; convert it to WARC first (for example with warcio or jwarc)\n";
-
-#[test]
-fn arc_is_refused_by_name_and_by_content() {
-    let dir = tempfile::tempdir().unwrap();
-    let paths = [
-        write(&dir, "old.arc", ARC_HEAD),
-        write(&dir, "OLD.ARC.GZ", &gzip(ARC_HEAD)),
-        write(&dir, "sniffed.bin", ARC_HEAD),
-        write(&dir, "sniffed.gz", &gzip(ARC_HEAD)),
-    ];
-    for cmd in ["links", "base", "rewrite"] {
-        for path in &paths {
-            let run = linkbase(&[cmd, path], b"");
-            assert_eq!(run.code, 2, "{cmd} {path}");
-            assert_eq!(run.stdout, "", "{cmd} {path}");
-            assert_eq!(run.stderr, format!("linkbase: {path}{ARC_REFUSED}"));
-        }
-        for bytes in [ARC_HEAD.to_vec(), gzip(ARC_HEAD)] {
-            let run = linkbase(&[cmd], &bytes);
-            assert_eq!(run.code, 2);
-            assert_eq!(run.stderr, format!("linkbase: stdin{ARC_REFUSED}"));
-        }
-    }
 }
