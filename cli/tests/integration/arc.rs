@@ -387,3 +387,24 @@ fn rewrite_of_an_arc_is_refused_until_arc_can_be_written() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn extract_writes_the_archived_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let recs = records(false);
+    let gz: Vec<u8> = recs.iter().flat_map(|r| gzip(r)).collect();
+    let path = write(dir.path(), "t.arc.gz", &gz);
+    let out = dir.path().join("site");
+    let run = linkbase(&["rewrite", &path, "--extract", out.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = std::fs::read_to_string(out.join("example.com/a/index.html")).unwrap();
+    assert_eq!(
+        page,
+        "<html><a href=\"http://example.com/a/b.html\">b</a><img src=http://example.com/i.png></html>"
+    );
+    assert_eq!(
+        std::fs::read(out.join("example.com/i.png")).unwrap(),
+        b"\x89PNG\0\0"
+    );
+    assert!(out.join("example.com/c/index.html").exists());
+}
