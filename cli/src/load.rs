@@ -25,6 +25,8 @@ pub(crate) struct Loaded {
     pub(crate) warc: Option<Large>,
     /// The archive in `warc` is an ARC file (read by the same reader, as WARC records).
     pub(crate) arc: bool,
+    /// An mbox: many messages (`mbox.rs`), read whole.
+    pub(crate) mbox: bool,
 }
 
 impl Loaded {
@@ -120,24 +122,12 @@ pub(crate) fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<
     Ok((bytes, Some(large)))
 }
 
-/// An mbox is refused until it can be read: said, never read as one HTML page.
-fn unsupported_mbox(name: &str) -> Fatal {
-    let shown = if name == "-" { "stdin" } else { name };
-    Fatal(format!(
-        "{shown}: an mbox mailbox (many mails after `From ` lines): this input format is not \
-         supported yet; split it into one .eml file per message first"
-    ))
-}
-
 /// The input; a large one (past `--stream-threshold`) only as its head and where it is, unless
 /// it is a MIME message (those are read whole).
 pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
     let name = args.input.clone();
     let (mut bytes, mut large) = read_input(&name, args.stream_threshold)?;
     let kind = linkbase::input::classify(&name, &bytes);
-    if kind == InputKind::Mbox {
-        return Err(unsupported_mbox(&name));
-    }
     if matches!(kind, InputKind::Warc | InputKind::Arc) {
         let source = match large {
             Some(l) => l,
@@ -167,9 +157,11 @@ pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
             diagnostics: Vec::new(),
             warc: Some(source),
             arc: kind == InputKind::Arc,
+            mbox: false,
         });
     }
-    let message = kind == InputKind::Message;
+    // An mbox is read whole, as a message is, and split into its messages (`mbox.rs`).
+    let message = matches!(kind, InputKind::Message | InputKind::Mbox);
     if let (true, Some(l)) = (message, &large) {
         bytes = std::fs::read(&l.path).map_err(|e| Fatal(format!("{name}: {e}")))?;
         large = None;
@@ -221,6 +213,7 @@ pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
         diagnostics,
         warc: None,
         arc: false,
+        mbox: kind == InputKind::Mbox,
     })
 }
 
