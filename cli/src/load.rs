@@ -23,6 +23,10 @@ pub(crate) struct Loaded {
     pub(crate) diagnostics: Vec<linkbase::Diagnostic>,
     /// A WARC file (stdin spooled to a temporary file): read record by record, never whole.
     pub(crate) warc: Option<Large>,
+    /// The archive in `warc` is an ARC file (read by the same reader, as WARC records).
+    pub(crate) arc: bool,
+    /// An mbox: many messages (`mbox.rs`), read whole.
+    pub(crate) mbox: bool,
 }
 
 impl Loaded {
@@ -124,7 +128,7 @@ pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
     let name = args.input.clone();
     let (mut bytes, mut large) = read_input(&name, args.stream_threshold)?;
     let kind = linkbase::input::classify(&name, &bytes);
-    if kind == InputKind::Warc {
+    if matches!(kind, InputKind::Warc | InputKind::Arc) {
         let source = match large {
             Some(l) => l,
             None if name == "-" => {
@@ -152,9 +156,12 @@ pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
             charset: None,
             diagnostics: Vec::new(),
             warc: Some(source),
+            arc: kind == InputKind::Arc,
+            mbox: false,
         });
     }
-    let message = kind == InputKind::Message;
+    // An mbox is read whole, as a message is, and split into its messages (`mbox.rs`).
+    let message = matches!(kind, InputKind::Message | InputKind::Mbox);
     if let (true, Some(l)) = (message, &large) {
         bytes = std::fs::read(&l.path).map_err(|e| Fatal(format!("{name}: {e}")))?;
         large = None;
@@ -205,6 +212,8 @@ pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
         charset,
         diagnostics,
         warc: None,
+        arc: false,
+        mbox: kind == InputKind::Mbox,
     })
 }
 

@@ -6,6 +6,7 @@ mod checkout;
 mod fsout;
 mod load;
 mod man;
+mod mbox;
 mod online;
 mod say;
 mod text;
@@ -227,7 +228,31 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     if args.relative && loaded.warc.is_none() {
         single_relative(args, &mut loaded, &mut options)?;
     }
+    if loaded.mbox {
+        let name = if loaded.name == "-" {
+            "stdin"
+        } else {
+            &loaded.name
+        };
+        return Err(Fatal(format!(
+            "{name}: an mbox mailbox: rewrite cannot write mbox yet (links and base read it); \
+             nothing was written"
+        ))
+        .into());
+    }
     if let Some(source) = &loaded.warc {
+        if loaded.arc && args.extract.is_none() {
+            let name = if loaded.name == "-" {
+                "stdin"
+            } else {
+                &loaded.name
+            };
+            return Err(Fatal(format!(
+                "{name}: an ARC archive: rewrite -o cannot write ARC yet (links, base and \
+                 rewrite --extract DIR read it); nothing was written"
+            ))
+            .into());
+        }
         return warc::rewrite(&source.path, &loaded.name, args, &options);
     }
     if args.extract.is_some() {
@@ -404,6 +429,9 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
             out,
         );
     }
+    if loaded.mbox {
+        return mbox::links(&loaded, args.format, &options, out);
+    }
     if let Some(large) = &loaded.large {
         // Each link is written as it is found.
         let mut out = BufWriter::new(&mut *out);
@@ -505,6 +533,9 @@ fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
             &options,
             out,
         );
+    }
+    if loaded.mbox {
+        return mbox::base(&loaded, args.format, args.root, &options, out);
     }
     // A single page's base without its link records, which grow with the page.
     let reports = if loaded.large.is_none() && !loaded.is_message() {

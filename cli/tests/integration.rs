@@ -26,6 +26,8 @@ mod integration {
     pub mod util;
     mod warc;
     mod warc_salvage;
+    mod formats;
+    mod arc;
     mod mime_malformed;
     mod injection;
     mod feedback;

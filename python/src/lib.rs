@@ -144,6 +144,19 @@ impl<'py> Job<'py> {
     fn new(obj: &Bound<'py, PyAny>, prepared: Prepared) -> PyResult<Job<'py>> {
         let (doc, text) = document(obj)?;
         let kind = linkbase::input::classify("", doc.as_slice());
+        if kind == InputKind::Arc {
+            return Err(UsageError::new_err(
+                "html: this is an ARC archive, not a document: read its records with \
+                 linkbase.read_warc(path) (it reads ARC as WARC; read_warc(io.BytesIO(data)) for \
+                 bytes in memory)",
+            ));
+        }
+        if kind == InputKind::Mbox {
+            return Err(UsageError::new_err(
+                "html: this is an mbox mailbox (many mails after `From ` lines), not a document; \
+                 this input format is not supported yet",
+            ));
+        }
         if kind == InputKind::Warc {
             return Err(UsageError::new_err(
                 "html: this is a WARC archive, not a document: read its records with \

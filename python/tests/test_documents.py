@@ -149,6 +149,24 @@ def test_warc_bytes_point_to_read_warc():
     )
 
 
+
+def test_arc_and_mbox_bytes_are_refused():
+    # Issue 23: never read as one HTML page.
+    arc = b"filedesc://a.arc 0.0.0.0 20010101000000 text/plain 70\n1 0 Alexa\n\n"
+    with pytest.raises(linkbase.UsageError) as e:
+        linkbase.links(arc)
+    assert str(e.value) == (
+        "html: this is an ARC archive, not a document: read its records with "
+        "linkbase.read_warc(path) (it reads ARC as WARC; read_warc(io.BytesIO(data)) for bytes in memory)"
+    )
+    mbox = b"From a@b.org Mon Jan  1 00:00:00 2001\nFrom: a@b.org\n\n<a href=x>x</a>\n"
+    with pytest.raises(linkbase.UsageError) as e:
+        linkbase.base(mbox)
+    assert str(e.value) == (
+        "html: this is an mbox mailbox (many mails after `From ` lines), not a document; "
+        "this input format is not supported yet"
+    )
+
 # --- bytes-like and str documents.
 
 PAGE = b"<base href=/d/><a href=x>x</a><img src='i.png'>"

@@ -79,6 +79,18 @@ def test_same_links_as_the_cli(tmp_path):
     assert from_python == cli_links(path)
 
 
+
+def test_arc_files_are_read_like_warc(tmp_path):
+    # warcio's example ARC (fixtures/arc/warcio, Apache-2.0), plain and gzip, and as bytes.
+    fixtures = REPO / "fixtures" / "arc" / "warcio"
+    for name in ("example.arc", "example.arc.gz"):
+        records = list(linkbase.read_warc(fixtures / name))
+        assert [r["warc_target_uri"] for r in records] == ["http://example.com/"]
+        from_python = [l for r in records for l in r["links"]]
+        assert from_python == cli_links(fixtures / name)
+        data = (fixtures / name).read_bytes()
+        assert [l for r in linkbase.read_warc(io.BytesIO(data)) for l in r["links"]] == from_python
+
 def test_file_objects_and_damage(tmp_path):
     data = b"".join(__import__("gzip").compress(r) for r in warcs.mixed())
     cut = data + __import__("gzip").compress(warcs.site(1)[0])[:40]

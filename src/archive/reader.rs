@@ -3,13 +3,14 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufReader, Seek, SeekFrom};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 use super::payload::*;
 use super::record::*;
 use crate::base::BaseLayers;
 use crate::error::{Diagnostic, Error};
+use crate::input::arc::{looks_like_arc, ArcReader, Framing};
 pub use crate::input::warc::RecordRef;
 use crate::input::warc::{self, Item, Record, WarcReader};
 use crate::input::Headers;
@@ -17,7 +18,7 @@ use crate::input::Headers;
 /// A WARC file, read record by record.
 pub struct Archive {
     path: std::path::PathBuf,
-    reader: WarcReader<BufReader<File>>,
+    reader: Framing<BufReader<File>>,
     options: ArchiveOptions,
     /// Where the `response` and `resource` records are, by a hash of their record ID, of their
     /// target URI + date, and of their payload digest: where a revisit's original is. Hashes
@@ -130,14 +131,21 @@ impl Archive {
             input: path.display().to_string(),
             source,
         };
-        let file = BufReader::with_capacity(256 * 1024, File::open(path).map_err(io_error)?);
-        let reader = if start == 0 && end.is_none() {
-            WarcReader::new(file)
+        let mut file = BufReader::with_capacity(256 * 1024, File::open(path).map_err(io_error)?);
+        let arc = start == 0 && end.is_none() && looks_like_arc(file.fill_buf().map_err(io_error)?);
+        let reader = if arc {
+            Framing::Arc(Box::new(
+                ArcReader::new(file).map_err(io_error)?.keep(wanted),
+            ))
+        } else if start == 0 && end.is_none() {
+            Framing::Warc(WarcReader::new(file).map_err(io_error)?.keep(wanted))
         } else {
-            WarcReader::range(file, start, end)
-        }
-        .map_err(io_error)?
-        .keep(wanted);
+            Framing::Warc(
+                WarcReader::range(file, start, end)
+                    .map_err(io_error)?
+                    .keep(wanted),
+            )
+        };
         Ok(Archive {
             path: path.to_owned(),
             reader,

@@ -1,0 +1,410 @@
+//! ARC input (issue 23): `links` and `base` of ARC files (v1 and v2 URL lines, plain and one
+//! gzip member per record) built here byte by byte from the ARC file format's grammar, and of
+//! warcio's test ARCs (`fixtures/arc/warcio/`, Apache-2.0, its LICENSE beside them). Each HTML
+//! record's expected links are the single-document path's on its payload with `--url` (the URL
+//! line's URL) and `--headers` (the archived HTTP head). Damage is said with its offset, exit 1.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::util::linkbase;
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+/// One ARC record: the URL line (v1: 5 fields, v2: 10), the block, the newline after it.
+fn record(v2: bool, url: &str, date: &str, ctype: &str, block: &[u8]) -> Vec<u8> {
+    let line = if v2 {
+        format!(
+            "{url} 10.0.0.1 {date} {ctype} 200 CHECKSUM - 0 test.arc {}\n",
+            block.len()
+        )
+    } else {
+        format!("{url} 10.0.0.1 {date} {ctype} {}\n", block.len())
+    };
+    let mut out = line.into_bytes();
+    out.extend_from_slice(block);
+    out.push(b'\n');
+    out
+}
+
+fn version_block(v2: bool) -> Vec<u8> {
+    let body: &[u8] = if v2 {
+        b"2 0 Test\nURL IP-address Archive-date Content-type Result-code Checksum Location Offset Filename Archive-length\n"
+    } else {
+        b"1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n"
+    };
+    // The version block's URL line has the address 0.0.0.0 in real files.
+    let r = record(
+        v2,
+        "filedesc://test.arc",
+        "20010101000000",
+        "text/plain",
+        body,
+    );
+    String::from_utf8(r)
+        .unwrap()
+        .replacen("10.0.0.1", "0.0.0.0", 1)
+        .into_bytes()
+}
+
+const HEAD_A: &str = "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n";
+const PAGE_A: &[u8] = b"<html><a href=\"b.html\">b</a><img src=/i.png></html>";
+const HEAD_C: &str =
+    "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Location: http://other.example/dir/\r\n\r\n";
+const PAGE_C: &[u8] = b"<base href=../up/><a href=x>x</a>";
+
+/// (URL, HTTP head, payload) of the test archive's HTML records.
+fn pages() -> Vec<(&'static str, &'static str, &'static [u8])> {
+    vec![
+        ("http://example.com/a/index.html", HEAD_A, PAGE_A),
+        ("http://example.com/c/", HEAD_C, PAGE_C),
+    ]
+}
+
+/// The test archive's records: version block, a page, an image, a `dns:` record, a page.
+fn records(v2: bool) -> Vec<Vec<u8>> {
+    let block = |head: &str, body: &[u8]| {
+        let mut b = head.as_bytes().to_vec();
+        b.extend_from_slice(body);
+        b
+    };
+    vec![
+        version_block(v2),
+        record(
+            v2,
+            "http://example.com/a/index.html",
+            "20010203040506",
+            "text/html",
+            &block(HEAD_A, PAGE_A),
+        ),
+        record(
+            v2,
+            "http://example.com/i.png",
+            "20010203040507",
+            "image/png",
+            &block(
+                "HTTP/1.0 200 OK\r\nContent-Type: image/png\r\n\r\n",
+                b"\x89PNG\0\0",
+            ),
+        ),
+        record(
+            v2,
+            "dns:example.com",
+            "20010203040508",
+            "text/dns",
+            b"20010203040508\nexample.com. 3600 IN A 10.0.0.1\n",
+        ),
+        record(
+            v2,
+            "http://example.com/c/",
+            "20010203040509",
+            "text/html",
+            &block(HEAD_C, PAGE_C),
+        ),
+    ]
+}
+
+fn jsonl(s: &str) -> Vec<Value> {
+    s.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The single-document path on a payload: `links FILE --url URI --headers HEAD`.
+fn expected_links(dir: &Path, uri: &str, head: &str, payload: &[u8]) -> Vec<Value> {
+    let page = dir.join("page.html");
+    let headers = dir.join("headers.txt");
+    std::fs::write(&page, payload).unwrap();
+    std::fs::write(&headers, head).unwrap();
+    let run = linkbase(
+        &[
+            "links",
+            page.to_str().unwrap(),
+            "--url",
+            uri,
+            "--headers",
+            headers.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    jsonl(&run.stdout)
+}
+
+/// The archive's link records grouped by target URI, without the record fields.
+fn by_uri(links: &[Value]) -> Vec<(String, Vec<Value>)> {
+    let mut out: Vec<(String, Vec<Value>)> = Vec::new();
+    for l in links {
+        let uri = l["warc_target_uri"].as_str().unwrap().to_owned();
+        let mut l = l.clone();
+        let o = l.as_object_mut().unwrap();
+        for k in ["warc_record_id", "warc_target_uri", "warc_date"] {
+            o.remove(k);
+        }
+        match out.last_mut() {
+            Some((u, v)) if *u == uri => v.push(l),
+            _ => out.push((uri, vec![l])),
+        }
+    }
+    out
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn links_of_every_html_record_match_the_single_document_path() {
+    let dir = tempfile::tempdir().unwrap();
+    for v2 in [false, true] {
+        let recs = records(v2);
+        let plain: Vec<u8> = recs.concat();
+        let gz: Vec<u8> = recs.iter().flat_map(|r| gzip(r)).collect();
+        for (name, bytes) in [("t.arc", &plain), ("t.arc.gz", &gz)] {
+            let path = write(dir.path(), name, bytes);
+            let run = linkbase(&["links", &path], b"");
+            assert_eq!(run.code, 0, "{name} v2={v2}: {}", run.stderr);
+            assert_eq!(
+                run.stderr,
+                format!("linkbase: {path}: 5 records read: 2 HTML (0 of them revisits), 3 skipped, 0 damaged\n")
+            );
+            let links = jsonl(&run.stdout);
+            let got = by_uri(&links);
+            let want: Vec<(String, Vec<Value>)> = pages()
+                .iter()
+                .map(|(uri, head, payload)| {
+                    (
+                        uri.to_string(),
+                        expected_links(dir.path(), uri, head, payload),
+                    )
+                })
+                .collect();
+            assert_eq!(got, want, "{name} v2={v2}");
+            // The record fields: no ID (ARC has none), the URL line's URL and date.
+            assert_eq!(links[0]["warc_record_id"], Value::Null);
+            assert_eq!(links[0]["warc_date"], "2001-02-03T04:05:06Z");
+            // The same bytes from stdin.
+            let run = linkbase(&["links"], bytes);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            assert_eq!(jsonl(&run.stdout), links);
+        }
+    }
+}
+
+#[test]
+fn base_of_every_html_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "t.arc", &records(false).concat());
+    let run = linkbase(&["base", &path, "--format", "text"], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let bases: Vec<Value> = jsonl(&linkbase(&["base", &path], b"").stdout);
+    let got: Vec<(&str, &str)> = bases
+        .iter()
+        .map(|b| {
+            (
+                b["base"].as_str().unwrap(),
+                b["base_source"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("http://example.com/a/index.html", "retrieval-uri"),
+            ("http://other.example/up/", "base-element"),
+        ]
+    );
+}
+
+/// warcio's test ARCs: the page's links are the single-document path's.
+#[test]
+fn warcio_example_arcs() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/arc/warcio");
+    let raw = std::fs::read(fixtures.join("example.arc")).unwrap();
+    // Independently of the reader: the second URL line, its length, the block after it.
+    let text_end = raw.windows(2).position(|w| w == b"\n\n").unwrap() + 2;
+    let line_end = text_end + raw[text_end..].iter().position(|&b| b == b'\n').unwrap();
+    let line = std::str::from_utf8(&raw[text_end..line_end]).unwrap();
+    let fields: Vec<&str> = line.split(' ').collect();
+    let (url, length): (&str, usize) = (fields[0], fields[4].parse().unwrap());
+    let block = &raw[line_end + 1..line_end + 1 + length];
+    let split = block.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let head = std::str::from_utf8(&block[..split]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let want = expected_links(dir.path(), url, head, &block[split..]);
+    assert!(!want.is_empty());
+    for name in ["example.arc", "example.arc.gz"] {
+        let path = fixtures.join(name);
+        let run = linkbase(&["links", path.to_str().unwrap()], b"");
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        let got = by_uri(&jsonl(&run.stdout));
+        assert_eq!(got, vec![(url.to_owned(), want.clone())], "{name}");
+    }
+}
+
+/// Damaged ARC files: every stretch said with its offset, the run exits 1.
+#[test]
+fn damage_is_said_with_its_offset() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/arc/warcio");
+    // warcio's file whose URL has spaces in it is 12 bytes shorter than its length says.
+    let path = fixtures.join("example-space-in-url.arc");
+    let path = path.to_str().unwrap();
+    let run = linkbase(&["links", path], b"");
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {path}: record (no WARC-Record-ID) at offset 151 read past damage: the file \
+             ends 1579 bytes into its 1591-byte block: read as far as it goes\n\
+             linkbase: {path}: 2 records read: 1 HTML (0 of them revisits), 1 skipped, 0 damaged, \
+             1 read past damage\n"
+        )
+    );
+    let links = jsonl(&run.stdout);
+    assert!(links.iter().all(|l| l["truncated"] == true), "{links:?}");
+    assert_eq!(
+        links[0]["warc_target_uri"],
+        "http://example.com/index.cfm?FuseAction=Email&EmailTitle=Examples From The Live Web&IsPopUp=False"
+    );
+    // warcio's bad.arc: a version block of length -1, a record of length 1 followed by lines.
+    let path = fixtures.join("bad.arc");
+    let path = path.to_str().unwrap();
+    let run = linkbase(&["links", path], b"");
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {path}: damaged record at offset 0: not an ARC record (no URL line); 202 \
+             bytes skipped to the next URL line, at offset 202\n\
+             linkbase: {path}: record (no WARC-Record-ID) at offset 202 read past damage: \
+             Archive-length 1 ends 69 bytes before the end of the file: the block is read up to it\n\
+             linkbase: {path}: 1 record read: 0 HTML (0 of them revisits), 1 skipped, 1 damaged, \
+             1 read past damage\n"
+        )
+    );
+}
+
+#[test]
+fn lengths_that_are_off_are_read_past_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let recs = records(false);
+    let at = |i: usize| recs[..i].iter().map(Vec::len).sum::<usize>();
+    // The first page's length 5 too short, then 5 too long.
+    for (delta, note) in [
+        (
+            -5i64,
+            "Archive-length 90 ends 5 bytes before the next URL line: the block is read up to it",
+        ),
+        (
+            5,
+            "Archive-length 100 runs past the next URL line, 96 bytes into its block: the block is read up to it",
+        ),
+    ] {
+        let mut bad = recs.clone();
+        let text = String::from_utf8(bad[1].clone()).unwrap();
+        let n = 95i64 + delta;
+        bad[1] = text.replacen(" 95\n", &format!(" {n}\n"), 1).into_bytes();
+        assert_ne!(bad[1], recs[1], "the length is 95");
+        let path = write(dir.path(), "bad.arc", &bad.concat());
+        let run = linkbase(&["links", &path], b"");
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert_eq!(
+            run.stderr,
+            format!(
+                "linkbase: {path}: record (no WARC-Record-ID) at offset {} read past damage: {note}\n\
+                 linkbase: {path}: 5 records read: 2 HTML (0 of them revisits), 3 skipped, 0 damaged, 1 read past damage\n",
+                at(1)
+            ),
+            "delta {delta}"
+        );
+        // Every page's links, as in the whole file.
+        assert_eq!(
+            by_uri(&jsonl(&run.stdout)).len(),
+            2,
+            "delta {delta}: {}",
+            run.stdout
+        );
+    }
+    // Lines between records that are no URL line: the record before is read up to the next
+    // URL line (as warcio reads it), and that is said.
+    let mut bad = recs.clone();
+    bad.insert(2, b"garbage line\nmore\n".to_vec());
+    let path = write(dir.path(), "bad.arc", &bad.concat());
+    let run = linkbase(&["links", &path], b"");
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {path}: record (no WARC-Record-ID) at offset {} read past damage: \
+             Archive-length 95 ends 18 bytes before the next URL line: the block is read up to it\n\
+             linkbase: {path}: 5 records read: 2 HTML (0 of them revisits), 3 skipped, 0 damaged, \
+             1 read past damage\n",
+            at(1)
+        )
+    );
+}
+
+#[test]
+fn a_truncated_gzip_member_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let members: Vec<Vec<u8>> = records(false).iter().map(|r| gzip(r)).collect();
+    let mut bytes = members.concat();
+    bytes.truncate(bytes.len() - 30);
+    let last = members[..4].iter().map(Vec::len).sum::<usize>();
+    let path = write(dir.path(), "cut.arc.gz", &bytes);
+    let run = linkbase(&["links", &path], b"");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(&format!("at offset {last}")),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("1 damaged") || run.stderr.contains("read past damage"));
+}
+
+#[test]
+fn rewrite_of_an_arc_is_refused_until_arc_can_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "t.arc", &records(false).concat());
+    let out = dir.path().join("out.arc");
+    let run = linkbase(&["rewrite", &path, "-o", out.to_str().unwrap()], b"");
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {path}: an ARC archive: rewrite -o cannot write ARC yet (links, base and \
+             rewrite --extract DIR read it); nothing was written\n"
+        )
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn extract_writes_the_archived_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let recs = records(false);
+    let gz: Vec<u8> = recs.iter().flat_map(|r| gzip(r)).collect();
+    let path = write(dir.path(), "t.arc.gz", &gz);
+    let out = dir.path().join("site");
+    let run = linkbase(&["rewrite", &path, "--extract", out.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = std::fs::read_to_string(out.join("example.com/a/index.html")).unwrap();
+    assert_eq!(
+        page,
+        "<html><a href=\"http://example.com/a/b.html\">b</a><img src=http://example.com/i.png></html>"
+    );
+    assert_eq!(
+        std::fs::read(out.join("example.com/i.png")).unwrap(),
+        b"\x89PNG\0\0"
+    );
+    assert!(out.join("example.com/c/index.html").exists());
+}

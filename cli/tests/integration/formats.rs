@@ -1,0 +1,145 @@
+//! mbox mailboxes (issue 23) are recognized by name and by content, never read as one HTML
+//! page: each message is read as an `.eml` would be (ARC input: `arc.rs`).
+
+use super::util::linkbase;
+
+fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> String {
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// The messages of [`mbox`], as `.eml` files would hold them.
+const MESSAGES: [&[u8]; 2] = [
+    b"From: alice@example.org\n\
+Message-ID: <one@example.org>\n\
+Content-Type: text/html\n\
+Content-Location: http://h/one/\n\
+\n\
+<a href=x>x</a>\n\
+From the archive\n",
+    b"From: bob@example.org\n\
+Content-Type: text/html\n\
+\n\
+<a href=y>y</a>\n",
+];
+
+/// `MESSAGES` as an mbox (mboxrd: a body line `From ` quoted as `>From `).
+fn mbox() -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, m) in MESSAGES.iter().enumerate() {
+        out.extend_from_slice(
+            format!("From sender{i}@example.org Mon Jan  1 00:00:0{i} 2001\n").as_bytes(),
+        );
+        let text = String::from_utf8(m.to_vec())
+            .unwrap()
+            .replace("\nFrom the", "\n>From the");
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+#[test]
+fn mbox_links_and_base_are_each_messages_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = mbox();
+    // By name, and by content whatever the name.
+    let named = write(&dir, "INBOX.MBOX", &bytes);
+    let sniffed = write(&dir, "mail.txt", &bytes);
+    // The reference: each message alone, as an .eml, with its place and Message-ID added.
+    let mut want_links = String::new();
+    let mut want_bases = String::new();
+    for (i, m) in MESSAGES.iter().enumerate() {
+        let eml = write(&dir, &format!("m{i}.eml"), m);
+        let id = if i == 0 {
+            "\"<one@example.org>\""
+        } else {
+            "null"
+        };
+        for (cmd, want) in [("links", &mut want_links), ("base", &mut want_bases)] {
+            let run = linkbase(&[cmd, &eml, "--url", "http://default/"], b"");
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            assert!(!run.stdout.is_empty());
+            for line in run.stdout.lines() {
+                let line = line.strip_suffix('}').unwrap();
+                want.push_str(&format!(
+                    "{line},\"mbox_message\":{i},\"message_id\":{id}}}\n"
+                ));
+            }
+        }
+    }
+    for (path, shown) in [
+        (named.as_str(), named.as_str()),
+        (&sniffed, &sniffed),
+        ("-", "stdin"),
+    ] {
+        for (cmd, want) in [("links", &want_links), ("base", &want_bases)] {
+            let run = linkbase(&[cmd, path, "--url", "http://default/"], &bytes);
+            assert_eq!(run.code, 0, "{cmd} {path}: {}", run.stderr);
+            assert_eq!(run.stderr, format!("linkbase: {shown}: 2 messages read\n"));
+            assert_eq!(&run.stdout, want, "{cmd} {path}");
+        }
+        let run = linkbase(
+            &[
+                "rewrite",
+                path,
+                "-o",
+                dir.path().join("out").to_str().unwrap(),
+            ],
+            &bytes,
+        );
+        assert_eq!(run.code, 2);
+        assert_eq!(
+            run.stderr,
+            format!(
+                "linkbase: {shown}: an mbox mailbox: rewrite cannot write mbox yet (links and base \
+                 read it); nothing was written\n"
+            )
+        );
+        assert!(!dir.path().join("out").exists());
+    }
+}
+
+#[test]
+fn bytes_before_the_first_message_are_said() {
+    let mut bytes = b"stray\n\n".to_vec();
+    bytes.extend_from_slice(&mbox());
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "x.mbox", &bytes);
+    let run = linkbase(&["links", &path], b"");
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {path}: 7 bytes before the first `From ` line belong to no message: \
+             skipped\nlinkbase: {path}: 2 messages read\n"
+        )
+    );
+}
+
+#[test]
+fn from_lines_that_are_not_mbox() {
+    // An HTML page that opens with the word "From".
+    let run = linkbase(
+        &["base", "--url", "http://h/a/"],
+        b"From here on <a href=x>x</a>\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("http://h/a/"), "{}", run.stdout);
+    // An .eml that opens with its envelope line stays one message.
+    let dir = tempfile::tempdir().unwrap();
+    let eml = write(
+        &dir,
+        "one.eml",
+        b"From alice@example.org Mon Jan  1 00:00:00 2001\n\
+MIME-Version: 1.0\n\
+Content-Type: text/html\n\
+Content-Location: http://h/m/\n\
+\n\
+<a href=x>x</a>\n",
+    );
+    let run = linkbase(&["links", &eml], b"");
+    assert_eq!(run.stderr, "");
+    assert_eq!(run.code, 0);
+}

@@ -1,0 +1,706 @@
+//! ① ARC files (the Internet Archive's format before WARC): what one looks like.
+//!
+//! An ARC file opens with a version block, a record whose URL line starts `filedesc://`:
+//! `filedesc://NAME IP DATE text/plain LENGTH` (v1 and v2 alike). A `.arc.gz` holds one gzip
+//! member per record, the version block first.
+
+use std::io::{self, BufRead, Read, Seek, SeekFrom};
+
+use super::headers::Headers;
+use super::warc::{Damage, Item, Place, Record, WarcReader, SALVAGE_SLACK};
+
+/// The gzip magic and deflate method byte (RFC 1952 §2.3.1).
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+
+/// Whether `head` (the first bytes of a file) is an ARC file: it starts with an ARC version
+/// block's URL line (`filedesc://`), or with a gzip member that decompresses to one.
+pub fn looks_like_arc(head: &[u8]) -> bool {
+    if head.starts_with(&GZIP_MAGIC) {
+        let mut out = Vec::with_capacity(512);
+        let dec = flate2::bufread::GzDecoder::new(head);
+        // A truncated member still gives what it decompressed so far.
+        let _ = dec.take(512).read_to_end(&mut out);
+        return is_version_line(&out);
+    }
+    is_version_line(head)
+}
+
+/// `filedesc://…`: no other kind of input starts so (the rest of the line, even a damaged
+/// one such as a length of `-1`, is the reader's to judge and report).
+fn is_version_line(head: &[u8]) -> bool {
+    head.starts_with(b"filedesc://")
+}
+
+/// Reads the records of an ARC file (v1 or v2 URL lines; plain, or one gzip member per record)
+/// as WARC [`Record`]s, so that everything built on the WARC reader reads ARC unchanged: the
+/// version block (`filedesc://`) is a `warcinfo` record; a record whose block is an HTTP
+/// response (`HTTP/…`) is a `response` (`Content-Type: application/http; msgtype=response`),
+/// any other a `resource` with the URL line's content type. `WARC-Target-URI` is the URL line's
+/// URL, `WARC-Date` its 14-digit date (`YYYY-MM-DDThh:mm:ssZ`), `WARC-IP-Address` its address.
+/// ARC records have no ID: `WARC-Record-ID` is absent.
+///
+/// Damage is read past and said, never dropped in silence: a block that ends before its
+/// `Archive-length` does (the rest of the file is shorter) is read as far as it goes and
+/// flagged [`Record::truncated`]; an `Archive-length` that runs past the next URL line is cut
+/// there, and one that ends before the next URL line is read up to it (up to
+/// [`SALVAGE_SLACK`] further), each with [`Record::damage`]; bytes that are no record, and a
+/// corrupt gzip member, are [`Item::Damaged`] naming the offset and what was skipped.
+pub struct ArcReader<R: BufRead + Seek> {
+    src: Stream<R>,
+    keep: Box<Keep>,
+    /// The URL-line layout: 1 (5 fields) or 2 (10 fields), from the version block.
+    version: u8,
+    done: bool,
+    /// Where the record being read starts (blank lines before it passed): what an error names.
+    record_start: u64,
+}
+
+type Keep = dyn FnMut(&Headers, u64) -> bool + Send + Sync;
+
+impl<R: BufRead + Seek> std::fmt::Debug for ArcReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArcReader")
+            .field("gzip", &self.src.gzip)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A URL line, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct UrlLine {
+    url: String,
+    ip: String,
+    date: String,
+    content_type: String,
+    length: u64,
+}
+
+/// How long a URL line may be.
+const MAX_LINE: usize = 64 * 1024;
+
+/// Parses a URL line (without its newline) by the file's layout, the fields counted from the
+/// end so that a URL with spaces in it is read whole. Strict enough that a line of HTML is not
+/// taken for one: an IP-address field of digits and dots (or `0.0.0.0`-like), a date of 12 to
+/// 14 digits, a length of digits.
+fn parse_url_line(line: &[u8], version: u8) -> Option<UrlLine> {
+    // A file whose version block is damaged or missing: the other layout is tried too.
+    parse_layout(line, version).or_else(|| parse_layout(line, if version == 2 { 1 } else { 2 }))
+}
+
+fn parse_layout(line: &[u8], version: u8) -> Option<UrlLine> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let text = std::str::from_utf8(line).ok()?;
+    let fields: Vec<&str> = text.split(' ').filter(|f| !f.is_empty()).collect();
+    let tail = if version == 2 && fields.len() >= 10 {
+        9
+    } else {
+        4
+    };
+    if fields.len() < tail + 1 {
+        return None;
+    }
+    let url_end = fields.len() - tail;
+    let url = fields.get(..url_end)?.join(" ");
+    let ip = *fields.get(url_end)?;
+    let date = *fields.get(url_end + 1)?;
+    let content_type = *fields.get(url_end + 2)?;
+    let length = *fields.last()?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let ip_ok = !ip.is_empty()
+        && ip
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() || b == b'.' || b == b':' || b == b'-');
+    // A URL starts with a scheme (RFC 2396 §3.1) and its colon.
+    let scheme = url.split_once(':').is_some_and(|(s, _)| {
+        s.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+    });
+    if !scheme || !ip_ok || !digits(date) || !(12..=14).contains(&date.len()) {
+        return None;
+    }
+    Some(UrlLine {
+        url,
+        ip: ip.to_owned(),
+        date: date.to_owned(),
+        content_type: content_type.to_owned(),
+        length: length.parse().ok().filter(|_| digits(length))?,
+    })
+}
+
+/// An ARC date (`YYYYMMDDhhmmss`, or without the seconds) as a WARC date; another shape as is.
+fn warc_date(date: &str) -> String {
+    let d = date.as_bytes();
+    let part = |r: std::ops::Range<usize>| d.get(r).and_then(|p| std::str::from_utf8(p).ok());
+    match (
+        part(0..4),
+        part(4..6),
+        part(6..8),
+        part(8..10),
+        part(10..12),
+    ) {
+        (Some(y), Some(mo), Some(da), Some(h), Some(mi)) => {
+            let s = part(12..14).unwrap_or("00");
+            format!("{y}-{mo}-{da}T{h}:{mi}:{s}Z")
+        }
+        _ => date.to_owned(),
+    }
+}
+
+impl<R: BufRead + Seek> ArcReader<R> {
+    /// A reader of the ARC file in `inner`, from its start. gzip is recognised by its magic
+    /// bytes.
+    ///
+    /// # Errors
+    /// When `inner` cannot be read.
+    pub fn new(mut inner: R) -> io::Result<ArcReader<R>> {
+        let gzip = inner.fill_buf()?.starts_with(&GZIP_MAGIC);
+        let start = inner.stream_position()?;
+        Ok(ArcReader {
+            src: Stream::new(inner, gzip, start),
+            keep: Box::new(|_, _| true),
+            version: 1,
+            done: false,
+            record_start: 0,
+        })
+    }
+
+    /// Which blocks to hold in memory, from the synthesized header fields and the length (as
+    /// `WarcReader::keep`).
+    #[must_use]
+    pub fn keep(mut self, keep: impl FnMut(&Headers, u64) -> bool + Send + Sync + 'static) -> Self {
+        self.keep = Box::new(keep);
+        self
+    }
+
+    /// Whether the file is gzip-compressed.
+    pub fn is_gzip(&self) -> bool {
+        self.src.gzip
+    }
+
+    fn damaged(&mut self, at: u64, message: String) -> Item {
+        Item::Damaged(Damage {
+            offset: self.src.place(at).offset,
+            within: self.src.place(at).within,
+            record_id: None,
+            message,
+        })
+    }
+
+    /// Reads lines from the current position until one is a URL line (left unread) or the
+    /// file ends; how many bytes were passed.
+    fn skip_to_url_line(&mut self) -> io::Result<u64> {
+        let mut skipped = 0;
+        loop {
+            let Some(line) = self.src.read_line()? else {
+                return Ok(skipped);
+            };
+            if parse_url_line(trim_nl(&line), self.version).is_some() {
+                self.src.unread(line);
+                return Ok(skipped);
+            }
+            skipped += line.len() as u64;
+        }
+    }
+
+    fn skip_note(&mut self, skipped: u64) -> String {
+        let end = self.src.logical;
+        if self.src.at_eof() {
+            format!("; {skipped} bytes skipped to the end of the file")
+        } else {
+            format!(
+                "; {skipped} bytes skipped to the next URL line, at {}",
+                self.src.place(end)
+            )
+        }
+    }
+
+    fn read_item(&mut self) -> io::Result<Option<Item>> {
+        // Blank lines between records (the terminator, and extra ones) are tolerated.
+        let line = loop {
+            match self.src.read_line()? {
+                None => return Ok(None),
+                Some(l) if trim_nl(&l).iter().all(|b| b.is_ascii_whitespace()) => {}
+                Some(l) => break l,
+            }
+        };
+        let at = self.src.logical - line.len() as u64;
+        self.record_start = at;
+        let Some(url_line) = parse_url_line(trim_nl(&line), self.version) else {
+            let skipped = line.len() as u64 + self.skip_to_url_line()?;
+            let note = self.skip_note(skipped);
+            return Ok(Some(
+                self.damaged(at, format!("not an ARC record (no URL line){note}")),
+            ));
+        };
+        let length = url_line.length;
+        let mut headers = Headers::new();
+        let filedesc = url_line.url.starts_with("filedesc://");
+        headers.push_line(&format!("WARC-Target-URI: {}", url_line.url));
+        headers.push_line(&format!("WARC-Date: {}", warc_date(&url_line.date)));
+        headers.push_line(&format!("WARC-IP-Address: {}", url_line.ip));
+        headers.push_line(&format!("Content-Length: {length}"));
+        // Whether the block is a response is known once it is read: it is asked as one.
+        let mut asked = headers.clone();
+        asked.push_line("WARC-Type: response");
+        let keep = filedesc || (self.keep)(&asked, length);
+        let block_at = self.src.logical;
+        let mut block = Vec::new();
+        let got = if keep {
+            self.src.read_upto(length, Some(&mut block))?
+        } else {
+            self.src.read_upto(length, None)?
+        };
+        let mut damage = None;
+        let mut truncated = false;
+        // What follows must be the end, or (after newlines) the next URL line.
+        let follows_well = |s: &mut Self| -> io::Result<bool> {
+            let mut newlines = Vec::new();
+            loop {
+                match s.src.read_line()? {
+                    None => {
+                        s.src.unread(newlines);
+                        return Ok(true);
+                    }
+                    Some(l) if trim_nl(&l).is_empty() => newlines.extend_from_slice(&l),
+                    Some(l) => {
+                        let ok = parse_url_line(trim_nl(&l), s.version).is_some();
+                        newlines.extend_from_slice(&l);
+                        s.src.unread(newlines);
+                        return Ok(ok);
+                    }
+                }
+            }
+        };
+        if got < length {
+            // The file ends inside the block. A URL line inside it means the length was too
+            // long: the block ends there, and the rest is read again as records.
+            if let Some(cut) = find_url_line(&block, self.version) {
+                let rest = block.split_off(cut);
+                let kept = block.len() as u64;
+                block.truncate(trim_nl(&block).len());
+                self.src.unread(rest);
+                damage = Some(format!(
+                    "Archive-length {length} runs past the next URL line, {kept} bytes into its \
+                     block: the block is read up to it"
+                ));
+            } else {
+                truncated = true;
+                damage = Some(format!(
+                    "the file ends {got} bytes into its {length}-byte block: read as far as it goes"
+                ));
+            }
+        } else if !follows_well(self)? {
+            // Too long, and the file goes on past the block: the next URL line starts inside
+            // the block (and may end after it); the block is cut there.
+            let next = self.src.read_line()?.unwrap_or_default();
+            let mut probe = block.clone();
+            probe.extend_from_slice(&next);
+            let cut = keep
+                .then(|| find_url_line(&probe, self.version))
+                .flatten()
+                .filter(|&c| c <= block.len());
+            if let Some(cut) = cut {
+                let rest = probe.split_off(cut);
+                block = probe;
+                let kept = block.len() as u64;
+                block.truncate(trim_nl(&block).len());
+                self.src.unread(rest);
+                damage = Some(format!(
+                    "Archive-length {length} runs past the next URL line, {kept} bytes into its \
+                     block: the block is read up to it"
+                ));
+            } else {
+                self.src.unread(next);
+                // Too short: the block goes on to the next URL line.
+                let mut extra = Vec::new();
+                let mut passed = 0u64;
+                let mut upto = "the end of the file";
+                while let Some(l) = self.src.read_line()? {
+                    if parse_url_line(trim_nl(&l), self.version).is_some() {
+                        self.src.unread(l);
+                        upto = "the next URL line";
+                        break;
+                    }
+                    passed += l.len() as u64;
+                    if passed <= SALVAGE_SLACK {
+                        extra.extend_from_slice(&l);
+                    }
+                }
+                if passed <= SALVAGE_SLACK {
+                    let real = trim_nl(&extra).len();
+                    extra.truncate(real);
+                    if keep {
+                        block.extend_from_slice(&extra);
+                    }
+                    damage = Some(format!(
+                        "Archive-length {length} ends {real} bytes before {upto}: the block is \
+                         read up to it"
+                    ));
+                } else {
+                    let note = self.skip_note(passed);
+                    let item = self.damaged(
+                        block_at + length,
+                        format!("bytes after the record's Archive-length ({length}) that are no record{note}"),
+                    );
+                    self.src.pending_item = Some(item);
+                    damage = Some(format!(
+                        "Archive-length {length} does not end the record (what follows is no URL line)"
+                    ));
+                }
+            }
+        }
+        let http = block.starts_with(b"HTTP/");
+        let kind = if filedesc {
+            "warcinfo"
+        } else if http {
+            "response"
+        } else {
+            "resource"
+        };
+        if filedesc {
+            if let Some(v) = block.first().filter(|b| b.is_ascii_digit()) {
+                self.version = v - b'0';
+            }
+        }
+        headers.push_line(&format!("WARC-Type: {kind}"));
+        if http {
+            headers.push_line("Content-Type: application/http; msgtype=response");
+        } else if !url_line.content_type.is_empty() && url_line.content_type != "no-type" {
+            headers.push_line(&format!("Content-Type: {}", url_line.content_type));
+        }
+        let place = self.src.place(at);
+        let raw_end = (!self.src.gzip).then_some(self.src.logical);
+        Ok(Some(Item::Record(Record {
+            offset: place.offset,
+            within: place.within,
+            raw_end,
+            version: format!("ARC/{}", self.version),
+            headers,
+            content_length: length,
+            block: keep.then_some(block),
+            damage,
+            truncated,
+        })))
+    }
+}
+
+impl<R: BufRead + Seek> Iterator for ArcReader<R> {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        if let Some(item) = self.src.pending_item.take() {
+            return Some(item);
+        }
+        if self.done {
+            return None;
+        }
+        self.record_start = self.src.logical;
+        match self.read_item() {
+            Ok(Some(item)) => Some(item),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                // A corrupt gzip member (or a read error): said, and reading resumes at the
+                // next member, if the file is gzip.
+                let from = self.src.place(self.record_start);
+                let resumed = self.src.resync_member();
+                let note = match resumed {
+                    Some(offset) => format!("skipped to the next gzip member, at offset {offset}"),
+                    None => {
+                        self.done = true;
+                        "the rest of the file is skipped".to_owned()
+                    }
+                };
+                Some(Item::Damaged(Damage {
+                    offset: from.offset,
+                    within: from.within,
+                    record_id: None,
+                    message: format!("cannot be read ({e}); {note}"),
+                }))
+            }
+        }
+    }
+}
+
+/// What an archive's records are read from: a WARC reader or an ARC reader, behind one
+/// iterator of WARC [`Item`]s (`archive::Archive` holds one).
+pub enum Framing<R: BufRead + Seek> {
+    /// ISO 28500.
+    Warc(WarcReader<R>),
+    /// The Internet Archive's ARC, read as WARC records ([`ArcReader`]).
+    Arc(Box<ArcReader<R>>),
+}
+
+impl<R: BufRead + Seek> Framing<R> {
+    /// Whether the file is gzip-compressed.
+    pub fn is_gzip(&self) -> bool {
+        match self {
+            Framing::Warc(r) => r.is_gzip(),
+            Framing::Arc(r) => r.is_gzip(),
+        }
+    }
+}
+
+impl<R: BufRead + Seek> Iterator for Framing<R> {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        match self {
+            Framing::Warc(r) => r.next(),
+            Framing::Arc(r) => r.next(),
+        }
+    }
+}
+
+/// `line` without its `\n` or `\r\n`.
+fn trim_nl(line: &[u8]) -> &[u8] {
+    let l = line.strip_suffix(b"\n").unwrap_or(line);
+    l.strip_suffix(b"\r").unwrap_or(l)
+}
+
+/// Where a URL line starts inside `block` (after a newline), if one does.
+fn find_url_line(block: &[u8], version: u8) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'\n', block.get(from..)?) {
+        let start = from + i + 1;
+        let rest = block.get(start..)?;
+        let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        if parse_url_line(rest.get(..end)?, version).is_some() {
+            return Some(start);
+        }
+        from = start;
+    }
+    None
+}
+
+/// The file's bytes, decompressed when it is gzip (member after member), with bytes put back
+/// in front, and where each gzip member starts.
+struct Stream<R: BufRead + Seek> {
+    gzip: bool,
+    /// The plain file, or the file between gzip members.
+    inner: Option<R>,
+    member: Option<flate2::bufread::GzDecoder<R>>,
+    /// Bytes put back, read first (in order).
+    front: Vec<u8>,
+    /// Where reading is, in the decompressed bytes.
+    logical: u64,
+    /// Where gzip members start: (decompressed position, file offset), the last few.
+    members: Vec<(u64, u64)>,
+    /// Where the file starts.
+    start: u64,
+    eof: bool,
+    /// Damage found while reading a record, given after it.
+    pending_item: Option<Item>,
+}
+
+impl<R: BufRead + Seek> Stream<R> {
+    fn new(inner: R, gzip: bool, start: u64) -> Stream<R> {
+        Stream {
+            gzip,
+            inner: Some(inner),
+            member: None,
+            front: Vec::new(),
+            logical: 0,
+            members: Vec::new(),
+            start,
+            eof: false,
+            pending_item: None,
+        }
+    }
+
+    /// The file offset of decompressed position `at` (for gzip, its member's, and how far
+    /// into the member it is).
+    fn place(&self, at: u64) -> Place {
+        if !self.gzip {
+            return Place {
+                offset: self.start + at,
+                within: 0,
+            };
+        }
+        let (from, offset) = self
+            .members
+            .iter()
+            .rev()
+            .find(|(l, _)| *l <= at)
+            .copied()
+            .unwrap_or((0, self.start));
+        Place {
+            offset,
+            within: at - from,
+        }
+    }
+
+    fn at_eof(&self) -> bool {
+        self.eof && self.front.is_empty()
+    }
+
+    /// Raw bytes into `buf` (0 at the end of the file).
+    fn fill(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.eof {
+            return Ok(0);
+        }
+        if !self.gzip {
+            let n = match &mut self.inner {
+                Some(r) => r.read(buf)?,
+                None => 0,
+            };
+            self.eof = n == 0;
+            return Ok(n);
+        }
+        loop {
+            if let Some(m) = &mut self.member {
+                let n = m.read(buf)?;
+                if n > 0 {
+                    return Ok(n);
+                }
+                // The member ended: the file goes on after it.
+                self.inner = self
+                    .member
+                    .take()
+                    .map(flate2::bufread::GzDecoder::into_inner);
+                continue;
+            }
+            let Some(mut inner) = self.inner.take() else {
+                self.eof = true;
+                return Ok(0);
+            };
+            if inner.fill_buf()?.is_empty() {
+                self.inner = Some(inner);
+                self.eof = true;
+                return Ok(0);
+            }
+            let offset = inner.stream_position()?;
+            // The position the pending bytes in front were read at is already counted.
+            let logical = self.logical + self.front.len() as u64;
+            self.members.push((logical, offset));
+            if self.members.len() > 64 {
+                self.members.remove(0);
+            }
+            self.member = Some(flate2::bufread::GzDecoder::new(inner));
+        }
+    }
+
+    /// Makes `front` hold at least one byte, unless the file has ended.
+    fn more(&mut self) -> io::Result<bool> {
+        if !self.front.is_empty() {
+            return Ok(true);
+        }
+        let mut buf = vec![0u8; 64 * 1024];
+        let n = self.fill(&mut buf)?;
+        buf.truncate(n);
+        self.front = buf;
+        Ok(n > 0)
+    }
+
+    /// The next line with its `\n` (the last one may have none); `None` at the end. A line
+    /// longer than [`MAX_LINE`] is given in pieces.
+    fn read_line(&mut self) -> io::Result<Option<Vec<u8>>> {
+        let mut line = Vec::new();
+        while self.more()? {
+            let (take, done) = match memchr::memchr(b'\n', &self.front) {
+                Some(i) => (i + 1, true),
+                None => (self.front.len(), false),
+            };
+            let take = take.min(MAX_LINE - line.len());
+            line.extend(self.front.drain(..take));
+            self.logical += take as u64;
+            if done || line.len() >= MAX_LINE {
+                break;
+            }
+        }
+        Ok((!line.is_empty()).then_some(line))
+    }
+
+    /// Reads `n` bytes (fewer at the end of the file) into `out`, or past them; how many.
+    fn read_upto(&mut self, n: u64, mut out: Option<&mut Vec<u8>>) -> io::Result<u64> {
+        let mut got = 0u64;
+        while got < n && self.more()? {
+            let take = (n - got).min(self.front.len() as u64) as usize;
+            if let Some(out) = out.as_deref_mut() {
+                out.extend_from_slice(self.front.get(..take).unwrap_or_default());
+            }
+            self.front.drain(..take);
+            got += take as u64;
+            self.logical += take as u64;
+        }
+        Ok(got)
+    }
+
+    /// Puts `bytes` back in front, to be read again.
+    fn unread(&mut self, mut bytes: Vec<u8>) {
+        self.logical -= bytes.len() as u64;
+        bytes.append(&mut self.front);
+        self.front = bytes;
+    }
+
+    /// After a corrupt gzip member: reading goes on at the next gzip magic in the file after
+    /// the member's start; its offset, or `None` when there is none (or the file is plain).
+    fn resync_member(&mut self) -> Option<u64> {
+        if !self.gzip {
+            return None;
+        }
+        let start = self.members.last().map(|m| m.1)?;
+        let mut inner = match self.member.take() {
+            Some(m) => m.into_inner(),
+            None => self.inner.take()?,
+        };
+        inner.seek(SeekFrom::Start(start + 1)).ok()?;
+        let mut pos = start + 1;
+        let mut carry: Vec<u8> = Vec::new();
+        loop {
+            let buf = inner.fill_buf().ok()?;
+            if buf.is_empty() {
+                self.eof = true;
+                self.front.clear();
+                return None;
+            }
+            let mut hay = std::mem::take(&mut carry);
+            let base = pos - hay.len() as u64;
+            hay.extend_from_slice(buf);
+            let n = buf.len();
+            if let Some(i) = memchr::memmem::find(&hay, &GZIP_MAGIC) {
+                let found = base + i as u64;
+                inner.seek(SeekFrom::Start(found)).ok()?;
+                self.front.clear();
+                self.inner = Some(inner);
+                return Some(found);
+            }
+            inner.consume(n);
+            pos += n as u64;
+            carry = hay
+                .get(hay.len().saturating_sub(2)..)
+                .unwrap_or_default()
+                .to_vec();
+        }
+    }
+}
+
+#[cfg(test)]
+mod sniff_tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn version_lines() {
+        assert!(looks_like_arc(
+            b"filedesc://x.arc 0.0.0.0 20050614070159 text/plain 77\n1 0 Alexa\n"
+        ));
+        assert!(looks_like_arc(b"filedesc://x.arc"));
+        assert!(!looks_like_arc(b"<html>filedesc://"));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(
+            &mut gz,
+            b"filedesc://x.arc 0.0.0.0 20050614070159 text/plain 77\n",
+        )
+        .unwrap();
+        assert!(looks_like_arc(&gz.finish().unwrap()));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, b"WARC/1.0\r\n").unwrap();
+        assert!(!looks_like_arc(&gz.finish().unwrap()));
+    }
+}
