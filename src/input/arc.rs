@@ -244,7 +244,9 @@ impl<R: BufRead + Seek> ArcReader<R> {
         // Whether the block is a response is known once it is read: it is asked as one.
         let mut asked = headers.clone();
         asked.push_line("WARC-Type: response");
-        let keep = filedesc || (self.keep)(&asked, length);
+        // The version block is held for its first byte (the version); one past `MAX_LINE` is a
+        // hostile length, streamed past like any block not wanted, so memory stays bounded.
+        let keep = (filedesc && length <= MAX_LINE as u64) || (self.keep)(&asked, length);
         let block_at = self.src.logical;
         let mut block = Vec::new();
         let got = if keep {
@@ -702,5 +704,38 @@ mod sniff_tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, b"WARC/1.0\r\n").unwrap();
         assert!(!looks_like_arc(&gz.finish().unwrap()));
+    }
+
+    /// A version block past `MAX_LINE` (a hostile length) is not held in memory: it is read
+    /// past, and the records after it are read as usual.
+    #[test]
+    fn a_huge_version_block_is_streamed_past() {
+        let mut arc = b"filedesc://x.arc 0.0.0.0 20050614070159 text/plain 100000\n".to_vec();
+        arc.extend(std::iter::repeat_n(b'1', 100_000));
+        arc.extend_from_slice(b"\n");
+        let page = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>";
+        arc.extend_from_slice(
+            format!(
+                "http://ex.org/a/ 1.2.3.4 20050614070159 text/html {}\n",
+                page.len()
+            )
+            .as_bytes(),
+        );
+        arc.extend_from_slice(page);
+        arc.extend_from_slice(b"\n");
+        let reader = ArcReader::new(std::io::Cursor::new(arc))
+            .unwrap()
+            // As the archive asks: blocks within a bound.
+            .keep(|_, length| length <= 1_000);
+        let records: Vec<Record> = reader
+            .filter_map(|item| match item {
+                Item::Record(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(records.len(), 2);
+        assert!(records[0].block.is_none(), "the version block is not held");
+        assert_eq!(records[1].block.as_deref(), Some(&page[..]));
+        assert_eq!(records[1].target_uri(), Some("http://ex.org/a/"));
     }
 }
