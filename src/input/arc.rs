@@ -683,7 +683,7 @@ impl<R: BufRead + Seek> Stream<R> {
 
 #[cfg(test)]
 mod sniff_tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
     use super::*;
 
