@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::util::linkbase;
+use super::util::{expected_links, jsonl, linkbase};
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -108,33 +108,6 @@ fn records(v2: bool) -> Vec<Vec<u8>> {
             &block(HEAD_C, PAGE_C),
         ),
     ]
-}
-
-fn jsonl(s: &str) -> Vec<Value> {
-    s.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// The single-document path on a payload: `links FILE --url URI --headers HEAD`.
-fn expected_links(dir: &Path, uri: &str, head: &str, payload: &[u8]) -> Vec<Value> {
-    let page = dir.join("page.html");
-    let headers = dir.join("headers.txt");
-    std::fs::write(&page, payload).unwrap();
-    std::fs::write(&headers, head).unwrap();
-    let run = linkbase(
-        &[
-            "links",
-            page.to_str().unwrap(),
-            "--url",
-            uri,
-            "--headers",
-            headers.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    jsonl(&run.stdout)
 }
 
 /// The archive's link records grouped by target URI, without the record fields.

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-use super::util::{linkbase, Run};
+use super::util::{jsonl, linkbase, Run};
 
 const URL: &str = "http://h/a/b/p.html";
 const DOC: &[u8] = b"<a href=\"../x\">x</a>";
@@ -80,14 +80,6 @@ fn linkbase_refusing(args: &[&str], stdin: &[u8]) -> Run {
         stdout: String::from_utf8(out.stdout).unwrap(),
         stderr: String::from_utf8(out.stderr).unwrap(),
     }
-}
-
-/// The JSON objects of JSON Lines output.
-fn jsonl(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
 }
 
 /// The CONTRACT.md fields of a `links --format jsonl` record (more fields are allowed and

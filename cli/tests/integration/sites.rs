@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-use super::util::{linkbase, untimed, Run};
+use super::util::{jsonl, linkbase, untimed, Run};
 
 /// The URL `fixtures/sites/basic` is checked and rewritten against.
 pub(crate) const BASIC_URL: &str = "https://example.com/site/";
@@ -141,13 +139,6 @@ fn check(dir: &Path, url: &str, extra: &[&str]) -> Run {
     let mut args = vec!["check", s(dir), "--site-url", url];
     args.extend_from_slice(extra);
     linkbase(&args, b"")
-}
-
-fn jsonl(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
 }
 
 /// (file, original) → verdict, from `check --format jsonl`.

@@ -52,3 +52,38 @@ pub fn untimed(stderr: &str) -> String {
         })
         .collect()
 }
+
+/// JSON lines, one value each; a line that is not JSON fails the test, naming it.
+pub fn jsonl(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// The single-document path on a payload: `links FILE --url URI --headers HEAD`, what an
+/// archived record's links must equal.
+pub fn expected_links(
+    dir: &std::path::Path,
+    uri: &str,
+    head: &str,
+    payload: &[u8],
+) -> Vec<serde_json::Value> {
+    let page = dir.join("page.html");
+    let headers = dir.join("headers.txt");
+    std::fs::write(&page, payload).unwrap();
+    std::fs::write(&headers, head).unwrap();
+    let run = linkbase(
+        &[
+            "links",
+            page.to_str().unwrap(),
+            "--url",
+            uri,
+            "--headers",
+            headers.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    jsonl(&run.stdout)
+}

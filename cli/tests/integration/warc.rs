@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::util::linkbase;
+use super::util::{expected_links, jsonl, linkbase};
 
 /// One record of a test archive.
 struct Rec {
@@ -225,12 +225,6 @@ fn build() -> Archive {
     Archive { dir }
 }
 
-fn jsonl(text: &str) -> Vec<Value> {
-    text.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// Link records without the WARC fields, grouped by record.
 fn by_record(links: &[Value]) -> BTreeMap<String, Vec<Value>> {
     let mut out: BTreeMap<String, Vec<Value>> = BTreeMap::new();
@@ -248,27 +242,6 @@ fn by_record(links: &[Value]) -> BTreeMap<String, Vec<Value>> {
         out.entry(id).or_default().push(l);
     }
     out
-}
-
-/// The single-document path on a payload: `links FILE --url URI --headers HEAD`.
-fn expected_links(dir: &Path, uri: &str, head: &str, payload: &[u8]) -> Vec<Value> {
-    let page = dir.join("page.html");
-    let headers = dir.join("headers.txt");
-    std::fs::write(&page, payload).unwrap();
-    std::fs::write(&headers, head).unwrap();
-    let run = linkbase(
-        &[
-            "links",
-            page.to_str().unwrap(),
-            "--url",
-            uri,
-            "--headers",
-            headers.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    jsonl(&run.stdout)
 }
 
 #[test]
