@@ -557,16 +557,7 @@ fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
         BaseFormat::Jsonl => write_jsonl(&mut out, &bases)?,
         BaseFormat::Text => {
             for b in &bases {
-                // A MIME part's path comes first, so each line says which part it is about.
-                if let Some(part) = &b.part {
-                    write!(out, "{}\t", escape_controls(part))?;
-                }
-                writeln!(
-                    out,
-                    "{}\t{}",
-                    escape_controls(b.base.as_deref().unwrap_or("")),
-                    b.base_source
-                )?;
+                crate::text::write_base_line(&mut out, b)?;
             }
         }
     }

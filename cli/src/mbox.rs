@@ -152,15 +152,7 @@ pub(crate) fn base(
                 BaseFormat::Jsonl => write_tagged(&mut out, b, m, &id)?,
                 BaseFormat::Text => {
                     write!(out, "{}\t", m.index)?;
-                    if let Some(part) = &b.part {
-                        write!(out, "{}\t", escape_controls(part))?;
-                    }
-                    writeln!(
-                        out,
-                        "{}\t{}",
-                        escape_controls(b.base.as_deref().unwrap_or("")),
-                        b.base_source
-                    )?;
+                    crate::text::write_base_line(&mut out, b)?;
                 }
             }
         }

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use linkbase::report::{needs_escape, LinkRecord};
+use linkbase::report::{needs_escape, BaseRecord, LinkRecord};
 
 /// The columns of `links --format tsv`, in order; the first line of the output names them.
 pub(crate) const TSV_COLUMNS: [&str; 10] = [
@@ -94,4 +94,18 @@ fn push_escaped(o: &mut String, c: char) {
             let _ = write!(o, "\\u{{{:x}}}", c as u32);
         }
     }
+}
+
+/// One base record as `base --format text` writes it: the MIME part's path first when there is
+/// one (so each line says which part it is about), then the base and where it came from.
+pub(crate) fn write_base_line(out: &mut impl Write, b: &BaseRecord) -> io::Result<()> {
+    if let Some(part) = &b.part {
+        write!(out, "{}\t", escape_controls(part))?;
+    }
+    writeln!(
+        out,
+        "{}\t{}",
+        escape_controls(b.base.as_deref().unwrap_or("")),
+        b.base_source
+    )
 }
