@@ -169,4 +169,24 @@ mod sniff_tests {
         let (messages, preamble) = split(b"junk\n\nFrom a@x Mon Jan  1 00:00:00 2001\nS: 1\n\nb\n");
         assert_eq!((messages.len(), preamble), (1, 6));
     }
+
+    /// An mbox another tool wrote: Python's `mailbox.mbox` (mboxo, `>From ` quoting), the
+    /// fixture's source in `fixtures/README.md`.
+    #[test]
+    fn an_mbox_written_by_pythons_mailbox_module() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/mbox/python-mailbox.mbox"
+        );
+        let bytes = std::fs::read(path).unwrap_or_default();
+        let (messages, preamble) = split(&bytes);
+        assert_eq!((messages.len(), preamble), (2, 0));
+        assert!(messages[0]
+            .bytes
+            .starts_with(b"From: Ann <ann@example.org>\n"));
+        let body = String::from_utf8_lossy(&messages[1].bytes);
+        assert!(body.contains("\nFrom here on, the body says"), "{body}");
+        assert!(!body.contains(">From"), "{body}");
+        assert!(body.ends_with("at a line start.\n"), "{body:?}");
+    }
 }

@@ -102,6 +102,37 @@ fn mbox_links_and_base_are_each_messages_own() {
     }
 }
 
+/// An mbox another tool wrote (Python's `mailbox` module; `fixtures/README.md`): each message's
+/// links against its own Content-Location, tagged with its index and Message-ID.
+#[test]
+fn an_mbox_written_by_another_tool() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/mbox/python-mailbox.mbox"
+    );
+    let run = linkbase(&["links", path], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, format!("linkbase: {path}: 2 messages read\n"));
+    let got: Vec<(String, String, String)> = super::util::jsonl(&run.stdout)
+        .iter()
+        .map(|r| {
+            (
+                r["resolved"].as_str().unwrap_or_default().to_owned(),
+                r["mbox_message"].to_string(),
+                r["message_id"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let want = |u: &str| (u.to_owned(), "0".to_owned(), "<one@example.org>".to_owned());
+    assert_eq!(
+        got,
+        [
+            want("http://example.org/news/issue/1.html"),
+            want("http://example.org/img/logo.png")
+        ]
+    );
+}
+
 #[test]
 fn bytes_before_the_first_message_are_said() {
     let mut bytes = b"stray\n\n".to_vec();
