@@ -1,6 +1,7 @@
 //! The resolver's allocation promise, counted: `resolve()` allocates exactly once (its result
 //! string) and `resolve_into()` with a warm buffer not at all, over the benchmark corpus
-//! (`benches/data/refs.txt`) and the RFC 2396 Appendix C examples, for rfc2396 and rfc3986.
+//! (`benches/data/refs.txt`) and the RFC 2396 Appendix C examples, for rfc2396 and rfc3986;
+//! and the memory promise of `links_each`, the live heap's peak measured while it runs.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -20,14 +21,30 @@ thread_local! {
     /// Allocations (alloc, alloc_zeroed, realloc) made by this thread. Per thread, so tests
     /// running in parallel do not see each other's.
     static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    /// Bytes this thread has allocated and not freed (frees of another thread's memory make
+    /// it low, never wrong for a measurement on one thread), and the highest it reached.
+    static LIVE: Cell<i64> = const { Cell::new(0) };
+    static PEAK: Cell<i64> = const { Cell::new(0) };
 }
 
 /// The system allocator, counting.
 struct Counting;
 
-fn bump() {
+fn bump(grown: i64) {
     // `try_with`: the thread-local may be gone while a thread shuts down.
     let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    live(grown);
+}
+
+fn live(change: i64) {
+    let _ = LIVE.try_with(|live| {
+        live.set(live.get() + change);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(live.get())));
+    });
+}
+
+fn size(layout: Layout) -> i64 {
+    i64::try_from(layout.size()).unwrap_or(i64::MAX)
 }
 
 // SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
@@ -35,18 +52,19 @@ fn bump() {
 // so touching it never allocates.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
+        bump(size(layout));
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
+        bump(size(layout));
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
+        bump(i64::try_from(new_size).unwrap_or(i64::MAX) - size(layout));
         unsafe { System.realloc(ptr, layout, new_size) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        live(-size(layout));
         unsafe { System.dealloc(ptr, layout) }
     }
 }
@@ -176,4 +194,66 @@ fn rfc2396_allocates_only_the_result() {
 #[test]
 fn rfc3986_allocates_only_the_result() {
     check(Profile::Rfc3986);
+}
+
+/// The most heap `f` holds at once beyond what was live when it began, in bytes.
+fn peak_during(f: impl FnOnce()) -> i64 {
+    let start = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(start));
+    f();
+    PEAK.with(Cell::get) - start
+}
+
+/// `links_each` hands each link on as found: what it holds does not grow with the number of
+/// links (`pipeline::links`, which keeps them, holds far more: the comparison shows the
+/// measurement sees the records).
+#[test]
+fn links_each_holds_no_record_it_has_handed_on() {
+    use linkbase::pipeline::{self, HtmlInput, Options};
+    let page = |links: usize| {
+        let mut doc = String::from("<!doctype html><title>t</title><body>");
+        for i in 0..links {
+            doc.push_str(&format!(
+                "<a href=\"../section/chapter/p{i}.html\">{i}</a>\n"
+            ));
+        }
+        doc.into_bytes()
+    };
+    let measure = |bytes: &[u8], each: bool| {
+        let input = HtmlInput {
+            name: "t.html",
+            bytes,
+            layers: linkbase::BaseLayers {
+                retrieval_uri: Some("http://h/d/t.html".into()),
+                ..Default::default()
+            },
+            ..HtmlInput::default()
+        };
+        let options = Options::default();
+        let mut seen = 0usize;
+        let peak = peak_during(|| {
+            if each {
+                pipeline::links_each(&input, &options, &mut |_| seen += 1).unwrap();
+            } else {
+                seen = pipeline::links(&input, &options).unwrap().links.len();
+            }
+        });
+        (peak, seen)
+    };
+    let small = page(25_000);
+    let large = page(100_000);
+    assert!(small.len() > 1 << 20, "past the kept-links limit (1 MiB)");
+    let (each_small, n_small) = measure(&small, true);
+    let (each_large, n_large) = measure(&large, true);
+    let (kept_large, n_kept) = measure(&large, false);
+    assert_eq!((n_small, n_large, n_kept), (25_000, 100_000, 100_000));
+    // Four times the links: the same memory, give or take the reader's buffers.
+    assert!(
+        each_large < each_small + (1 << 20),
+        "links_each held {each_small} bytes for 25,000 links, {each_large} for 100,000"
+    );
+    assert!(
+        kept_large > 10 * each_large,
+        "links kept {kept_large} bytes, links_each {each_large}"
+    );
 }

@@ -432,8 +432,8 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
     if loaded.mbox {
         return mbox::links(&loaded, args.format, &options, out);
     }
-    if let Some(large) = &loaded.large {
-        // Each link is written as it is found.
+    if loaded.large.is_some() || !loaded.is_message() {
+        // Each link is written as it is found: memory does not grow with the page.
         let mut out = BufWriter::new(&mut *out);
         if matches!(args.format, LinksFormat::Tsv) {
             write_tsv(&mut out, &[], true)?;
@@ -449,8 +449,11 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
             };
             failed = written.err();
         };
-        pipeline::links_path(&loaded.path_input(large), &options, &mut on_link)
-            .map_err(Fatal::from)?;
+        match &loaded.large {
+            Some(large) => pipeline::links_path(&loaded.path_input(large), &options, &mut on_link),
+            None => pipeline::links_each(&loaded.html_input(), &options, &mut on_link),
+        }
+        .map_err(Fatal::from)?;
         if let Some(e) = failed {
             return Err(e.into());
         }
@@ -537,15 +540,7 @@ fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
     if loaded.mbox {
         return mbox::base(&loaded, args.format, args.root, &options, out);
     }
-    // A single page's base without its link records, which grow with the page.
-    let reports = if loaded.large.is_none() && !loaded.is_message() {
-        vec![Report {
-            base: pipeline::base(&loaded.html_input(), &options)?,
-            links: Vec::new(),
-        }]
-    } else {
-        reports(&loaded, &options)?
-    };
+    let reports = reports(&loaded, &options)?;
     let skipped = say_skipped_parts(&loaded.name, &reports);
     let bases: Vec<_> = reports
         .into_iter()
@@ -604,20 +599,20 @@ fn with_output(
     }
 }
 
-/// One report per document: the HTML document, or each HTML part of a message.
+/// One report per document: each HTML part of a message with its links; an HTML document's
+/// base alone (its link records would grow with the page).
 fn reports(loaded: &Loaded, options: &Options) -> Result<Vec<Report>, Fatal> {
-    if let Some(large) = &loaded.large {
-        let base = pipeline::links_path(&loaded.path_input(large), options, &mut |_| {})?;
-        return Ok(vec![Report {
-            base,
-            links: Vec::new(),
-        }]);
-    }
     if loaded.is_message() {
-        Ok(message::links_message(&loaded.message_input(), options)?)
-    } else {
-        Ok(vec![pipeline::links(&loaded.html_input(), options)?])
+        return Ok(message::links_message(&loaded.message_input(), options)?);
     }
+    let base = match &loaded.large {
+        Some(large) => pipeline::links_path(&loaded.path_input(large), options, &mut |_| {})?,
+        None => pipeline::base(&loaded.html_input(), options)?,
+    };
+    Ok(vec![Report {
+        base,
+        links: Vec::new(),
+    }])
 }
 
 /// Sizes rayon's global pool (once per process: one command runs per process).

@@ -227,7 +227,7 @@ pub fn base(
     let mut failed = 0;
     run(
         &mut archive,
-        |h| archive::links(h, name, options).map(|r| r.base),
+        |h| archive::base(h, name, options),
         |event, result| {
             say_damage(name, &event);
             match (event, result) {

@@ -4,7 +4,7 @@
 use super::record::HtmlRecord;
 use crate::error::Error;
 use crate::pipeline::{self, Options, Rewritten};
-use crate::report::Report;
+use crate::report::{BaseRecord, Report};
 
 /// Links of an archived document, each tagged with its record.
 ///
@@ -14,6 +14,17 @@ pub fn links(record: &HtmlRecord, name: &str, options: &Options) -> Result<Repor
     let mut report = pipeline::links(&record.input(name), options)?;
     tag(&mut report, record);
     Ok(report)
+}
+
+/// The base record of an archived document, tagged with its record; its links are counted,
+/// not kept ([`pipeline::base`]).
+///
+/// # Errors
+/// As [`pipeline::base`]; `name` names the archive.
+pub fn base(record: &HtmlRecord, name: &str, options: &Options) -> Result<BaseRecord, Error> {
+    let mut base = pipeline::base(&record.input(name), options)?;
+    base.warc = Some(record.reference.clone());
+    Ok(base)
 }
 
 /// The rewritten document, its report tagged with its record.

@@ -26,7 +26,7 @@ mod tests;
 
 pub use crate::input::warc::RecordRef;
 pub use conversion::{conversion_record, gzip_member, warc_date, warc_date_now};
-pub use document::{links, rewrite};
+pub use document::{base, links, rewrite};
 pub use extract::{
     extract_path, is_stylesheet, rewrite_stylesheet, ExtractCollision, ExtractNames,
     ExtractRelinker, EXTRACT_NAME_MAX,

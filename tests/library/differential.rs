@@ -443,3 +443,64 @@ fn the_dom_engine_changes_exactly_the_elements_its_plan_changes() {
     // --drop-base: both bases go.
     assert_eq!(rewrite("<base href><base href=\"\">x", true), "x");
 }
+
+/// `pipeline::links_each` (what `linkbase links` runs: a document past 1 MiB is streamed, its
+/// links handed on as found, never kept) gives the records of `pipeline::links`, in order, on
+/// every fixture and on every 97th html5lib document, each grown past 1 MiB by a comment at its
+/// end so that the streamed path is the one compared.
+#[test]
+fn links_each_hands_on_what_links_keeps() {
+    let mut cases = fixture_documents();
+    cases.extend(html5lib_documents().into_iter().step_by(97).map(|(n, d)| {
+        (
+            n,
+            d.into_bytes(),
+            "http://example.com/a/b/page.html".to_owned(),
+        )
+    }));
+    let padding = format!("<!--{}-->", "x".repeat(1 << 20));
+    let json = |v: &dyn erased::Json| v.json();
+    let mut streamed = 0;
+    for (name, data, url) in &cases {
+        let mut bytes = data.clone();
+        bytes.extend_from_slice(padding.as_bytes());
+        let input = HtmlInput {
+            name: "t.html",
+            bytes: &bytes,
+            layers: BaseLayers {
+                retrieval_uri: Some(url.clone()),
+                ..BaseLayers::default()
+            },
+            ..HtmlInput::default()
+        };
+        let options = Options::default();
+        let mut each = Vec::new();
+        match (
+            pipeline::links(&input, &options),
+            pipeline::links_each(&input, &options, &mut |l| each.push(l)),
+        ) {
+            (Ok(report), Ok(base)) => {
+                assert_eq!(json(&base), json(&report.base), "{name}");
+                let kept: Vec<_> = report.links.iter().map(|l| json(l)).collect();
+                let handed: Vec<_> = each.iter().map(|l| json(l)).collect();
+                assert_eq!(handed, kept, "{name}");
+                streamed += 1;
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}"),
+            (a, b) => panic!("{name}: links {:?}, links_each {:?}", a.is_ok(), b.is_ok()),
+        }
+    }
+    assert!(streamed > 80, "the cases were read ({streamed})");
+}
+
+mod erased {
+    /// A record as its JSON line, to compare records of any type.
+    pub trait Json {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap()
+        }
+    }
+}

@@ -94,8 +94,8 @@ pub(crate) fn run(
 /// Memory stays flat: the longest tag, and `<style>`/`<noscript>` raw text up to
 /// [`MAX_HOLD`]. `decoded` is the sniffing of the document's head. Returns the base, the
 /// diagnostics, and whether malformed byte sequences were met.
-pub(crate) fn run_streaming(
-    open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read>>,
+pub(crate) fn run_streaming<'r>(
+    open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
     decoded: &Decoded,
     outer: &Outer,
     options: &RewriteOptions,
