@@ -16,7 +16,6 @@ use crate::report::{BaseRecord, LinkRecord, LinkTally, Report};
 use crate::rewrite::{self, RewriteOptions};
 
 pub use crate::engine::Fallback;
-use std::io::Write as _;
 
 /// An HTML document and what is known about it from outside.
 #[derive(Debug, Clone, Default)]
@@ -408,9 +407,41 @@ pub fn rewrite_path(
         input,
         &mut open_file(input.path),
         options,
-        Some(out),
+        StreamOut::Once(out),
         on_link,
     )
+    .map(|(base, engine, _)| (base, engine))
+}
+
+pub use crate::engine::Rewind;
+
+/// [`rewrite_path`] into output that can be taken back, such as a file ([`Rewind`]): the base
+/// is guessed from a quick read of the bytes and the document rewritten as it is read, the guess
+/// checked on the way; where it was wrong (a `<base>` in a comment or a template) or the DOM
+/// engine must take the document, `out` is rewound and written again. [`rewrite_path`] walks
+/// every document twice instead. The links are counted.
+///
+/// # Errors
+/// As [`rewrite_path`].
+pub fn rewrite_path_rewinding(
+    input: &PathInput<'_>,
+    options: &Options,
+    out: &mut dyn Rewind,
+) -> Result<Written, Error> {
+    let mut tally = LinkTally::default();
+    let (base, engine, counted) = stream_path(
+        input,
+        &mut open_file(input.path),
+        options,
+        StreamOut::Rewinding(out),
+        &mut |l| tally.add(&l),
+    )?;
+    tally += counted;
+    Ok(Written {
+        base,
+        links: tally,
+        engine,
+    })
 }
 
 /// [`links()`] for a document in a file of any size, each link given to `on_link` as it is
@@ -423,7 +454,14 @@ pub fn links_path(
     options: &Options,
     on_link: &mut dyn FnMut(LinkRecord),
 ) -> Result<BaseRecord, Error> {
-    stream_path(input, &mut open_file(input.path), options, None, on_link).map(|(base, _)| base)
+    stream_path(
+        input,
+        &mut open_file(input.path),
+        options,
+        StreamOut::Links,
+        on_link,
+    )
+    .map(|(base, ..)| base)
 }
 
 /// A reader of a document that can be read again from its start ([`stream_reopened`]).
@@ -456,7 +494,48 @@ pub fn stream_reopened(
     out: Option<&mut dyn std::io::Write>,
     on_link: &mut dyn FnMut(LinkRecord),
 ) -> Result<(BaseRecord, Engine), Error> {
-    stream_path(input, open, options, out, on_link)
+    let out = match out {
+        Some(out) => StreamOut::Once(out),
+        None => StreamOut::Links,
+    };
+    stream_path(input, open, options, out, on_link).map(|(base, engine, _)| (base, engine))
+}
+
+/// Test hook, not part of the API: [`rewrite_path_rewinding`] reading the document through
+/// `open` (as [`stream_reopened`]).
+///
+/// # Errors
+/// As [`rewrite_path`].
+#[doc(hidden)]
+pub fn stream_reopened_rewinding(
+    input: &PathInput<'_>,
+    open: &mut Reopen<'_>,
+    options: &Options,
+    out: &mut dyn Rewind,
+) -> Result<Written, Error> {
+    let mut tally = LinkTally::default();
+    let (base, engine, counted) =
+        stream_path(input, open, options, StreamOut::Rewinding(out), &mut |l| {
+            tally.add(&l)
+        })?;
+    tally += counted;
+    Ok(Written {
+        base,
+        links: tally,
+        engine,
+    })
+}
+
+/// Where a streamed document goes.
+enum StreamOut<'a> {
+    /// Nowhere: its links only ([`links_path`]).
+    Links,
+    /// Written once, in order ([`rewrite_path`]): the base and every reason to hand the
+    /// document over are settled by a first walk before the first byte is written.
+    Once(&'a mut dyn std::io::Write),
+    /// Written while the base is checked, taken back when the check fails
+    /// ([`rewrite_path_rewinding`]); the links are counted.
+    Rewinding(&'a mut dyn Rewind),
 }
 
 /// Counts what goes through, so a failure can tell whether output has begun.
@@ -476,13 +555,57 @@ impl std::io::Write for Counting<'_> {
     }
 }
 
+/// A streamed document's base record, from what the streaming engine found.
+fn streamed_base_record(
+    base: &crate::Base,
+    decoded: &Decoded,
+    mut diagnostics: Vec<Diagnostic>,
+    found: Vec<Diagnostic>,
+    malformed: bool,
+) -> BaseRecord {
+    diagnostics.extend(
+        decoded
+            .diagnostics
+            .iter()
+            .map(|d| Diagnostic::new(crate::error::DiagnosticCode::Encoding, d.clone())),
+    );
+    if malformed {
+        diagnostics.push(Diagnostic::new(
+            crate::error::DiagnosticCode::Encoding,
+            format!(
+                "malformed byte sequences for {} (copied as they are; only URL values are rewritten)",
+                decoded.encoding.name()
+            ),
+        ));
+    }
+    diagnostics.extend(found);
+    BaseRecord {
+        part: None,
+        base: base.uri.as_ref().map(|u| u.to_string()),
+        base_source: base.source,
+        encoding: decoded.encoding.name(),
+        encoding_source: decoded.source,
+        diagnostics,
+        root: None,
+        warc: None,
+    }
+}
+
+/// `out` as a writer borrowed for no longer than itself.
+fn writer<'x>(out: &'x mut (dyn std::io::Write + '_)) -> &'x mut (dyn std::io::Write + 'x) {
+    out
+}
+
+/// A document streamed from `open()` to `out`; links to `on_link` (with
+/// [`StreamOut::Rewinding`], those of the streaming engine counted in the returned tally).
 fn stream_path<'r>(
     input: &PathInput<'_>,
     open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
     options: &Options,
-    out: Option<&mut dyn std::io::Write>,
+    out: StreamOut<'_>,
     on_link: &mut dyn FnMut(LinkRecord),
-) -> Result<(BaseRecord, Engine), Error> {
+) -> Result<(BaseRecord, Engine, LinkTally), Error> {
+    use crate::engine::stream::StreamError;
     use std::io::Read;
     let name = input.name;
     let io_error = |source| Error::Io {
@@ -505,58 +628,56 @@ fn stream_path<'r>(
     let transcode = options
         .output_encoding
         .is_some_and(|e| e != decoded.encoding);
+    let streaming = !transcode && options.engine == EngineChoice::Auto;
     let mut sink = std::io::sink();
-    let rewriting = out.is_some();
-    let out = match out {
-        Some(out) => out,
-        None => &mut sink,
-    };
-    let mut out = Counting {
-        inner: out,
-        written: 0,
+    let (rewriting, out) = match out {
+        StreamOut::Rewinding(out) if streaming => {
+            match crate::engine::stream::run_streaming_rewinding(
+                open,
+                &decoded,
+                &outer,
+                &options.rewrite,
+                out,
+            ) {
+                Ok((base, found, malformed, tally)) => {
+                    let record =
+                        streamed_base_record(&base, &decoded, diagnostics, found, malformed);
+                    return Ok((record, Engine::Stream, tally));
+                }
+                Err(StreamError::Io(e)) => return Err(io_error(e)),
+                // The engine has taken back what it wrote.
+                Err(StreamError::Fallback(why)) => {
+                    let dom = dom_path(input, open, options, Some(out), on_link, Some(why))?;
+                    return Ok((dom.0, dom.1, LinkTally::default()));
+                }
+            }
+        }
+        StreamOut::Rewinding(out) => (true, writer(out)),
+        StreamOut::Once(out) => (true, writer(out)),
+        StreamOut::Links => (false, writer(&mut sink)),
     };
     let mut fallback = None;
-    if !transcode && options.engine == EngineChoice::Auto {
+    if streaming {
+        let mut counted = Counting {
+            inner: &mut *out,
+            written: 0,
+        };
         let mut deliver = |l: rewrite::Link| on_link(LinkRecord::new(&l, None));
         match crate::engine::stream::run_streaming(
             open,
             &decoded,
             &outer,
             &options.rewrite,
-            &mut out,
+            &mut counted,
             &mut deliver,
         ) {
             Ok((base, found, malformed)) => {
-                diagnostics.extend(
-                    decoded.diagnostics.iter().map(|d| {
-                        Diagnostic::new(crate::error::DiagnosticCode::Encoding, d.clone())
-                    }),
-                );
-                if malformed {
-                    diagnostics.push(Diagnostic::new(
-                        crate::error::DiagnosticCode::Encoding,
-                        format!(
-                            "malformed byte sequences for {} (copied as they are; only URL values are rewritten)",
-                            decoded.encoding.name()
-                        ),
-                    ));
-                }
-                diagnostics.extend(found);
-                let record = BaseRecord {
-                    part: None,
-                    base: base.uri.as_ref().map(|u| u.to_string()),
-                    base_source: base.source,
-                    encoding: decoded.encoding.name(),
-                    encoding_source: decoded.source,
-                    diagnostics,
-                    root: None,
-                    warc: None,
-                };
-                return Ok((record, Engine::Stream));
+                let record = streamed_base_record(&base, &decoded, diagnostics, found, malformed);
+                return Ok((record, Engine::Stream, LinkTally::default()));
             }
-            Err(crate::engine::stream::StreamError::Io(e)) => return Err(io_error(e)),
-            Err(crate::engine::stream::StreamError::Fallback(why)) => {
-                if out.written > 0 {
+            Err(StreamError::Io(e)) => return Err(io_error(e)),
+            Err(StreamError::Fallback(why)) => {
+                if counted.written > 0 {
                     // Pass 1 saw nothing of this: the file changed between the two reads.
                     return Err(Error::Unsupported {
                         input: name.to_owned(),
@@ -567,13 +688,33 @@ fn stream_path<'r>(
             }
         }
     }
-    // The DOM engine, on the whole document in memory.
+    let out = rewriting.then_some(out);
+    let (base, engine) = dom_path(input, open, options, out, on_link, fallback)?;
+    Ok((base, engine, LinkTally::default()))
+}
+
+/// The DOM engine on a document the streaming engine handed over (`why`) or was not asked to
+/// take: read whole into memory, written to `out` when rewriting, its links to `on_link`.
+fn dom_path<'r>(
+    input: &PathInput<'_>,
+    open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
+    options: &Options,
+    out: Option<&mut dyn std::io::Write>,
+    on_link: &mut dyn FnMut(LinkRecord),
+    why: Option<crate::engine::Fallback>,
+) -> Result<(BaseRecord, Engine), Error> {
+    use std::io::Read;
+    let name = input.name;
+    let io_error = |source| Error::Io {
+        input: name.to_owned(),
+        source,
+    };
     let mut bytes = Vec::new();
     open()
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(io_error)?;
     let mut html_diagnostics = input.diagnostics.clone();
-    if let Some(why) = fallback.filter(|w| *w != crate::engine::Fallback::DropBase) {
+    if let Some(why) = why.filter(|w| *w != crate::engine::Fallback::DropBase) {
         html_diagnostics.push(Diagnostic::new(
             crate::error::DiagnosticCode::DomEngine,
             format!("the DOM engine handled this document: {}", why.describe()),
@@ -590,13 +731,14 @@ fn stream_path<'r>(
         engine: EngineChoice::Dom,
         ..options.clone()
     };
-    let (report, engine) = if rewriting {
-        let rewritten = rewrite(&html, &dom)?;
-        out.write_all(&rewritten.bytes).map_err(io_error)?;
-        out.flush().map_err(io_error)?;
-        (rewritten.report, rewritten.engine)
-    } else {
-        (links(&html, &dom)?, Engine::Serialize(None))
+    let (report, engine) = match out {
+        Some(out) => {
+            let rewritten = rewrite(&html, &dom)?;
+            out.write_all(&rewritten.bytes).map_err(io_error)?;
+            out.flush().map_err(io_error)?;
+            (rewritten.report, rewritten.engine)
+        }
+        None => (links(&html, &dom)?, Engine::Serialize(None)),
     };
     for link in report.links {
         on_link(link);
@@ -644,7 +786,7 @@ pub fn links_each(
     };
     let mut open =
         || Ok(Box::new(std::io::Cursor::new(input.bytes)) as Box<dyn std::io::Read + '_>);
-    stream_path(&streamed, &mut open, options, None, on_link).map(|(base, _)| base)
+    stream_path(&streamed, &mut open, options, StreamOut::Links, on_link).map(|(base, ..)| base)
 }
 
 /// The base record of an HTML document alone: [`links()`] without the link records, whose

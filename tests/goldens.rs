@@ -9,7 +9,7 @@
 //! | `stream` | [`pipeline::rewrite`] / [`pipeline::links`], default engine, in memory | the three files; the tree check (below) |
 //! | `dom` | the same with `EngineChoice::Dom` | the links and base files, and the tree check |
 //! | `dom-bytes` | the same | `expected.html` (apart, so the ledger can list the DOM engine's bytes without hiding its report) |
-//! | `chunks-1`, `chunks-61`, `chunks-random`, `chunks-whole` | the streaming entry of [`pipeline::rewrite_path`] / [`pipeline::links_path`] fed by a reader returning at most 1, 61, a seeded pseudo-random 1–128 (per read), or all bytes per read | the three files; the tree check; the same engine as in memory |
+//! | `chunks-1`, `chunks-61`, `chunks-random`, `chunks-whole` | the streaming entry of [`pipeline::rewrite_path`] / [`pipeline::links_path`] fed by a reader returning at most 1, 61, a seeded pseudo-random 1–128 (per read), or all bytes per read; but for `chunks-1`, [`pipeline::rewrite_path_rewinding`]'s too | the three files; the tree check; the same engine as in memory; the rewinding entry's bytes and engine the same |
 //! | `windows-1252`, `ISO-8859-2` | the input transcoded, read with that transport charset | `expected.html` transcoded; the links; the base record but its encoding |
 //! | `UTF-16LE` | the input transcoded, with a byte order mark | the links; the base record but its encoding; the bytes (below) |
 //!
@@ -251,7 +251,7 @@ fn run(name: &str, p: &Prepared, engine: EngineChoice) -> Result<Actual, String>
 }
 
 /// How a reader hands the document to the streaming entry.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Chunking {
     /// At most this many bytes per read.
     Bytes(usize),
@@ -376,6 +376,21 @@ fn run_chunked(name: &str, p: &Prepared, chunking: Chunking) -> Result<Actual, S
         &mut |l| rewrite_links.push(l),
     )
     .map_err(|e| format!("rewrite ({chunking:?}): {e}"))?;
+    if chunking != Chunking::Bytes(1) {
+        // The rewinding entry (`rewrite FILE -o OUT`): the base guessed, checked by the walk
+        // that writes, the output taken back when the guess was wrong; the same bytes.
+        let mut again = Rewound::default();
+        let written =
+            pipeline::stream_reopened_rewinding(&input, &mut open, &rewrite_options, &mut again)
+                .map_err(|e| format!("rewrite, rewinding ({chunking:?}): {e}"))?;
+        if again.0 != html || written.engine != engine {
+            return Err(format!(
+                "rewinding ({chunking:?}) wrote otherwise ({:?} vs {engine:?}): {}",
+                written.engine,
+                short_diff(&html, &again.0)
+            ));
+        }
+    }
     let mut links = Vec::new();
     let (base, _) = pipeline::stream_reopened(&input, &mut open, &report_options, None, &mut |l| {
         links.push(l)
@@ -388,6 +403,27 @@ fn run_chunked(name: &str, p: &Prepared, chunking: Chunking) -> Result<Actual, S
         rewrite_links,
         engine,
     })
+}
+
+/// Output in memory that can be taken back.
+#[derive(Default)]
+struct Rewound(Vec<u8>);
+
+impl std::io::Write for Rewound {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl pipeline::Rewind for Rewound {
+    fn rewind(&mut self) -> std::io::Result<()> {
+        self.0.clear();
+        Ok(())
+    }
 }
 
 /// The first difference between two byte strings, with some context, for the failure message.

@@ -12,6 +12,7 @@
 mod library {
     mod differential;
     mod nesting;
+    mod rewinding;
     mod tree_safety;
     mod valid_uris;
 }

@@ -22,7 +22,7 @@
 
 use std::ffi::OsStr;
 use std::fs::{File, Metadata};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
@@ -141,7 +141,61 @@ pub enum Contents<'a> {
     CopyOf(&'a mut File),
     /// Whatever this writes (a document rewritten as it is read); an error leaves the target
     /// as it was.
-    Written(&'a mut dyn FnMut(&mut dyn Write) -> io::Result<()>),
+    Written(&'a mut dyn FnMut(&mut Output<'_>) -> io::Result<()>),
+}
+
+/// The file a [`Contents::Written`] writer writes, buffered. The temporary file behind a new
+/// file can be taken back ([`linkbase::pipeline::Rewind`]); a device or FIFO written into
+/// cannot.
+pub struct Output<'f> {
+    buf: io::BufWriter<&'f mut File>,
+    rewindable: bool,
+}
+
+impl Write for Output<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.buf.write(bytes)
+    }
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.buf.write_all(bytes)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.buf.flush()
+    }
+}
+
+impl linkbase::pipeline::Rewind for Output<'_> {
+    fn rewind(&mut self) -> io::Result<()> {
+        if !self.rewindable {
+            return Err(io::Error::other("a device or FIFO cannot be written again"));
+        }
+        self.buf.flush()?;
+        let file = self.buf.get_mut();
+        file.set_len(0)?;
+        file.seek(io::SeekFrom::Start(0)).map(drop)
+    }
+}
+
+/// Output a writer may or may not be able to take back.
+pub trait MaybeRewind: Write {
+    /// As output that can be taken back, or (`Err`) as it is.
+    fn rewindable(&mut self) -> Result<&mut dyn linkbase::pipeline::Rewind, &mut dyn Write>;
+}
+
+impl MaybeRewind for Output<'_> {
+    fn rewindable(&mut self) -> Result<&mut dyn linkbase::pipeline::Rewind, &mut dyn Write> {
+        if self.rewindable {
+            Ok(self)
+        } else {
+            Err(self)
+        }
+    }
+}
+
+impl<W: Write> MaybeRewind for io::BufWriter<W> {
+    fn rewindable(&mut self) -> Result<&mut dyn linkbase::pipeline::Rewind, &mut dyn Write> {
+        Err(self)
+    }
 }
 
 /// How the target relates to what was read.
@@ -458,16 +512,19 @@ fn write_to_device(dir: &Dir, name: &OsStr, contents: Contents<'_>) -> Result<()
         Mode::empty(),
     )
     .map_err(|e| io::Error::from(e).to_string())?;
-    write_contents(&mut File::from(fd), contents).map_err(|e| e.to_string())
+    write_contents(&mut File::from(fd), contents, false).map_err(|e| e.to_string())
 }
 
-/// `contents` written into `file`.
-fn write_contents(file: &mut File, contents: Contents<'_>) -> io::Result<()> {
+/// `contents` written into `file`, which can be taken back (`rewindable`: a new file of ours).
+fn write_contents(file: &mut File, contents: Contents<'_>, rewindable: bool) -> io::Result<()> {
     match contents {
         Contents::Bytes(bytes) => file.write_all(bytes),
         Contents::CopyOf(source) => io::copy(source, file).map(drop),
         Contents::Written(write) => {
-            let mut out = io::BufWriter::with_capacity(WRITE_BUFFER, file);
+            let mut out = Output {
+                buf: io::BufWriter::with_capacity(WRITE_BUFFER, file),
+                rewindable,
+            };
             write(&mut out).and_then(|()| out.flush())
         }
     }
@@ -485,7 +542,7 @@ pub fn write_in(
         return Err(format!("{}: not a file name", name.to_string_lossy()));
     }
     let mut tmp = Temp::create(dir)?;
-    write_contents(&mut tmp.file, contents)
+    write_contents(&mut tmp.file, contents, true)
         .and_then(|()| match durability {
             Durability::Each => tmp.file.sync_all(),
             Durability::AtEnd => Ok(()),

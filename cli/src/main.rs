@@ -261,9 +261,17 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     if let Some(large) = &loaded.large {
         let input = loaded.path_input(large);
         return rewrite_streamed(args, &loaded.name, snapshot.as_ref(), &mut |out| {
-            let mut tally = linkbase::LinkTally::default();
-            pipeline::rewrite_path(&input, &options, out, &mut |l| tally.add(&l))
-                .map(|(base, _)| (base, tally))
+            // A file of ours is written while the base is checked, and rewound if it was
+            // guessed wrong; a pipe is written once, after a first walk settles the base.
+            match out.rewindable() {
+                Ok(out) => pipeline::rewrite_path_rewinding(&input, &options, out)
+                    .map(|w| (w.base, w.links)),
+                Err(out) => {
+                    let mut tally = linkbase::LinkTally::default();
+                    pipeline::rewrite_path(&input, &options, out, &mut |l| tally.add(&l))
+                        .map(|(base, _)| (base, tally))
+                }
+            }
         });
     }
     if !loaded.is_message() {
@@ -341,7 +349,9 @@ fn refuse_output_is_input(
 /// The rewrite of one HTML document, produced by `produce` into a writer: to stdout, or to a
 /// temporary file renamed on success (`-o`, `--in-place`). Its links are only counted, so memory
 /// holds the input at most (a document past `--stream-threshold`: not even that).
-type Produce<'a> = dyn FnMut(&mut dyn Write) -> Result<(linkbase::BaseRecord, linkbase::LinkTally), linkbase::Error>
+type Produce<'a> = dyn FnMut(
+        &mut dyn fsout::MaybeRewind,
+    ) -> Result<(linkbase::BaseRecord, linkbase::LinkTally), linkbase::Error>
     + 'a;
 
 fn rewrite_streamed(
@@ -368,7 +378,7 @@ fn rewrite_streamed(
         }
         Some((path, target)) => {
             let mut outcome = None;
-            let mut write = |w: &mut dyn Write| {
+            let mut write = |w: &mut fsout::Output<'_>| {
                 let result = produce(w);
                 let ok = result.is_ok();
                 outcome = Some(result);
@@ -574,7 +584,7 @@ fn with_output(
     };
     let mut write = Some(write);
     let mut outcome = None;
-    let mut run = |w: &mut dyn Write| {
+    let mut run = |w: &mut fsout::Output<'_>| {
         let result = write.take().map(|f| f(w));
         let ok = matches!(result, Some(Ok(_)));
         outcome = result;
@@ -801,7 +811,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         None => report(&mut io::stdout().lock())?,
         Some(path) => {
             let mut result = None;
-            let mut write = |w: &mut dyn Write| {
+            let mut write = |w: &mut fsout::Output<'_>| {
                 result = Some(report(w)?);
                 Ok(())
             };

@@ -422,7 +422,7 @@ pub fn rewrite(
     match &args.output {
         Some(out) => fsout::write(
             out,
-            fsout::Contents::Written(&mut write),
+            fsout::Contents::Written(&mut |w: &mut fsout::Output<'_>| write(w)),
             fsout::Target::Output,
         )
         .map_err(|e| Fatal(format!("{}: {e}", out.display())))?,

@@ -62,7 +62,7 @@ impl Walk<'_, '_> {
     /// Whether the walk ends here: the DOM engine must take the document, or (pass 1) the
     /// base is found.
     pub(super) fn stopped(&self) -> bool {
-        self.bail.is_some() || self.done
+        self.bail.is_some()
     }
 
     /// Whether the walk reads an attribute of this raw name (ASCII case-insensitively).
@@ -76,7 +76,7 @@ impl Walk<'_, '_> {
     /// attribute it reads.
     pub(super) fn matters(&self, raw: &RawTag<'_>) -> bool {
         matters_name(raw.name())
-            || (matches!(self.pass.mode, Mode::FindBase { .. }) && raw.is("table"))
+            || (self.pass.finds_base() && raw.is("table"))
             || raw.attrs().any(|a| self.reads(raw.get(a.name)))
     }
 
@@ -214,8 +214,9 @@ impl Walk<'_, '_> {
             _ => {}
         }
         match pass.mode {
+            Mode::Rewrite if pass.verify => self.choose_base(&tag, in_template),
             Mode::Rewrite => {}
-            Mode::FindBase { full } => self.choose_base(&tag, in_template, full),
+            Mode::FindBase => self.choose_base(&tag, in_template),
             Mode::Targets => self.target(&tag, in_template),
         }
         if self.stopped() {
@@ -306,7 +307,7 @@ impl Walk<'_, '_> {
     /// Pass 1 ([`Mode::FindBase`]) at a start tag the context layer let through: the first
     /// HTML `<base href>` outside template contents is the one (HTML LS §4.2.3 "frozen base
     /// URL"), unless foster parenting could move it.
-    pub(super) fn choose_base(&mut self, tag: &Tag, in_template: bool, full: bool) {
+    pub(super) fn choose_base(&mut self, tag: &Tag, in_template: bool) {
         match (tag.ns, tag.name.as_str()) {
             (ElementNs::Html, "table") => self.table += 1,
             (ElementNs::Html, "base") if !in_template && self.out.base.is_none() => {
@@ -324,7 +325,6 @@ impl Walk<'_, '_> {
                     self.bail = Some(Fallback::Undecodable);
                 } else {
                     self.out.base = Some((tag.id.0, href.value.clone()));
-                    self.done = !full;
                 }
             }
             // lol_html stays in SVG after a self-closing `<svg/>`, and after an `<svg>` closed
@@ -507,6 +507,7 @@ impl Walk<'_, '_> {
                     chosen: None,
                     tentative: false,
                     report_bases: false,
+                    verify: false,
                     ..*pass
                 };
                 match inner.run(self.planner.base().clone()) {

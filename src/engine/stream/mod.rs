@@ -1,4 +1,4 @@
-//! ③–⑥ The streaming engine (issue 9, `../shared/STREAMING.md`): the document is never parsed
+//! ③–⑥ The streaming engine (issue 9): the document is never parsed
 //! into a tree. lol_html, used read-only, tokenizes the bytes as they are; a small tree-context
 //! layer adds what a tokenizer does not model; the rules of [`crate::rewrite`] decide every URL;
 //! and the output is the input with only the changed values replaced (byte ranges, in source
@@ -16,13 +16,19 @@
 //! a checkpoint: the scanner must stand exactly at it, or the document goes to the DOM engine
 //! ([`Fallback::ScanMismatch`]).
 //!
-//! **Base first.** Pass 1 looks for the first HTML `<base href>` outside `<template>` contents,
-//! and runs only when the bytes `<base` occur at all; pass 2 resolves every URL against the base
-//! so settled. Where token order is not tree order for the base (a `<base>` inside a table, which
-//! foster parenting moves, or after `<frameset>`, which the tree builder ignores), the document
-//! goes to the DOM engine instead ([`Fallback`]).
+//! **Base first, guessed and checked.** The base is the first HTML `<base href>` outside
+//! `<template>` contents. A memchr read of the bytes guesses it (the first `<base` start tag
+//! with an `href`, [`run::guess_base`]); pass 2 resolves every URL against the guess and, as it
+//! walks, finds the base by the tree context's rules ([`walk::Pass::verify`]). Where the two
+//! differ (the guess sat in a comment, a script or a template) pass 2 runs again on the base it
+//! found: in memory the splices are dropped; streamed from a file, the output is rewound
+//! ([`crate::engine::Rewind`]) or, where it cannot be, a pass 1 walks the whole document for
+//! the base and every reason to hand it over before pass 2 writes a byte. Where token order is
+//! not tree order for the base (a `<base>` inside a table, which foster parenting moves, or
+//! after `<frameset>`, which the tree builder ignores), the document goes to the DOM engine
+//! instead ([`Fallback`]).
 //!
-//! **The tree-context layer** (STREAMING.md §2): `<template>` depth (its `<base>` never counts;
+//! **The tree-context layer**: `<template>` depth (its `<base>` never counts;
 //! its links are still rewritten), `<image>` read as `img` in HTML, the first of duplicate
 //! attributes only, `xlink:href` by namespace, SVG names in their HTML LS case, `<style>` text,
 //! `<noscript>` (raw text to lol_html, as with scripting on: its bytes are run through a nested
@@ -45,5 +51,5 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use run::{fragment_ids, run, run_streaming, Streamed};
+pub(crate) use run::{fragment_ids, run, run_streaming, run_streaming_rewinding, Streamed};
 pub(crate) use walk::{Links, StreamError};

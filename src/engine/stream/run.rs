@@ -1,6 +1,8 @@
 //! The streaming engine's entry points: a document in memory, a document streamed from its file
 //! (pass 1 then pass 2), an `iframe srcdoc` document, and the fragment targets.
 
+use std::io::Read as _;
+
 use encoding_rs::Encoding;
 
 use super::chunks::{CheckedChunks, Chunks, ReaderChunks};
@@ -12,7 +14,7 @@ use crate::engine::Fallback;
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
 use crate::rewrite::{Link, RewriteOptions};
-use crate::splice::Splices;
+use crate::splice::{decode_attribute, Splices};
 use crate::tree::NodeId;
 
 /// What the streaming engine found and decided for one document.
@@ -50,35 +52,12 @@ pub(crate) fn run(
         // Which bases may go depends on every link of the document (rewrite::drop_bases).
         return Err(Fallback::DropBase);
     }
-    let encoding = decoded.encoding;
-    let mut diagnostics = Vec::new();
     let tentative = matches!(
         decoded.source,
         EncodingSource::Meta | EncodingSource::Fallback
     );
-    let chosen = find_base(bytes, encoding, tentative, outer, options, 0)?;
-    let base = with_base_element(
-        &outer.base,
-        chosen.as_ref().map(|(_, href)| href.as_str()),
-        options.resolve,
-        &mut diagnostics,
-    );
-    let pass = Pass {
-        nested: nested_document,
-        mode: Mode::Rewrite,
-        bytes,
-        offset: 0,
-        encoding,
-        outer,
-        options,
-        depth: 0,
-        nesting: 0,
-        chosen: chosen.map(|(at, _)| NodeId(at)),
-        tentative,
-        report_bases: true,
-    };
-    let mut out = pass.run_in_memory(base.clone(), links)?;
-    diagnostics.append(&mut out.diagnostics);
+    let (base, diagnostics, out) =
+        rewrite_guessing_base(bytes, decoded.encoding, tentative, outer, options, 0, links)?;
     Ok(Streamed {
         base,
         links: out.found.links,
@@ -86,6 +65,78 @@ pub(crate) fn run(
         diagnostics,
         splices: out.splices,
     })
+}
+
+/// Pass 2 over a document in memory, its base guessed from the bytes (the first `<base>` start
+/// tag with an `href`, [`guess_base`]) and checked by the walk itself ([`Pass::verify`]); when
+/// the tree context says otherwise (the guess sits in a comment, a template, SVG, …), the walk
+/// is made again on the base it found. So one walk settles both, where a separate pass 1 read
+/// the document up to its base first (all of it when the base comes last).
+fn rewrite_guessing_base(
+    bytes: &[u8],
+    encoding: &'static Encoding,
+    tentative: bool,
+    outer: &Outer,
+    options: &RewriteOptions,
+    depth: usize,
+    links: Links,
+) -> Result<(Base, Vec<Diagnostic>, PassOut), Fallback> {
+    let attempt = |chosen: Option<(usize, String)>, verify: bool| {
+        let mut diagnostics = Vec::new();
+        let base = with_base_element(
+            &outer.base,
+            chosen.as_ref().map(|(_, href)| href.as_str()),
+            options.resolve,
+            &mut diagnostics,
+        );
+        let pass = Pass {
+            tentative,
+            report_bases: true,
+            chosen: chosen.map(|(at, _)| NodeId(at)),
+            verify,
+            ..Pass::over(Mode::Rewrite, bytes, encoding, outer, options, depth)
+        };
+        let mut out = pass.run_in_memory(base.clone(), links)?;
+        diagnostics.append(&mut out.diagnostics);
+        Ok((base, diagnostics, out))
+    };
+    let guess = guess_base(bytes, encoding, &mut GUESS_TAGS.clone());
+    // Without a `<base href` in the bytes there is no base element to find.
+    let verify = guess != Guess::NoBase;
+    let (base, diagnostics, out) = attempt(guess.chosen(), verify)?;
+    if !verify || out.base == guess.chosen() {
+        return Ok((base, diagnostics, out));
+    }
+    attempt(out.base, false)
+}
+
+impl<'a> Pass<'a> {
+    /// A walk in `mode` over the whole of `bytes` (none when the document comes in chunks), with
+    /// nothing chosen, guessed or reported: callers set what differs.
+    pub(super) fn over(
+        mode: Mode,
+        bytes: &'a [u8],
+        encoding: &'static Encoding,
+        outer: &'a Outer,
+        options: &'a RewriteOptions,
+        depth: usize,
+    ) -> Pass<'a> {
+        Pass {
+            nested: nested_document,
+            mode,
+            bytes,
+            offset: 0,
+            encoding,
+            outer,
+            options,
+            depth,
+            nesting: 0,
+            chosen: None,
+            tentative: false,
+            report_bases: false,
+            verify: false,
+        }
+    }
 }
 
 /// The streaming engine over a document too large to hold, read twice from `open()`: pass 1
@@ -120,25 +171,87 @@ pub(crate) fn run_streaming<'r>(
         &mut diagnostics,
     );
     let pass = Pass {
-        nested: nested_document,
-        mode: Mode::Rewrite,
-        bytes: &[],
-        offset: 0,
-        encoding,
-        outer,
-        options,
-        depth: 0,
-        nesting: 0,
         chosen: found.map(|(at, _)| NodeId(at)),
         // Pass 1 has read every `<meta>`.
         tentative: false,
         report_bases: true,
+        ..Pass::over(Mode::Rewrite, &[], encoding, outer, options, 0)
     };
     let io = StreamIo::new(out, on_link);
     let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
     let mut out = pass.run_chunks(base.clone(), &mut chunks, Some(io), None)?;
     diagnostics.append(&mut out.diagnostics);
     Ok((base, diagnostics, chunks.malformed))
+}
+
+/// [`run_streaming`] into output that can be taken back: the base is guessed from a quick read
+/// of the bytes ([`guess_base_in`]) and pass 2 writes at once, checking the guess as it goes
+/// ([`Pass::verify`]); a wrong guess rewinds `out` and pass 2 runs again on the base it found,
+/// and a hand-over to the DOM engine rewinds `out` before it is returned. The document is read
+/// once for the guess (a memchr over its bytes) and once to rewrite it, where [`run_streaming`]
+/// walks it twice. Returns the base, the diagnostics, whether malformed byte sequences were met,
+/// and the links, counted.
+pub(crate) fn run_streaming_rewinding<'r>(
+    open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
+    decoded: &Decoded,
+    outer: &Outer,
+    options: &RewriteOptions,
+    out: &mut dyn crate::engine::Rewind,
+) -> Result<(Base, Vec<Diagnostic>, bool, LinkTally), StreamError> {
+    if options.drop_base {
+        return Err(StreamError::Fallback(Fallback::DropBase));
+    }
+    let encoding = decoded.encoding;
+    let tentative = matches!(
+        decoded.source,
+        EncodingSource::Meta | EncodingSource::Fallback
+    );
+    let guess = guess_base_in(&mut open().map_err(StreamError::Io)?, encoding)
+        .map_err(StreamError::Io)?
+        .chosen();
+    let mut attempt =
+        |chosen: Option<(usize, String)>, verify: bool, out: &mut dyn crate::engine::Rewind| {
+            let mut diagnostics = Vec::new();
+            let base = with_base_element(
+                &outer.base,
+                chosen.as_ref().map(|(_, href)| href.as_str()),
+                options.resolve,
+                &mut diagnostics,
+            );
+            let pass = Pass {
+                tentative,
+                report_bases: true,
+                chosen: chosen.map(|(at, _)| NodeId(at)),
+                verify,
+                ..Pass::over(Mode::Rewrite, &[], encoding, outer, options, 0)
+            };
+            let mut tally = LinkTally::default();
+            let mut count = |l: Link| tally.add_link(&l);
+            let io = StreamIo::new(out, &mut count);
+            let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
+            let mut done = pass.run_chunks(base.clone(), &mut chunks, Some(io), None)?;
+            diagnostics.append(&mut done.diagnostics);
+            Ok((base, diagnostics, chunks.malformed, tally, done.base))
+        };
+    // Every run checks: unlike in memory, a missing guess is not taken to mean no base.
+    let result = match attempt(guess.clone(), true, out) {
+        Ok((base, diagnostics, malformed, tally, found)) if found == guess => {
+            return Ok((base, diagnostics, malformed, tally));
+        }
+        Ok((.., found)) => {
+            out.rewind().map_err(StreamError::Io)?;
+            attempt(found, false, out)
+        }
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok((base, diagnostics, malformed, tally, _)) => Ok((base, diagnostics, malformed, tally)),
+        Err(StreamError::Fallback(why)) => {
+            out.rewind().map_err(StreamError::Io)?;
+            Err(StreamError::Fallback(why))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// An `iframe srcdoc` document (UTF-8 text, HTML LS §4.8.5) through the streaming engine: its
@@ -164,30 +277,16 @@ fn streamed_nested_document(
     depth: usize,
 ) -> Option<(Vec<Link>, Option<String>)> {
     let bytes = text.as_bytes();
-    let encoding = encoding_rs::UTF_8;
-    let mut diagnostics = Vec::new();
-    let chosen = find_base(bytes, encoding, false, outer, options, depth).ok()?;
-    let base = with_base_element(
-        &outer.base,
-        chosen.as_ref().map(|(_, href)| href.as_str()),
-        options.resolve,
-        &mut diagnostics,
-    );
-    let pass = Pass {
-        nested: nested_document,
-        mode: Mode::Rewrite,
+    let (base, diagnostics, out) = rewrite_guessing_base(
         bytes,
-        offset: 0,
-        encoding,
+        encoding_rs::UTF_8,
+        false,
         outer,
         options,
         depth,
-        nesting: 0,
-        chosen: chosen.map(|(at, _)| NodeId(at)),
-        tentative: false,
-        report_bases: true,
-    };
-    let out = pass.run(base.clone()).ok()?;
+        Links::Keep,
+    )
+    .ok()?;
     let streamed = Streamed {
         base,
         links: out.found.links,
@@ -217,25 +316,15 @@ pub(crate) fn fragment_ids(
     };
     let options = RewriteOptions::default();
     let pass = Pass {
-        nested: nested_document,
-        mode: Mode::Targets,
-        bytes,
-        offset: 0,
-        encoding,
-        outer: &outer,
-        options: &options,
-        depth: 0,
-        nesting: 0,
-        chosen: None,
         tentative,
-        report_bases: false,
+        ..Pass::over(Mode::Targets, bytes, encoding, &outer, &options, 0)
     };
     Ok(pass.run_in_memory(Base::none(), Links::Keep)?.targets)
 }
 
-/// Pass 1 over a document in memory ([`Mode::FindBase`]): the first HTML `<base>` with an
-/// `href` outside `<template>` contents (its start tag's offset and its decoded `href`), or why
-/// token order cannot settle it. Skipped when `<base` does not occur in the bytes.
+/// The base a walk over a document in memory finds ([`Pass::verify`], the rules pass 1 has),
+/// or why token order cannot settle it: what pass 2 checks its guess against.
+#[cfg(test)]
 pub(super) fn find_base(
     bytes: &[u8],
     encoding: &'static Encoding,
@@ -244,28 +333,16 @@ pub(super) fn find_base(
     options: &RewriteOptions,
     depth: usize,
 ) -> Result<Option<(usize, String)>, Fallback> {
-    if !may_have_base_href(bytes) {
-        return Ok(None);
-    }
     let pass = Pass {
-        nested: nested_document,
-        mode: Mode::FindBase { full: false },
-        bytes,
-        offset: 0,
-        encoding,
-        outer,
-        options,
-        depth,
-        nesting: 0,
-        chosen: None,
         tentative,
-        report_bases: false,
+        verify: true,
+        ..Pass::over(Mode::Rewrite, bytes, encoding, outer, options, depth)
     };
-    Ok(pass.run_in_memory(outer.base.clone(), Links::Keep)?.base)
+    Ok(pass.run_in_memory(outer.base.clone(), Links::Tally)?.base)
 }
 
 /// Pass 1 over a document read chunk by chunk: the whole document is walked with pass 2's tree
-/// context ([`Mode::FindBase`] with `full`), so whatever would send pass 2 to the DOM engine
+/// context ([`Mode::FindBase`]), so whatever would send pass 2 to the DOM engine
 /// does so here, before pass 2 writes a byte.
 pub(super) fn find_base_in(
     chunks: &mut dyn Chunks,
@@ -275,18 +352,8 @@ pub(super) fn find_base_in(
     options: &RewriteOptions,
 ) -> Result<Option<(usize, String)>, StreamError> {
     let pass = Pass {
-        nested: nested_document,
-        mode: Mode::FindBase { full: true },
-        bytes: &[],
-        offset: 0,
-        encoding,
-        outer,
-        options,
-        depth: 0,
-        nesting: 0,
-        chosen: None,
         tentative,
-        report_bases: false,
+        ..Pass::over(Mode::FindBase, &[], encoding, outer, options, 0)
     };
     // The walk reads the input through its window: it is written nowhere.
     let mut sink = std::io::sink();
@@ -297,16 +364,110 @@ pub(super) fn find_base_in(
         .base)
 }
 
-/// Whether the bytes `<base` occur, ASCII case-insensitively.
-pub(super) fn may_have_base_href(bytes: &[u8]) -> bool {
+/// What the bytes say of the base before the walk reads them with the tree context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Guess {
+    /// No `<base>` start tag with an `href` in the bytes: the document has no base element.
+    NoBase,
+    /// The first one: its offset and decoded `href`. It may sit in a comment, a script, a
+    /// template or SVG, so the walk checks it.
+    At(usize, String),
+    /// Too many `<base>` tags without an `href` to read them all cheaply: the walk finds it.
+    Unknown,
+}
+
+impl Guess {
+    /// The guessed base element, if any.
+    fn chosen(&self) -> Option<(usize, String)> {
+        match self {
+            Guess::At(at, href) => Some((*at, href.clone())),
+            Guess::NoBase | Guess::Unknown => None,
+        }
+    }
+}
+
+/// The most `<base>` tags without an `href` read for a guess, and the most bytes of each: past
+/// them the guess is [`Guess::Unknown`], so hostile input (a million `<base` and no `>`)
+/// costs a bounded read, not one per tag to the end of the document.
+const GUESS_TAGS: usize = 64;
+const GUESS_TAG_BYTES: usize = 64 << 10;
+
+/// Whether `bytes` start with a `<base` start tag: its name ends at whitespace, `/`, `>` or the
+/// end (HTML LS §13.2.5.8). Read from the five bytes, not the whole name: `<b<b<b…` costs as
+/// much as it is long.
+fn is_base_tag(bytes: &[u8]) -> bool {
+    bytes
+        .get(1..5)
+        .is_some_and(|name| name.eq_ignore_ascii_case(b"base"))
+        && bytes
+            .get(5)
+            .is_none_or(|&b| super::tag::is_space(b) || b == b'/' || b == b'>')
+}
+
+/// The first `<base>` start tag with an `href` in the bytes, read without the tree context;
+/// `budget` counts the tags without one still to be read ([`GUESS_TAGS`]).
+pub(super) fn guess_base(bytes: &[u8], encoding: &'static Encoding, budget: &mut usize) -> Guess {
     // `<b` and `<B` are rare enough in text that finding them is faster than visiting every `<`.
     // Each `<base` is read as a start tag (its attributes end at its `>`, quotes respected): a
-    // base element without `href` (`<base target=_blank>`, common) never sets the base, and one
-    // in a comment or a script only costs a needless pass 1.
-    [b"<b", b"<B"].iter().any(|needle| {
-        memchr::memmem::find_iter(bytes, needle).any(|i| {
-            let tag = RawTag::new(bytes.get(i..).unwrap_or_default());
-            tag.is("base") && tag.has_attr("href")
+    // base element without `href` (`<base target=_blank>`, common) never sets the base.
+    let mut hits: Vec<usize> = [b"<b", b"<B"]
+        .iter()
+        .flat_map(|needle| {
+            memchr::memmem::find_iter(bytes, needle)
+                .filter(|&i| is_base_tag(bytes.get(i..).unwrap_or_default()))
+                .take(GUESS_TAGS + 1)
         })
-    })
+        .collect();
+    hits.sort_unstable();
+    for i in hits {
+        let end = bytes.len().min(i.saturating_add(GUESS_TAG_BYTES));
+        let tag = RawTag::new(bytes.get(i..end).unwrap_or_default());
+        if let Some(href) = tag.find("href") {
+            let value = href
+                .value
+                .and_then(|v| decode_attribute(tag.get(v), encoding));
+            return Guess::At(i, value.unwrap_or_default());
+        }
+        if *budget == 0 {
+            return Guess::Unknown;
+        }
+        *budget -= 1;
+    }
+    Guess::NoBase
+}
+
+/// [`guess_base`] over a document read from `reader` a megabyte at a time. What has been read
+/// is searched but for its last 64 KiB, which waits for the next read so that a tag there is
+/// whole (a longer tag may be misread: the walk's check catches that).
+pub(super) fn guess_base_in(
+    reader: &mut dyn std::io::Read,
+    encoding: &'static Encoding,
+) -> std::io::Result<Guess> {
+    const READ: usize = 1 << 20;
+    let mut budget = GUESS_TAGS;
+    const TAIL: usize = 64 << 10;
+    let mut buf: Vec<u8> = Vec::with_capacity(READ + TAIL);
+    let mut start = 0;
+    loop {
+        let before = buf.len();
+        let n = reader.take(READ as u64).read_to_end(&mut buf)?;
+        let end = n == 0 || buf.len() - before < READ;
+        let settled = if end {
+            buf.len()
+        } else {
+            buf.len().saturating_sub(TAIL)
+        };
+        match guess_base(
+            buf.get(..settled).unwrap_or_default(),
+            encoding,
+            &mut budget,
+        ) {
+            Guess::At(at, href) => return Ok(Guess::At(start + at, href)),
+            Guess::Unknown => return Ok(Guess::Unknown),
+            Guess::NoBase if end => return Ok(Guess::NoBase),
+            Guess::NoBase => {}
+        }
+        buf.drain(..settled);
+        start += settled;
+    }
 }

@@ -536,17 +536,31 @@ fn foreign_nesting_goes_to_the_dom_engine() {
 
 #[test]
 fn base_tag_with_href_is_found_in_any_case() {
-    assert!(may_have_base_href(b"<p><BASE href=x>"));
-    assert!(may_have_base_href(b"<bAsE\tHREF>"));
-    assert!(may_have_base_href(b"<base target=_blank><base/href=x>"));
-    assert!(!may_have_base_href(
-        b"<p>base<bas e><basefont href=x><bAsE>"
-    ));
+    assert!(guess_base(b"<p><BASE href=x>", encoding_rs::UTF_8, &mut 64) != Guess::NoBase);
+    assert!(guess_base(b"<bAsE\tHREF>", encoding_rs::UTF_8, &mut 64) != Guess::NoBase);
+    assert!(
+        guess_base(
+            b"<base target=_blank><base/href=x>",
+            encoding_rs::UTF_8,
+            &mut 64
+        ) != Guess::NoBase
+    );
+    assert!(
+        guess_base(
+            b"<p>base<bas e><basefont href=x><bAsE>",
+            encoding_rs::UTF_8,
+            &mut 64
+        ) == Guess::NoBase
+    );
     // Pass 1 is needed only for a base element with href: quotes hide what looks like one.
-    assert!(!may_have_base_href(
-        b"<base target=_blank><base title='a href=x'>"
-    ));
-    assert!(may_have_base_href(b"<base title='>' href=x>"));
+    assert!(
+        guess_base(
+            b"<base target=_blank><base title='a href=x'>",
+            encoding_rs::UTF_8,
+            &mut 64
+        ) == Guess::NoBase
+    );
+    assert!(guess_base(b"<base title='>' href=x>", encoding_rs::UTF_8, &mut 64) != Guess::NoBase);
 }
 
 #[test]

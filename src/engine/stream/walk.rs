@@ -24,10 +24,10 @@ use crate::tree::{ElementNs, NodeId};
 pub(super) enum Mode {
     /// Pass 2: every URL planned, and the values that change spliced.
     Rewrite,
-    /// Pass 1: the first HTML `<base>` with an `href` outside `<template>` contents. With
-    /// `full`, the walk goes on to the end, so that everything that could send pass 2 to the
-    /// DOM engine is known before pass 2 writes a byte; without, it stops at that base.
-    FindBase { full: bool },
+    /// Pass 1: the first HTML `<base>` with an `href` outside `<template>` contents, the walk
+    /// going on to the end, so that everything that could send pass 2 to the DOM engine is
+    /// known before pass 2 writes a byte.
+    FindBase,
     /// The fragment targets (HTML LS "find a potential indicated element"): every `id`, and the
     /// `name` of every HTML `a`, outside `<template>` contents.
     Targets,
@@ -59,6 +59,17 @@ pub(super) struct Pass<'a> {
     pub(super) tentative: bool,
     /// Report `<base href>` elements other than the chosen one.
     pub(super) report_bases: bool,
+    /// [`Mode::Rewrite`] on a guessed `chosen` (the first `<base href>` in the bytes, unread
+    /// by the tree context): the walk also finds the base as pass 1 would
+    /// ([`PassOut::base`]), so the caller can tell whether the guess held.
+    pub(super) verify: bool,
+}
+
+impl Pass<'_> {
+    /// Whether this walk finds the base: pass 1, or pass 2 checking its guess.
+    pub(super) fn finds_base(&self) -> bool {
+        self.mode == Mode::FindBase || self.verify
+    }
 }
 
 /// What one pass produces.
@@ -68,7 +79,8 @@ pub(super) struct PassOut {
     pub(super) tally: Option<LinkTally>,
     pub(super) splices: Vec<(Range<usize>, Vec<u8>)>,
     pub(super) diagnostics: Vec<Diagnostic>,
-    /// [`Mode::FindBase`]: the chosen `<base>`, its start tag's offset and decoded `href`.
+    /// [`Mode::FindBase`] (and [`Pass::verify`]): the chosen `<base>`, its start tag's offset
+    /// and decoded `href`.
     pub(super) base: Option<(usize, String)>,
     /// [`Mode::Targets`]: the fragment targets, in source order.
     pub(super) targets: Vec<String>,
@@ -144,14 +156,12 @@ pub(super) struct Walk<'p, 'w> {
     pub(super) math: usize,
     /// Open SVG HTML integration points (`<title>`, `<desc>`, `<foreignObject>`).
     pub(super) integration: usize,
-    /// Open HTML `<table>` elements ([`Mode::FindBase`] only): a `<base>` in a table is moved
+    /// Open HTML `<table>` elements ([`Pass::finds_base`] only): a `<base>` in a table is moved
     /// by foster parenting. Elements closed implicitly are not counted down, which can only
     /// send a later base to the DOM engine.
     pub(super) table: usize,
     pub(super) meta_seen: bool,
     pub(super) bail: Option<Fallback>,
-    /// [`Mode::FindBase`] without `full`: the base is found, nothing after it matters.
-    pub(super) done: bool,
     /// An HTML `<style>` (`true`) or `<noscript>` whose end tag has not come (raw text runs to
     /// the end of the input when it never does), with where its content starts.
     pub(super) open: Option<(bool, NodeId, usize)>,
@@ -263,7 +273,6 @@ impl<'a> Pass<'a> {
             table: 0,
             meta_seen: false,
             bail: None,
-            done: false,
             open: None,
             svg_style: None,
             io,
@@ -334,9 +343,6 @@ impl<'a> Pass<'a> {
         let mut walk = walk.into_inner();
         if let Some(why) = walk.bail {
             return Err(StreamError::Fallback(why));
-        }
-        if walk.done {
-            return Ok(walk.out);
         }
         result.map_err(|_| StreamError::Fallback(Fallback::Tokenizer))?;
         walk.sync(&events, self.offset + fed, Reach::End);
@@ -439,12 +445,12 @@ impl Walk<'_, '_> {
             }
         } else {
             match self.pass.mode {
-                Mode::Rewrite => &scan::Interest {
+                Mode::Rewrite if !self.pass.verify => &scan::Interest {
                     name: |name| matters_name(name) || is_reported(name),
                     attr: is_read_attribute,
                     end_name: |name| name.eq_ignore_ascii_case(b"template"),
                 },
-                Mode::FindBase { .. } => &scan::Interest {
+                Mode::Rewrite | Mode::FindBase => &scan::Interest {
                     name: |name| {
                         matters_name(name)
                             || is_reported(name)
