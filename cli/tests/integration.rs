@@ -33,4 +33,5 @@ mod integration {
     mod feedback;
     mod help;
     mod readme;
+    mod mail_page;
 }

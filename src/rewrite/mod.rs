@@ -44,8 +44,8 @@ pub struct RewriteOptions {
 /// Chooses the text written for a resolved URL, instead of the URL itself: an offline mirror
 /// writes a link to a file of its own tree as a relative path ([`crate::site::Site`] does).
 pub trait Relink: Send + Sync {
-    /// The text for a link of the document at `document` (its URL) whose resolution is
-    /// `resolved`; `None` to write `resolved`.
+    /// The text for a link of the document at `document` (its URL; empty when it has none)
+    /// whose resolution is `resolved`; `None` to write `resolved`.
     fn relink(&self, document: &str, resolved: &str) -> Option<String>;
 }
 
@@ -707,10 +707,11 @@ impl<'a> Planner<'a> {
                 outcome.resolved = Some(valid);
             }
         }
-        if let (Some(relink), Some(document), Some(resolved)) =
-            (&self.options.relink, &self.document_uri, &outcome.resolved)
-        {
-            if let Some(text) = relink.0.relink(document.as_str(), resolved) {
+        if let (Some(relink), Some(resolved)) = (&self.options.relink, &outcome.resolved) {
+            // A document without a URL of its own (a mail part with no Content-Location) is
+            // `""`: a relinker that needs it declines, one that knows its file does not.
+            let document = self.document_uri.as_ref().map_or("", |d| d.as_str());
+            if let Some(text) = relink.0.relink(document, resolved) {
                 outcome.replacement =
                     (text != raw.trim_matches(is_ascii_whitespace)).then_some(text);
             }
