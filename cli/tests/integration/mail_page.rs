@@ -281,3 +281,19 @@ fn extract_of_a_plain_page_is_refused() {
     );
     assert!(!out.exists());
 }
+
+/// The bundled examples are what `scripts/make-examples.py` writes: the script is their source,
+/// and an edit of either alone fails here.
+#[test]
+fn examples_are_what_the_generator_writes() {
+    let out = Command::new("python3")
+        .arg(Path::new(REPO).join("scripts/make-examples.py"))
+        .arg("--check")
+        .output()
+        .expect("python3 runs scripts/make-examples.py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
