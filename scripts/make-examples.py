@@ -8,7 +8,8 @@
   missing image), for `check` and `rewrite DIR`.
 - examples/crawl.warc.gz: that site as a crawler would have archived it from
   http://example.com/site/ (WARC/1.1, ISO 28500: a warcinfo record, a request and a response
-  per page, a 301 redirect, a revisit of an unchanged page; each record its own gzip member, as
+  per page, a 301 redirect, a page served with a Content-Location header, a page with a
+  `<base href>`, a revisit of an unchanged page; each record its own gzip member, as
   wget and Heritrix write them). Dates, record IDs and gzip headers are fixed, so the file is the
   same on every run.
 - examples/mail/newsletter.eml: an HTML mail with inline images (RFC 2392 `cid:` in `src`, in a
@@ -99,6 +100,14 @@ SITE = {
     "img/bg.png": BACKGROUND,
 }
 
+CDN_PAGE = b"""<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Assets</title>
+<base href="https://cdn.example.com/assets/"></head>
+<body><img src="logo.png" alt="logo"> <a href="/site/">Home</a></body>
+</html>
+"""
+
 CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".png": "image/png"}
 
 
@@ -165,6 +174,24 @@ def crawl():
         )
         if path == "news.html":
             news_digest = digest
+    # Two pages whose base is not their address: the news page served at another URL with a
+    # Content-Location header (RFC 2396 §5.1.2), and a page with a <base href> (§5.1.1).
+    latest = "http://example.com/latest"
+    add("request", latest, b"GET /latest HTTP/1.1\r\nHost: example.com\r\n\r\n", ["Content-Type: application/http;msgtype=request"])
+    add(
+        "response",
+        latest,
+        http_response("200 OK", [("Content-Type", CONTENT_TYPES[".html"]), ("Content-Location", "/site/news.html")], SITE["news.html"]),
+        ["Content-Type: application/http;msgtype=response"],
+    )
+    cdn = SITE_URL + "cdn.html"
+    add("request", cdn, b"GET /site/cdn.html HTTP/1.1\r\nHost: example.com\r\n\r\n", ["Content-Type: application/http;msgtype=request"])
+    add(
+        "response",
+        cdn,
+        http_response("200 OK", [("Content-Type", CONTENT_TYPES[".html"])], CDN_PAGE),
+        ["Content-Type: application/http;msgtype=response"],
+    )
     # A second visit of the news page found it unchanged (identical-payload-digest profile).
     news = SITE_URL + "news.html"
     add(

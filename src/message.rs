@@ -1,5 +1,5 @@
 //! MIME messages through the pipeline: each `text/html` body part gets its base from its
-//! headings (MHTML.md §4), goes through the HTML stages, has its references matched to the
+//! headings (docs/mhtml.md §4), goes through the HTML stages, has its references matched to the
 //! message's parts (RFC 2557 §8.2, RFC 2392), and — when rewritten — is re-encoded in its own
 //! charset, Content-Transfer-Encoding and line endings and put back where it was. Every other
 //! byte of the message is copied as it was.

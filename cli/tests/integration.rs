@@ -34,4 +34,5 @@ mod integration {
     mod help;
     mod readme;
     mod mail_page;
+    mod cli_doc;
 }
