@@ -320,3 +320,69 @@ fn left(tree: &MessageTree, i: usize, why: &'static str) -> LeftOut {
         why,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A one-part message of `mime_type`, for the names of its part.
+    fn tree(mime_type: &str) -> MessageTree {
+        let message = format!("Content-Type: {mime_type}\r\n\r\nx");
+        mime::parse(message.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn html_and_css_names_get_their_extension() {
+        let html = tree("text/html");
+        let css = tree("text/css");
+        let png = tree("image/png");
+        let cases = [
+            (
+                &html,
+                "thismessage://message/page",
+                "thismessage://message/page.html",
+            ),
+            (
+                &html,
+                "thismessage://message/a.HTM",
+                "thismessage://message/a.HTM",
+            ),
+            (&html, "http://h/dir/", "http://h/dir/"),
+            (&html, "http://h/p?x=1", "http://h/p.html?x=1"),
+            (&html, "http://h/p#2", "http://h/p.html#2"),
+            (&css, "http://h/site.css?v=2", "http://h/site.css?v=2"),
+            (&css, "http://h/style", "http://h/style.css"),
+            (
+                &png,
+                "thismessage://message/image1",
+                "thismessage://message/image1",
+            ),
+        ];
+        for (t, uri, expected) in cases {
+            assert_eq!(with_extension(t, 0, uri.to_owned()), expected, "{uri}");
+        }
+    }
+
+    #[test]
+    fn parts_without_a_located_name_are_named_under_message() {
+        let t = tree("image/png");
+        let key = |k: &str| vec![Some(k.to_owned())];
+        assert_eq!(
+            name_uri(&t, &key("http://h/i/a.png"), 0, false),
+            "http://h/i/a.png"
+        );
+        assert_eq!(
+            name_uri(&t, &key("thismessage:/image1"), 0, false),
+            "thismessage://message/image1"
+        );
+        assert_eq!(
+            name_uri(&t, &[None], 0, false),
+            "thismessage://message/part-0"
+        );
+        assert_eq!(
+            name_uri(&tree("text/html"), &[None], 0, true),
+            "thismessage://message/index.html"
+        );
+    }
+}
