@@ -378,7 +378,7 @@ mod tests {
         );
         assert_eq!(
             name_uri(&t, &[None], 0, false),
-            "thismessage://message/part-0"
+            "thismessage://message/part-1"
         );
         assert_eq!(
             name_uri(&tree("text/html"), &[None], 0, true),
