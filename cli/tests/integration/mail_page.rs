@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::sites::tmp;
-use super::util::{linkbase, untimed};
+use super::util::{linkbase, untimed, Run};
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
@@ -28,6 +28,12 @@ fn files(dir: &Path) -> Vec<String> {
     }
     out.sort();
     out
+}
+
+/// `linkbase rewrite INPUT --extract OUT`.
+fn extract(input: &Path, out: &Path) -> Run {
+    let (input, out) = (input.to_str().unwrap(), out.to_str().unwrap());
+    linkbase(&["rewrite", input, "--extract", out], b"")
 }
 
 /// `python3 scripts/check-page.py PAGE`: its exit code and what it printed.
@@ -57,15 +63,7 @@ fn a_mail_with_inline_images_becomes_a_page_with_its_images() {
     let dir = tmp();
     let out = dir.path().join("page");
     let mail = Path::new(REPO).join("examples/mail/newsletter.eml");
-    let run = linkbase(
-        &[
-            "rewrite",
-            mail.to_str().unwrap(),
-            "--extract",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let run = extract(&mail, &out);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "");
     let name = mail.display();
@@ -137,15 +135,7 @@ fn a_saved_page_keeps_its_site_layout_and_its_stylesheet_finds_its_image() {
     let dir = tmp();
     let out = dir.path().join("saved");
     let mht = Path::new(REPO).join("examples/mail/saved-page.mht");
-    let run = linkbase(
-        &[
-            "rewrite",
-            mht.to_str().unwrap(),
-            "--extract",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let run = extract(&mht, &out);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         untimed(&run.stderr),
@@ -221,15 +211,7 @@ fn part_names_stay_inside_the_directory_and_apart() {
     let input = dir.path().join("m.eml");
     std::fs::write(&input, message).unwrap();
     let out = dir.path().join("out");
-    let run = linkbase(
-        &[
-            "rewrite",
-            input.to_str().unwrap(),
-            "--extract",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let run = extract(&input, &out);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         files(&out),
@@ -265,15 +247,7 @@ fn extract_of_a_plain_page_is_refused() {
     let page = dir.path().join("p.html");
     std::fs::write(&page, "<a href=x>x</a>").unwrap();
     let out = dir.path().join("out");
-    let run = linkbase(
-        &[
-            "rewrite",
-            page.to_str().unwrap(),
-            "--extract",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let run = extract(&page, &out);
     assert_eq!(run.code, 2);
     assert_eq!(
         run.stderr,
