@@ -99,6 +99,12 @@ pub fn extract_page(input: &MessageInput<'_>, options: &Options) -> Result<Messa
             message: "the message has no HTML part to write as a page".to_owned(),
         });
     };
+    if tree.parts.get(root).is_none_or(|p| p.decoded.is_none()) {
+        return Err(Error::Unsupported {
+            input: input.name.to_owned(),
+            message: "the body of the message's HTML part cannot be decoded".to_owned(),
+        });
+    }
     let by_path: HashMap<&str, usize> = tree
         .parts
         .iter()

@@ -271,3 +271,26 @@ fn examples_are_what_the_generator_writes() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A message with no HTML part has no page: refused (exit 2), nothing written.
+#[test]
+fn a_message_without_html_is_refused() {
+    let dir = tmp();
+    let input = dir.path().join("plain.eml");
+    std::fs::write(
+        &input,
+        "MIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\nhello\r\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let run = extract(&input, &out);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {}: the message has no HTML part to write as a page\n",
+            input.display()
+        )
+    );
+    assert!(!out.exists());
+}
