@@ -193,14 +193,23 @@ pub fn extract_page(input: &MessageInput<'_>, options: &Options) -> Result<Messa
     }
     let done = process(input, &options, Mode::Extract(&relinkers))?;
     let mut bodies = done.bodies;
+    let done_reports: HashMap<usize, &Report> = done
+        .reports
+        .iter()
+        .filter(|r| r.base.part.is_some() && r.base.encoding == "UTF-8")
+        .filter_map(|r| Some((*by_path.get(r.base.part.as_deref()?)?, r)))
+        .collect();
     let files = order
         .iter()
         .filter_map(|&i| {
             let part = tree.parts.get(i)?;
-            let bytes = match bodies.remove(&i) {
+            let mut bytes = match bodies.remove(&i) {
                 Some(b) => b,
                 None => part.decoded.clone()?,
             };
+            if let Some(report) = done_reports.get(&i) {
+                with_declared_charset(&report.base, &mut bytes);
+            }
             Some(PageFile {
                 part: mime::display_path(&part.path).to_owned(),
                 mime_type: part.mime_type.clone(),
@@ -225,6 +234,21 @@ pub fn extract_page(input: &MessageInput<'_>, options: &Options) -> Result<Messa
         left_out,
         relinked,
     })
+}
+
+/// A UTF-8 HTML or CSS part whose charset its heading gives (`Content-Type: text/html;
+/// charset=utf-8`) would lose it as a file, where nothing else may declare it: from `file://` a
+/// browser guesses. A byte order mark declares it and is not markup (HTML LS "decode" and CSS
+/// Syntax §3.2: a BOM wins over everything and is not part of the text), so it is added. A
+/// part in another charset given by its heading is written as it is (saying it would take
+/// markup).
+fn with_declared_charset(base: &crate::report::BaseRecord, bytes: &mut Vec<u8>) {
+    use crate::decode::EncodingSource;
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let html = base.encoding == "UTF-8" && base.encoding_source == EncodingSource::Transport;
+    if html && !bytes.starts_with(BOM) {
+        bytes.splice(0..0, BOM.iter().copied());
+    }
 }
 
 /// The directory, inside the extraction directory, of parts without a Content-Location that
