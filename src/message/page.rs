@@ -7,7 +7,7 @@
 //! One rule for which part a reference names: the links report's `target_part` (the message's
 //! part index, [`super::links_message`]); one rule for file names: [`crate::archive::ExtractNames`]
 //! (a WARC extraction's), given each part's resolved Content-Location when it has a host, else a
-//! name under `message/` (see [`name_uri`]).
+//! name under `message/` (docs/mail.md says which).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
