@@ -37,6 +37,27 @@ VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin build --release --locked --qu
 wheel=("$root"/target/wheels/linkbase-*.whl)
 bash "$root/python/spark-env.sh" "${wheel[0]}" "$root/target/py-spark-env.tar.gz" "$venv/bin/python"
 
+# Issue 26 item 6: the wheel is the one file a user needs. An abi3 wheel (one build for CPython
+# 3.9+), installed offline (--no-index: nothing from PyPI) into a fresh venv without maturin or
+# Rust, imports and rewrites a page.
+echo "== python: the wheel installs offline in a fresh venv and rewrites a page"
+case "$(basename "${wheel[0]}")" in
+  *-abi3-*) ;;
+  *) echo "python/test.sh: ${wheel[0]} is not an abi3 wheel" >&2; exit 1 ;;
+esac
+fresh="$(mktemp -d)"
+trap 'rm -rf "$fresh"' EXIT
+python3 -m venv "$fresh/venv"
+"$fresh/venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-index "${wheel[0]}"
+(cd "$fresh" && "$fresh/venv/bin/python" -c '
+import linkbase
+out = linkbase.rewrite(b"<base href=/docs/><a href=intro.html>Intro</a>", url="http://example.com/guide/")
+expected = b"<base href=http://example.com/docs/><a href=http://example.com/docs/intro.html>Intro</a>"
+assert out == expected, out
+assert linkbase.__file__.startswith("'"$fresh"'/venv/"), linkbase.__file__
+print("the wheel (linkbase", linkbase.__version__ + ") rewrites a page from", linkbase.__file__)
+')
+
 echo "== python: pytest"
 status=0
 LINKBASE_SPARK_ENV="$root/target/py-spark-env.tar.gz" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests || status=$?

@@ -1,7 +1,7 @@
 //! ④ Establishing the base URI, RFC 2396 §5.1, innermost layer first, remembering which layer
 //! gave it:
 //!
-//! 1. §5.1.1 base embedded in the content: the first `<base href>` (HTML-RULES §1);
+//! 1. §5.1.1 base embedded in the content: the first `<base href>` (docs/html-rules.md §1);
 //! 2. §5.1.2 base from the encapsulating entity: `Content-Base`, then `Content-Location`
 //!    (RFC 2068 §14.11/§14.15, RFC 2110 §5, RFC 2557 §5);
 //! 3. §5.1.3 the URI used to retrieve the document (after redirects);
@@ -355,7 +355,7 @@ pub(crate) fn layer_value(
     Uri::parse(&resolved.uri).map_err(|e| e.to_string())
 }
 
-/// The base of a MIME body part's content from its headings (MHTML.md §4, RFC 2557 §5, RFC 2110
+/// The base of a MIME body part's content from its headings (docs/mhtml.md §4, RFC 2557 §5, RFC 2110
 /// §5): start from `thismessage:/` (RFC 2557 §5(e)), then the caller's default and retrieval URI
 /// (§5(d)), then every heading from the outermost to the part's own — each one's
 /// `Content-Location`, then `Content-Base`, resolved against what lies outside it — so the
@@ -433,7 +433,7 @@ pub fn with_base_element(
         return outer.clone();
     }
     let resolved = match &outer.uri {
-        // An empty href resolves to the outer base without its fragment (§4.2, HTML-RULES §1).
+        // An empty href resolves to the outer base without its fragment (§4.2, docs/html-rules.md §1).
         Some(o) => Resolver::new(o.as_str(), options)
             .and_then(|r| r.resolve(trimmed))
             .map(|r| r.uri)

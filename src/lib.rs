@@ -110,7 +110,7 @@ pub use uri::{
     Uri, UriRef,
 };
 
-/// The README's examples, compiled and run as doctests.
+/// The examples of docs/library.md, compiled and run as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryDocDoctests;

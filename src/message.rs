@@ -1,5 +1,5 @@
 //! MIME messages through the pipeline: each `text/html` body part gets its base from its
-//! headings (MHTML.md §4), goes through the HTML stages, has its references matched to the
+//! headings (docs/mhtml.md §4), goes through the HTML stages, has its references matched to the
 //! message's parts (RFC 2557 §8.2, RFC 2392), and — when rewritten — is re-encoded in its own
 //! charset, Content-Transfer-Encoding and line endings and put back where it was. Every other
 //! byte of the message is copied as it was.
@@ -14,6 +14,8 @@ use crate::error::{Diagnostic, Error};
 use crate::input::mime::{self, MessageTree, PartKind};
 use crate::pipeline::{analyse_html, report, unclaim_loose, write_out, Engine, Options};
 use crate::report::{BaseRecord, Report};
+
+pub mod page;
 
 /// A MIME message and what is known about it from outside.
 #[derive(Debug, Clone, Default)]
@@ -46,7 +48,11 @@ pub fn rewrite_message(
     input: &MessageInput<'_>,
     options: &Options,
 ) -> Result<RewrittenMessage, Error> {
-    process(input, options, true)
+    let done = process(input, options, Mode::Rewrite)?;
+    Ok(RewrittenMessage {
+        bytes: done.bytes,
+        reports: done.reports,
+    })
 }
 
 /// The links of every HTML part of a MIME message.
@@ -54,14 +60,68 @@ pub fn rewrite_message(
 /// # Errors
 /// As [`rewrite_message`].
 pub fn links_message(input: &MessageInput<'_>, options: &Options) -> Result<Vec<Report>, Error> {
-    Ok(process(input, options, false)?.reports)
+    Ok(process(input, options, Mode::Links)?.reports)
 }
 
-fn process(
+/// What [`process`] does with the HTML and CSS parts.
+#[derive(Clone, Copy)]
+pub(crate) enum Mode<'a> {
+    /// Read and report only.
+    Links,
+    /// Rewrite, spliced back into the message in each part's own transfer encoding.
+    Rewrite,
+    /// Rewrite for files of their own ([`page`]): each changed part's new body kept decoded,
+    /// whatever its transfer encoding; part `i`'s links written by its relinker, when it has
+    /// one.
+    Extract(&'a HashMap<usize, crate::Relinker>),
+}
+
+/// What [`process`] made.
+pub(crate) struct Processed {
+    /// The message with its changed parts put back ([`Mode::Rewrite`]).
+    pub bytes: Vec<u8>,
+    /// One report per HTML and CSS part, in message order, then the parts not read.
+    pub reports: Vec<Report>,
+    /// [`Mode::Extract`]: each changed part's new body (its charset, no transfer encoding).
+    pub bodies: HashMap<usize, Vec<u8>>,
+}
+
+/// Each part's Content-Location resolved against the headings around it (RFC 2557 §8.2(c)):
+/// what a reference is matched against, and what names a part's file ([`page`]).
+pub(crate) fn part_keys(
+    tree: &MessageTree,
+    layers: &BaseLayers,
+    resolve: crate::ResolveOptions,
+) -> Vec<Option<String>> {
+    (0..tree.parts.len())
+        .map(|i| {
+            let part = tree.parts.get(i)?;
+            let location = part.content_location.as_deref()?;
+            let base = heading_base(
+                &headings(tree, i, layers),
+                layers,
+                resolve,
+                false,
+                &mut Vec::new(),
+            );
+            layer_value(location, &base, resolve)
+                .ok()
+                .map(|u| u.to_string())
+        })
+        .collect()
+}
+
+pub(crate) fn process(
     input: &MessageInput<'_>,
     options: &Options,
-    rewrite: bool,
-) -> Result<RewrittenMessage, Error> {
+    mode: Mode<'_>,
+) -> Result<Processed, Error> {
+    let rewrite = !matches!(mode, Mode::Links);
+    let relinkers = match mode {
+        Mode::Extract(r) => Some(r),
+        _ => None,
+    };
+    let mut bodies = HashMap::new();
     // The caller's own statements are checked like a bare document's.
     crate::base::outer_base(
         &BaseLayers {
@@ -77,23 +137,7 @@ fn process(
         message: e.to_string(),
     })?;
     let resolve = options.rewrite.resolve;
-    // Each part's resolved Content-Location (RFC 2557 §8.2(c)), for matching.
-    let keys: Vec<Option<String>> = (0..tree.parts.len())
-        .map(|i| {
-            let part = tree.parts.get(i)?;
-            let location = part.content_location.as_deref()?;
-            let base = heading_base(
-                &headings(&tree, i, &input.layers),
-                &input.layers,
-                resolve,
-                false,
-                &mut Vec::new(),
-            );
-            layer_value(location, &base, resolve)
-                .ok()
-                .map(|u| u.to_string())
-        })
-        .collect();
+    let keys = part_keys(&tree, &input.layers, resolve);
     let index = PartIndex::new(&tree, &keys);
     let root = tree.root_document();
     let mut reports = Vec::new();
@@ -102,7 +146,19 @@ fn process(
     for (i, part) in tree.parts.iter().enumerate() {
         if part.kind == PartKind::Leaf && part.mime_type == "text/css" {
             let first = reports.is_empty();
-            let (mut report, edit) = css_part(&tree, &index, i, input, options, rewrite);
+            let relink = relinkers.and_then(|r| r.get(&i));
+            let (mut report, new_css) =
+                css_part(&tree, &index, i, input, options, (rewrite, relink));
+            if let Some(css) = new_css {
+                if relinkers.is_some() {
+                    bodies.insert(i, css);
+                } else if let (Some(span), Some(encoded)) = (
+                    &part.body,
+                    transfer_encode(&css, &part.transfer_encoding, part.eol),
+                ) {
+                    splices.push((span.clone(), encoded));
+                }
+            }
             if first {
                 let mut all = tree_diagnostics.clone();
                 all.append(&mut report.base.diagnostics);
@@ -112,7 +168,6 @@ fn process(
             for link in &mut report.links {
                 link.root = report.base.root;
             }
-            splices.extend(edit);
             reports.push(report);
             continue;
         }
@@ -143,10 +198,20 @@ fn process(
         let outer = Outer { base, document_uri };
         let name = format!("{} part {path}", input.name);
         // E-mail HTML: Outlook renders conditional comments, so their URLs count by default.
-        let part_options = Options {
+        let mut part_options = Options {
             conditional_comments: Some(options.conditional_comments.unwrap_or(true)),
             ..options.clone()
         };
+        if let Some(r) = relinkers {
+            part_options.rewrite.relink = r.get(&i).cloned();
+            // `<base>` goes only where there is one: dropping it takes the DOM engine, which
+            // may serialize the part (a `<base` start tag needs those bytes).
+            let has_base = part
+                .decoded
+                .as_deref()
+                .is_some_and(|b| b.windows(5).any(|w| w.eq_ignore_ascii_case(b"<base")));
+            part_options.rewrite.drop_base &= has_base;
+        }
         let analysed = match part
             .decoded
             .as_deref()
@@ -198,7 +263,9 @@ fn process(
             }
         }
         let lossless = analysed.lossless();
-        let writable = part.body.is_some() && is_writable(&part.transfer_encoding) && lossless;
+        // A file of its own takes the decoded body in any transfer encoding.
+        let writable = lossless
+            && (relinkers.is_some() || part.body.is_some() && is_writable(&part.transfer_encoding));
         let changes = analysed.has_changes();
         if changes && !writable {
             // Reported and resolved, but not changed: say so, and do not claim a rewrite.
@@ -229,9 +296,14 @@ fn process(
             // bare document; else the part's tree serialized.
             // (The part was analysed from its decoded body, so there is one.)
             let body = part.decoded.as_deref().unwrap_or_default();
-            let (html, engine) = write_out(body, &analysed, options);
+            let (html, engine) = write_out(body, &analysed, &part_options);
             if !matches!(engine, Engine::Splice | Engine::Stream) {
                 unclaim_loose(&mut part_report);
+            }
+            if relinkers.is_some() {
+                bodies.insert(i, html);
+                reports.push(part_report);
+                continue;
             }
             // The text transfer encodings write their own line ends (`part.eol`), from LF.
             let html = if part.transfer_encoding == "base64" {
@@ -268,28 +340,28 @@ fn process(
             links: Vec::new(),
         });
     }
-    Ok(RewrittenMessage {
+    Ok(Processed {
         bytes: splice(input.bytes, splices),
         reports,
+        bodies,
     })
 }
-
-/// Bytes of the message replaced: the part body's span and its new encoded bytes.
-type Edit = (Range<usize>, Vec<u8>);
 
 /// A `text/css` part (issue 9 item 8): its `url()` and `@import` URLs resolved against the
 /// part's base (its headings, as for an HTML part: RFC 2557 §5) and, when rewriting, replaced
 /// byte-faithfully in its own charset and transfer encoding. The charset is CSS Syntax §3.2's:
 /// a BOM, then the part's `charset`, then `@charset`, then UTF-8. A reference resolved against
-/// `thismessage:/` keeps its text (it still names its part, RFC 2557 §8.2(d)).
+/// `thismessage:/` keeps its text (it still names its part, RFC 2557 §8.2(d)). With `relink`
+/// (`--extract`), the relinker writes the URLs it knows. Returns the part's new bytes (its
+/// charset, no transfer encoding) when they changed and can be written.
 fn css_part(
     tree: &MessageTree,
     index: &PartIndex<'_>,
     i: usize,
     input: &MessageInput<'_>,
     options: &Options,
-    rewrite: bool,
-) -> (Report, Option<Edit>) {
+    (rewrite, relink): (bool, Option<&crate::Relinker>),
+) -> (Report, Option<Vec<u8>>) {
     use crate::rewrite::css::{rewrite_css, CssKind};
     let resolve = options.rewrite.resolve;
     let Some(part) = tree.parts.get(i) else {
@@ -335,7 +407,9 @@ fn css_part(
         .uri
         .as_ref()
         .and_then(|u| crate::Resolver::new(u.as_str(), resolve).ok());
-    let writable = part.body.is_some() && is_writable(&part.transfer_encoding);
+    // A file of its own (`relink`) takes the decoded body in any transfer encoding.
+    let writable = relink.is_some() || part.body.is_some() && is_writable(&part.transfer_encoding);
+    let document = base_text.clone().unwrap_or_default();
     let scopes = index.scopes(i);
     let mut links = Vec::new();
     let new_text = rewrite_css(&text, CssKind::Stylesheet, &mut |url| {
@@ -359,10 +433,17 @@ fn css_part(
             Ok(r) => (r, None),
             Err(e) => (None, Some(format!("unresolvable: {e}"))),
         };
-        let replacement = resolved
-            .as_ref()
-            .filter(|r| r.as_str() != value && !crate::rewrite::is_fictitious(r))
-            .cloned();
+        let relinked = match (relink, &resolved) {
+            (Some(r), Some(resolved)) => r.0.relink(&document, resolved),
+            _ => None,
+        };
+        let replacement = match relinked {
+            Some(text) => (text != value).then_some(text),
+            None => resolved
+                .as_ref()
+                .filter(|r| r.as_str() != value && !crate::rewrite::is_fictitious(r))
+                .cloned(),
+        };
         let target_part = resolved
             .as_deref()
             .and_then(|r| index.target(&scopes, r))
@@ -404,17 +485,12 @@ fn css_part(
         } else {
             let mut css = body.get(..bom).unwrap_or_default().to_vec();
             css.extend_from_slice(&encoded);
-            let css = if part.transfer_encoding == "base64" {
+            // The text transfer encodings write their own line ends (`part.eol`), from LF.
+            edit = Some(if part.transfer_encoding == "base64" || relink.is_some() {
                 css
             } else {
                 from_crlf(&css)
-            };
-            if let (Some(span), Some(encoded)) = (
-                &part.body,
-                transfer_encode(&css, &part.transfer_encoding, part.eol),
-            ) {
-                edit = Some((span.clone(), encoded));
-            }
+            });
         }
     } else if new_text.is_some() && !writable {
         diagnostics.push(Diagnostic::new(

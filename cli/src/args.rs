@@ -412,7 +412,11 @@ pub struct RewriteArgs {
     /// directory's page as index.html), instead of an archive with conversion records. Links
     /// to a redirect whose target is extracted lead to the target. Two URLs never share a file:
     /// one whose name is taken (by another URL, or as a directory; compared ignoring case) gets
-    /// ~2, ~3 before the extension, and is said.
+    /// ~2, ~3 before the extension, and is said. With a MIME message (.eml, .mht): its page
+    /// (the root HTML part) and every part it references as files, cid: and Content-Location
+    /// references made relative paths to them, so the page opens from file:// with its images
+    /// (DIR/host/path for a part whose Content-Location has a host, else DIR/message/NAME);
+    /// parts nothing references are named, not written.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "in_place"], help_heading = "Output")]
     pub extract: Option<std::path::PathBuf>,
     /// Remove the <base> element instead of making its href absolute.

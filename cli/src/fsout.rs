@@ -568,6 +568,21 @@ pub fn write_in(
     tmp.rename_to(name)
 }
 
+/// One file of an extraction (`rewrite --extract DIR`: a WARC file's pages, a message's parts)
+/// written at `rel` below `root`, through the confined writer: no symbolic link below `root` is
+/// followed, directories are made as needed.
+pub fn write_below(root: &Dir, rel: &Path, bytes: &[u8]) -> Result<(), String> {
+    root.file_of(rel, true).and_then(|(d, file)| {
+        write_in(
+            &d,
+            file,
+            Contents::Bytes(bytes),
+            Target::Output,
+            Durability::AtEnd,
+        )
+    })
+}
+
 /// A file to be replaced in place must still be what was read: someone else's edit or removal
 /// meanwhile wins.
 fn still_as_read(dir: &Dir, name: &OsStr, before: &Snapshot) -> Result<(), String> {

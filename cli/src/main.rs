@@ -8,6 +8,7 @@ mod load;
 mod man;
 mod mbox;
 mod online;
+mod page;
 mod say;
 mod text;
 mod tree;
@@ -255,8 +256,15 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         }
         return warc::rewrite(&source.path, &loaded.name, args, &options);
     }
-    if args.extract.is_some() {
-        return Err(Fatal("--extract DIR needs a WARC file as INPUT".into()).into());
+    if let Some(dir) = &args.extract {
+        if loaded.is_message() {
+            return page::extract(&loaded.message_input(), dir, &options);
+        }
+        return Err(Fatal(
+            "--extract DIR needs a WARC or ARC file, or a MIME message (.eml, .mht), as INPUT"
+                .into(),
+        )
+        .into());
     }
     if let Some(large) = &loaded.large {
         let input = loaded.path_input(large);

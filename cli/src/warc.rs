@@ -477,7 +477,7 @@ impl RawCopy {
 
 /// A URL that could not have its wget name, on a line of its own: which URL holds the name, and
 /// where this one goes.
-fn say_collision(name: &str, dir: &Path, c: &archive::ExtractCollision) {
+pub fn say_collision(name: &str, dir: &Path, c: &archive::ExtractCollision) {
     let path = |p: &Path| escape_controls(&dir.join(p).display().to_string()).into_owned();
     eprintln!(
         "linkbase: {}: {} and {} map to one name, {}{}; {} is written to {}",
@@ -551,7 +551,7 @@ fn extract(
                     unnamed += 1;
                     return None;
                 };
-                match write_file(&root, rel, bytes) {
+                match fsout::write_below(&root, rel, bytes) {
                     Ok(()) => {
                         let new = written.insert(rel.to_path_buf());
                         recaptured += u64::from(!new);
@@ -664,19 +664,6 @@ fn extract(
         Exit::Problems
     } else {
         exit
-    })
-}
-
-/// One file of an extraction written below `root`, through the confined writer.
-fn write_file(root: &fsout::Dir, rel: &Path, bytes: &[u8]) -> Result<(), String> {
-    root.file_of(rel, true).and_then(|(d, file)| {
-        fsout::write_in(
-            &d,
-            file,
-            fsout::Contents::Bytes(bytes),
-            fsout::Target::Output,
-            fsout::Durability::AtEnd,
-        )
     })
 }
 

@@ -33,4 +33,6 @@ mod integration {
     mod feedback;
     mod help;
     mod readme;
+    mod mail_page;
+    mod cli_doc;
 }

@@ -362,26 +362,36 @@ impl crate::rewrite::Relink for ExtractRelinker {
             Some((u, f)) => (u, Some(f)),
             None => (resolved, None),
         };
-        let from = self.names.file(document)?.to_path_buf();
-        let to = self.names.file(without_fragment)?.to_path_buf();
-        let mut out = String::new();
-        // The page itself, with a fragment: the fragment alone. A file name is a path segment:
-        // `?` (a query kept in the name), `#`, `%` and the like are percent-encoded.
-        if !(from == to && fragment.is_some()) {
-            let names = |p: &std::path::Path| -> Option<Vec<String>> {
-                p.components()
-                    .map(|c| c.as_os_str().to_str().map(str::to_owned))
-                    .collect()
-            };
-            let (from_dirs, to) = (names(from.parent()?)?, names(&to)?);
-            let from_dirs: Vec<&str> = from_dirs.iter().map(String::as_str).collect();
-            let to: Vec<&str> = to.iter().map(String::as_str).collect();
-            crate::site::relative_path(&from_dirs, &to, &mut out);
-        }
-        if let Some(f) = fragment {
-            out.push('#');
-            out.push_str(f);
-        }
-        Some(out)
+        let from = self.names.file(document)?;
+        let to = self.names.file(without_fragment)?;
+        file_link(from, to, fragment)
     }
+}
+
+/// The link from the extracted file `from` to the extracted file `to` (both below one
+/// directory), with `fragment`: the relative path between them, or the fragment alone when they
+/// are one file. A file name is a path segment: `?` (a query kept in the name), `#`, `%` and the
+/// like are percent-encoded. `None` for a name that is not UTF-8.
+pub(crate) fn file_link(
+    from: &std::path::Path,
+    to: &std::path::Path,
+    fragment: Option<&str>,
+) -> Option<String> {
+    let mut out = String::new();
+    if !(from == to && fragment.is_some()) {
+        let names = |p: &std::path::Path| -> Option<Vec<String>> {
+            p.components()
+                .map(|c| c.as_os_str().to_str().map(str::to_owned))
+                .collect()
+        };
+        let (from_dirs, to) = (names(from.parent()?)?, names(to)?);
+        let from_dirs: Vec<&str> = from_dirs.iter().map(String::as_str).collect();
+        let to: Vec<&str> = to.iter().map(String::as_str).collect();
+        crate::site::relative_path(&from_dirs, &to, &mut out);
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    Some(out)
 }

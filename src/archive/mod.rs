@@ -27,6 +27,7 @@ mod tests;
 pub use crate::input::warc::RecordRef;
 pub use conversion::{conversion_record, gzip_member, warc_date, warc_date_now};
 pub use document::{base, links, rewrite};
+pub(crate) use extract::file_link;
 pub use extract::{
     extract_path, is_stylesheet, rewrite_stylesheet, ExtractCollision, ExtractNames,
     ExtractRelinker, EXTRACT_NAME_MAX,

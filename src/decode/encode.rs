@@ -1,4 +1,4 @@
-//! The reverse of decoding: text back into the document's encoding (HTML-RULES §5).
+//! The reverse of decoding: text back into the document's encoding (docs/html-rules.md §5).
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8};
 

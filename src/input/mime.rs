@@ -808,7 +808,7 @@ impl MessageTree {
 
     /// RFC 2387 §3.1–3.2 / RFC 2557 §7 root of a multipart/related: the `start` part; else the
     /// first part whose type equals the `type` parameter; else the first part; and if that is not
-    /// HTML, the first text/html part (MHTML.md §3.6).
+    /// HTML, the first text/html part (docs/mhtml.md §3.6).
     pub fn related_root(&self, related: usize) -> Option<usize> {
         let p = self.parts.get(related)?;
         let children = &p.children;

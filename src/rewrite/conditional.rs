@@ -13,7 +13,7 @@ use std::rc::Rc;
 use encoding_rs::Encoding;
 
 /// The attributes that carry URLs in conditional-comment markup: VML's `src` (`v:imagedata`,
-/// `v:fill`, `v:image`), `href` (`v:shape`, `a`), and the HTML attributes of HTML-RULES that
+/// `v:fill`, `v:image`), `href` (`v:shape`, `a`), and the HTML attributes of docs/html-rules.md that
 /// Outlook's Word engine renders.
 const URL_ATTRIBUTES: &[&str] = &[
     "src",

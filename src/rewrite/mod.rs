@@ -1,4 +1,4 @@
-//! ⑥ The URL rules: find every URL of an element (HTML-RULES §2–§4), resolve it against the
+//! ⑥ The URL rules: find every URL of an element (docs/html-rules.md §2–§4), resolve it against the
 //! base, and plan the edits that make relative ones absolute.
 //!
 //! The engines hand each element in (as an `ElementView`) and get back [`Edit`]s (where, old
@@ -44,8 +44,8 @@ pub struct RewriteOptions {
 /// Chooses the text written for a resolved URL, instead of the URL itself: an offline mirror
 /// writes a link to a file of its own tree as a relative path ([`crate::site::Site`] does).
 pub trait Relink: Send + Sync {
-    /// The text for a link of the document at `document` (its URL) whose resolution is
-    /// `resolved`; `None` to write `resolved`.
+    /// The text for a link of the document at `document` (its URL; empty when it has none)
+    /// whose resolution is `resolved`; `None` to write `resolved`.
     fn relink(&self, document: &str, resolved: &str) -> Option<String>;
 }
 
@@ -158,7 +158,7 @@ pub(crate) struct LooseUrl {
 }
 
 /// Resolves URL attribute values found outside the tree (conditional comments) with the same
-/// rules as the tree's (HTML-RULES §3), against the document's base.
+/// rules as the tree's (docs/html-rules.md §3), against the document's base.
 pub(crate) fn plan_loose_urls(
     base: &Base,
     outer: &Outer,
@@ -238,7 +238,7 @@ pub(crate) struct Planner<'a> {
     resolver: Option<Resolver>,
     document_resolver: Option<Resolver>,
     document_uri: Option<Uri>,
-    /// HTML-RULES §3: same-document references stay as written when the base is the
+    /// docs/html-rules.md §3: same-document references stay as written when the base is the
     /// document's own URL; otherwise they get their absolute form.
     keep_same_document: bool,
     options: &'a RewriteOptions,
@@ -370,7 +370,7 @@ impl<'a> Planner<'a> {
         });
     }
 
-    /// HTML-RULES §2–§3 for the attributes of one element.
+    /// docs/html-rules.md §2–§3 for the attributes of one element.
     pub(crate) fn attributes(
         &self,
         out: &mut Found,
@@ -621,7 +621,7 @@ impl<'a> Planner<'a> {
                 target: EditTarget::Text,
                 old: text,
                 new,
-                reason: "HTML-RULES §4: url() and @import in a style element",
+                reason: "docs/html-rules.md §4: url() and @import in a style element",
             });
         }
     }
@@ -693,7 +693,7 @@ impl<'a> Planner<'a> {
         });
     }
 
-    /// HTML-RULES §3 for one URL value; then, with [`RewriteOptions::relink`], the form the
+    /// docs/html-rules.md §3 for one URL value; then, with [`RewriteOptions::relink`], the form the
     /// caller wants written (a relative path in an offline mirror).
     fn resolve_value(&self, ctx: &UrlContext<'_>, raw: &str, in_css: bool) -> Outcome {
         let mut outcome = self.resolve_url(ctx, raw, in_css);
@@ -707,10 +707,11 @@ impl<'a> Planner<'a> {
                 outcome.resolved = Some(valid);
             }
         }
-        if let (Some(relink), Some(document), Some(resolved)) =
-            (&self.options.relink, &self.document_uri, &outcome.resolved)
-        {
-            if let Some(text) = relink.0.relink(document.as_str(), resolved) {
+        if let (Some(relink), Some(resolved)) = (&self.options.relink, &outcome.resolved) {
+            // A document without a URL of its own (a mail part with no Content-Location) is
+            // `""`: a relinker that needs it declines, one that knows its file does not.
+            let document = self.document_uri.as_ref().map_or("", |d| d.as_str());
+            if let Some(text) = relink.0.relink(document, resolved) {
                 outcome.replacement =
                     (text != raw.trim_matches(is_ascii_whitespace)).then_some(text);
             }
@@ -757,7 +758,7 @@ impl<'a> Planner<'a> {
         }
         let reference = UriRef::parse(value);
         if self.stays_absolute(&reference) {
-            // HTML-RULES §3: absolute references stay byte-identical. Under the whatwg profile
+            // docs/html-rules.md §3: absolute references stay byte-identical. Under the whatwg profile
             // the report still gives what a browser makes of them (`new URL(ref, base)`, issue
             // 10): the URL Standard parses absolute URLs too (`https:x` is `https://x/`, a bad
             // host fails), and the browser reads the unchanged bytes the same way.
@@ -813,7 +814,7 @@ impl<'a> Planner<'a> {
     }
 
     /// A same-document reference (`#x`, or `""` on a hyperlink): kept when the base is the
-    /// document's own URL, else written in absolute form (HTML-RULES §3).
+    /// document's own URL, else written in absolute form (docs/html-rules.md §3).
     fn same_document(&self, ctx: &UrlContext<'_>, value: &str) -> Outcome {
         let resolved = ctx
             .resolver

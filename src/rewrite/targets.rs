@@ -1,4 +1,4 @@
-//! Where URLs live in HTML: one table, each row citing its source (HTML-RULES §2).
+//! Where URLs live in HTML: one table, each row citing its source (docs/html-rules.md §2).
 //!
 //! Not URLs, never touched: `usemap` (a hash-name reference, HTML LS §4.8.14), `itemtype`
 //! (absolute by definition), `data-*`, `xml:base` (ignored by HTML LS).
@@ -25,7 +25,7 @@ pub(crate) enum Kind {
     Srcdoc,
 }
 
-/// What an attribute's URL means, where that changes the rules (HTML-RULES §3).
+/// What an attribute's URL means, where that changes the rules (docs/html-rules.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Role {
     /// A resource: an empty value means "nothing" and stays empty.

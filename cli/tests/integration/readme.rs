@@ -1,9 +1,10 @@
-//! The README's commands (issue 26): every command README.md shows runs here and what it prints
-//! is compared with what the README shows, so a newcomer who copies them gets what they read.
+//! The README's and docs' commands (issue 26): every command README.md and docs/*.md show runs
+//! here and what it prints is compared with what they show, so a newcomer who copies them gets
+//! what they read.
 //!
 //! Rules:
 //! - Each command runs through `sh -c` from a temporary directory holding the repository's
-//!   `fixtures` and `examples` (symbolic links), so relative inputs are the repository's and
+//!   `fixtures`, `examples`, `scripts` and `benches` (symbolic links), so relative inputs are the repository's and
 //!   relative outputs (`-o mirror`, `> page.html`) land in the temporary directory; `linkbase` is
 //!   the binary under test, first on `PATH`.
 //! - A ```` ```console ```` block is a terminal session: each `$ ` line is a command, the lines up
@@ -17,10 +18,9 @@
 //! - A ```` ```sh ```` block shows no output: each `linkbase` line (and `cargo run --release --
 //!   ARGS`, run as `linkbase ARGS`) must exit 0, or the code a comment line above it names
 //!   (`exit 1`). Other commands there (`cargo install`, `pip install`, …) are skipped.
-//! - A command whose inputs are not bundled is skipped by a token it contains (`SKIPS`) and named
-//!   on stderr; the mail samples of `../shared/corpus/mhtml/` are used when the corpus sits beside
-//!   the checkout (as in CI), else their commands are skipped (a failure under CI). At least
-//!   `MIN_RUN` commands must run.
+//! - Every input is bundled (`examples/`, `fixtures/`). What cannot run inside the test suite
+//!   (installing, the suite itself, the Python package) is skipped by a token it contains
+//!   (`SKIPS`) and named on stderr; exactly those commands are skipped, and every other one runs.
 
 use std::fs::File;
 use std::io::Read;
@@ -31,30 +31,24 @@ use std::process::{Command, Stdio};
 use super::sites::tmp;
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/mhtml");
 
-/// Commands not run, by a token they contain, and why.
+/// Commands not run, by a token they contain, and why: python/test.sh builds and tests the
+/// Python package, `.ci/run` the install from packaged sources.
 const SKIPS: &[(&str, &str)] = &[
-    (
-        "/usr/share/doc/",
-        "Debian's python3.11-doc pages, not bundled",
-    ),
-    ("py-mirror", "a mirror of Debian's python3.11-doc pages"),
-    (
-        "crawl.warc.gz",
-        "an example archive, not bundled (cli/tests/integration/warc.rs builds its own)",
-    ),
     ("cargo install", "installs the binary under test"),
     ("cargo test", "the test suite itself"),
-    ("pip install", "builds the Python package"),
+    (
+        "pip install",
+        "builds the Python package (python/test.sh does)",
+    ),
     (
         "python -m linkbase.spark",
-        "needs the Python package and Spark",
+        "needs the Python package and Spark (python/test.sh runs the job)",
     ),
 ];
 
-/// The fewest commands that must run: those without the MHTML corpus (18 run with it).
-const MIN_RUN: usize = 15;
+/// How many commands are skipped: each SKIPS token, once (the README and docs/python.md).
+const SKIPPED: usize = 5;
 
 /// One command of the README and what it should give.
 struct Step {
@@ -238,11 +232,12 @@ fn matches(pattern: &str, text: &str) -> bool {
     text.ends_with(last)
 }
 
-/// A temporary directory with `fixtures` and `examples` of the repository, and `bin/linkbase`.
+/// A temporary directory with `fixtures`, `examples`, `scripts` and `benches` of the repository,
+/// and `bin/linkbase`.
 fn workdir() -> (tempfile::TempDir, PathBuf) {
     let dir = tmp();
     let repo = Path::new(REPO).canonicalize().unwrap();
-    for name in ["fixtures", "examples"] {
+    for name in ["fixtures", "examples", "scripts", "benches"] {
         std::os::unix::fs::symlink(repo.join(name), dir.path().join(name)).unwrap();
     }
     let bin = dir.path().join("bin");
@@ -251,37 +246,48 @@ fn workdir() -> (tempfile::TempDir, PathBuf) {
     (dir, bin)
 }
 
+/// README.md, then docs/*.md by name: the texts whose commands run.
+fn texts() -> Vec<(String, String)> {
+    let repo = Path::new(REPO);
+    let mut names: Vec<PathBuf> = std::fs::read_dir(repo.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    names.sort();
+    std::iter::once(repo.join("README.md"))
+        .chain(names)
+        .map(|p| {
+            let name = p.strip_prefix(repo).unwrap().display().to_string();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
 #[test]
 fn readme_commands_print_what_the_readme_shows() {
-    let readme = std::fs::read_to_string(Path::new(REPO).join("README.md")).unwrap();
-    let corpus = Path::new(CORPUS);
-    let corpus_files: Vec<PathBuf> = match std::fs::read_dir(corpus) {
-        Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
-        Err(_) => {
-            let what = "the README's commands on the mail samples are skipped";
-            if let Err(e) = crate::shared::missing(what, corpus) {
-                panic!("{e}");
-            }
-            Vec::new()
-        }
-    };
     let mut ran = Vec::new();
     let mut skipped = Vec::new();
     let mut failures = Vec::new();
 
-    // Console blocks: one session, so a file the README shows with `cat` serves the later blocks.
+    // Console blocks: one session, so a file a text shows with `cat` serves the later blocks.
     let (session, bin) = workdir();
-    for file in &corpus_files {
-        std::os::unix::fs::symlink(file, session.path().join(file.file_name().unwrap())).unwrap();
-    }
-    let console: Vec<Step> = blocks(&readme, "console")
-        .iter()
-        .flat_map(|b| console_steps(b))
-        .collect();
-    let sh: Vec<Step> = blocks(&readme, "sh")
-        .iter()
-        .flat_map(|b| sh_steps(b))
-        .collect();
+    let texts = texts();
+    // Each step named by its text, for messages.
+    let steps = |lang: &str, of: fn(&[&str]) -> Vec<Step>| -> Vec<Step> {
+        let mut out = Vec::new();
+        for (name, text) in &texts {
+            for block in blocks(text, lang) {
+                for mut step in of(&block) {
+                    step.shown = format!("{name}: {}", step.shown);
+                    out.push(step);
+                }
+            }
+        }
+        out
+    };
+    let console = steps("console", console_steps);
+    let sh = steps("sh", sh_steps);
     let (scratch, sh_bin) = workdir();
     for (step, dir, bin) in console
         .iter()
@@ -297,18 +303,6 @@ fn readme_commands_print_what_the_readme_shows() {
             skipped.push(format!("{}  [not a linkbase command]", step.shown));
             continue;
         }
-        let unbundled_mail = words.iter().find(|w| {
-            let mail = [".eml", ".mht", ".mhtml"].iter().any(|x| w.ends_with(x));
-            mail && !w.contains('/') && !dir.join(w).exists()
-        });
-        if let Some(w) = unbundled_mail {
-            skipped.push(format!(
-                "{}  [{w}: {} is not beside the checkout]",
-                step.shown,
-                corpus.display()
-            ));
-            continue;
-        }
         if let (["cat", file], Some(output)) = (words.as_slice(), &step.output) {
             if !dir.join(file).exists() {
                 std::fs::write(dir.join(file), output).unwrap();
@@ -321,7 +315,7 @@ fn readme_commands_print_what_the_readme_shows() {
             Some(expected) => {
                 if !matches(&normal(expected), &normal(&printed)) {
                     failures.push(format!(
-                        "{}\n--- the README shows:\n{}\n--- it prints (exit {code}):\n{}",
+                        "{}\n--- the text shows:\n{}\n--- it prints (exit {code}):\n{}",
                         step.shown,
                         normal(expected),
                         normal(&printed)
@@ -331,7 +325,7 @@ fn readme_commands_print_what_the_readme_shows() {
             None => {
                 if code != step.exit {
                     failures.push(format!(
-                        "{}\n--- exits {code}, the README says {}:\n{}",
+                        "{}\n--- exits {code}, the text says {}:\n{}",
                         step.shown, step.exit, printed
                     ));
                 }
@@ -339,7 +333,7 @@ fn readme_commands_print_what_the_readme_shows() {
         }
     }
     eprintln!(
-        "README: {} commands run, {} skipped:",
+        "README and docs: {} commands run, {} skipped:",
         ran.len(),
         skipped.len()
     );
@@ -351,14 +345,14 @@ fn readme_commands_print_what_the_readme_shows() {
     }
     assert!(
         failures.is_empty(),
-        "{} README commands do not print what the README shows:\n\n{}",
+        "{} commands of the README and docs do not print what they show:\n\n{}",
         failures.len(),
         failures.join("\n\n")
     );
-    assert!(
-        ran.len() >= MIN_RUN,
-        "only {} README commands ran (at least {MIN_RUN} expected): {ran:#?}",
-        ran.len()
+    assert_eq!(
+        skipped.len(),
+        SKIPPED,
+        "exactly the commands SKIPS names are skipped: {skipped:#?}"
     );
 }
 

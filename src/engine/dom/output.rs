@@ -1,6 +1,6 @@
 //! ⑦ Output: the tree serialized by html5ever and encoded back into the document's own
 //! encoding (or the one asked for), with numeric character references for characters it cannot
-//! represent (HTML-RULES §5).
+//! represent (docs/html-rules.md §5).
 
 use encoding_rs::Encoding;
 

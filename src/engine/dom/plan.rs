@@ -41,7 +41,7 @@ pub fn plan(
 }
 
 #[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
-/// HTML-RULES §1 and RFC 2396 §5.1.1: the base of `doc` given its outer layers, and the `<base>`
+/// docs/html-rules.md §1 and RFC 2396 §5.1.1: the base of `doc` given its outer layers, and the `<base>`
 /// element that supplied or tried to supply it (the first HTML `base` with an `href`, in tree
 /// order, outside `<template>` contents). Later `<base href>` elements are reported.
 pub fn establish(

@@ -1,0 +1,102 @@
+//! `rewrite MESSAGE.eml --extract DIR` (also `.mht`, `.mhtml`): the message's page and the parts
+//! it references as files below DIR, links between them relative
+//! (`linkbase::message::page`), written through the one confined writer (`fsout`).
+
+use std::path::Path;
+
+use linkbase::message::{page, MessageInput};
+use linkbase::pipeline::Options;
+
+use crate::fsout;
+use crate::say;
+use crate::text::escape_controls;
+use crate::{Exit, Failure, Fatal};
+
+/// Writes the page of `input` below `dir`; says what was written, what was left out and why,
+/// and where the page is. Exit 1 when a file could not be written or a part could not be read.
+pub fn extract(input: &MessageInput<'_>, dir: &Path, options: &Options) -> Result<Exit, Failure> {
+    let started = std::time::Instant::now();
+    let made = page::extract_page(input, options).map_err(Fatal::from)?;
+    let name = escape_controls(input.name);
+    for c in &made.collisions {
+        crate::warc::say_collision(input.name, dir, c);
+    }
+    let skipped = crate::say_skipped_parts(input.name, &made.reports);
+    for report in &made.reports {
+        if let Some(summary) = report.unresolved_summary() {
+            eprintln!(
+                "linkbase: {name} part {}: {summary}",
+                report.base.part.as_deref().unwrap_or("?")
+            );
+        }
+    }
+    for l in &made.left_out {
+        eprintln!(
+            "linkbase: {name} part {} ({}) not written: {}",
+            l.part,
+            escape_controls(&l.what),
+            l.why
+        );
+    }
+    let root = fsout::Dir::open(dir, true).map_err(Fatal)?;
+    let _lock = fsout::TreeLock::acquire(dir).map_err(Fatal)?;
+    fsout::say_removed(&fsout::remove_stale_temps(&root));
+    let shown = |rel: &Path| escape_controls(&dir.join(rel).display().to_string()).into_owned();
+    let mut unwritten = 0u64;
+    for file in &made.files {
+        if let Err(e) = fsout::write_below(&root, &file.path, &file.bytes) {
+            unwritten += 1;
+            eprintln!(
+                "linkbase: {name} part {}: {} not written: {}",
+                file.part,
+                shown(&file.path),
+                escape_controls(&e)
+            );
+        }
+    }
+    let synced = root.sync();
+    if let Err(e) = &synced {
+        eprintln!("linkbase: {}", escape_controls(e));
+    }
+    let bases_removed = made
+        .reports
+        .iter()
+        .filter(|r| crate::walk::base_removed(&r.base))
+        .count() as u64;
+    let mut notes = vec![format!(
+        "{} to them made relative",
+        say::n(made.relinked, "link")
+    )];
+    if bases_removed > 0 {
+        notes.push(format!(
+            "<base> removed from {} (it would redirect the relative links)",
+            say::n(bases_removed, "part")
+        ));
+    }
+    if !made.left_out.is_empty() {
+        notes.push(format!(
+            "{} not written, see above",
+            say::n(made.left_out.len() as u64, "part")
+        ));
+    }
+    if unwritten > 0 {
+        notes.push(format!("{unwritten} could not be written, see above"));
+    }
+    let page = made
+        .files
+        .first()
+        .map(|f| shown(&f.path))
+        .unwrap_or_default();
+    eprintln!(
+        "linkbase: {name}: {} written to {}; the page: {page}; {}; {:.2} s",
+        say::n(made.files.len() as u64, "file"),
+        escape_controls(&dir.display().to_string()),
+        notes.join("; "),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(if unwritten > 0 || synced.is_err() || skipped > 0 {
+        Exit::Problems
+    } else {
+        Exit::Ok
+    })
+}
