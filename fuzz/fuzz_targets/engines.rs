@@ -16,7 +16,11 @@
 //!   unless a `<style>` or `<noscript>` text changed (its URLs are text, not attributes);
 //! - idempotence: rewriting the output again changes nothing;
 //! - the fragment targets (`id`, `a@name`, outside `<template>` contents) that `check` uses are
-//!   the same set from both engines.
+//!   the same set from both engines;
+//! - the file entries (`rewrite_path`, two walks into output written once, and
+//!   `rewrite_path_rewinding`, one walk on a guessed base into output rewound when the guess or
+//!   the engine was wrong), reading 61 bytes at a time, write the in-memory bytes with the same
+//!   engine and base.
 #![no_main]
 
 use std::collections::BTreeMap;
@@ -55,6 +59,39 @@ fn masked_tree(html: &str) -> Option<String> {
         }
     }
     Some(doc.to_html())
+}
+
+/// A reader handing out at most 61 bytes per read.
+struct Stepped<'a>(&'a [u8]);
+
+impl std::io::Read for Stepped<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.len().min(buf.len()).min(61);
+        let (head, rest) = self.0.split_at(n);
+        buf[..n].copy_from_slice(head);
+        self.0 = rest;
+        Ok(n)
+    }
+}
+
+/// Output in memory that can be taken back.
+struct Rewound(Vec<u8>);
+
+impl std::io::Write for Rewound {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl pipeline::Rewind for Rewound {
+    fn rewind(&mut self) -> std::io::Result<()> {
+        self.0.clear();
+        Ok(())
+    }
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -106,6 +143,33 @@ fuzz_target!(|data: &[u8]| {
     ) else {
         return;
     };
+    // The file entries (a document past the stream threshold), read 61 bytes at a time, write
+    // what the in-memory rewrite does: walked twice into output written once, and on the
+    // guessed base into output rewound when the guess or the engine was wrong (issue 22).
+    let path_input = pipeline::PathInput {
+        name: "fuzz.html",
+        path: std::path::Path::new("fuzz.html"),
+        layers: layers.clone(),
+        charset: Some("utf-8".into()),
+        diagnostics: Vec::new(),
+    };
+    let mut open = || -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        Ok(Box::new(Stepped(html)))
+    };
+    let auto = options(EngineChoice::Auto);
+    let mut once = Vec::new();
+    let (base, engine) =
+        pipeline::stream_reopened(&path_input, &mut open, &auto, Some(&mut once), &mut |_| {})
+            .expect("the file entry accepts what memory accepts");
+    assert_eq!(once, stream.bytes, "written once: the in-memory bytes");
+    assert_eq!(engine, stream.engine, "written once: the same engine");
+    assert_eq!(base.base, stream.report.base.base, "written once: the same base");
+    let mut rewound = Rewound(Vec::new());
+    let written = pipeline::stream_reopened_rewinding(&path_input, &mut open, &auto, &mut rewound)
+        .expect("the rewinding entry accepts what memory accepts");
+    assert_eq!(rewound.0, stream.bytes, "rewinding: the in-memory bytes");
+    assert_eq!(written.engine, stream.engine, "rewinding: the same engine");
+    assert_eq!(written.base.base, stream.report.base.base, "rewinding: the same base");
     if stream.engine != pipeline::Engine::Stream {
         return;
     }
