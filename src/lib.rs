@@ -82,6 +82,7 @@ pub mod input;
 #[doc(hidden)]
 pub mod decode;
 pub(crate) mod tree;
+mod tokenize;
 pub mod base;
 pub mod uri;
 pub mod rewrite;

@@ -161,9 +161,17 @@ fuzz_target!(|data: &[u8]| {
     let (base, engine) =
         pipeline::stream_reopened(&path_input, &mut open, &auto, Some(&mut once), &mut |_| {})
             .expect("the file entry accepts what memory accepts");
-    assert_eq!(once, stream.bytes, "written once: the in-memory bytes");
-    assert_eq!(engine, stream.engine, "written once: the same engine");
-    assert_eq!(base.base, stream.report.base.base, "written once: the same base");
+    // By design, written once it keeps a `<noscript>` whose markup the DOM engine would have
+    // to read (pass 1 reads no `<noscript>`), and says so.
+    let kept = base
+        .diagnostics
+        .iter()
+        .any(|d| d.code == linkbase::DiagnosticCode::NoscriptKept);
+    if !kept {
+        assert_eq!(once, stream.bytes, "written once: the in-memory bytes");
+        assert_eq!(engine, stream.engine, "written once: the same engine");
+        assert_eq!(base.base, stream.report.base.base, "written once: the same base");
+    }
     let mut rewound = Rewound(Vec::new());
     let written = pipeline::stream_reopened_rewinding(&path_input, &mut open, &auto, &mut rewound)
         .expect("the rewinding entry accepts what memory accepts");

@@ -42,25 +42,22 @@ pub(crate) fn scan(bytes: &[u8], encoding: &'static Encoding) -> Vec<CommentUrl>
     if !bytes.windows(4).any(|w| w.eq_ignore_ascii_case(b"[if ")) {
         return Vec::new();
     }
-    let Some(ascii) = lol_html::AsciiCompatibleEncoding::new(encoding) else {
+    let Some(settings) = crate::tokenize::settings(encoding) else {
         return Vec::new();
     };
     let comments = Rc::new(RefCell::new(Vec::new()));
     let sink = comments.clone();
-    let settings = lol_html::Settings::new()
-        .with_encoding(ascii)
-        .append_document_content_handler(lol_html::doc_comments!(move |c| {
-            sink.borrow_mut().push(c.source_location().bytes());
-            Ok(())
-        }));
-    let mut rewriter = lol_html::HtmlRewriter::new(settings, |_: &[u8]| {});
-    if rewriter.write(bytes).and_then(|()| rewriter.end()).is_err() {
+    let settings = settings.append_document_content_handler(lol_html::doc_comments!(move |c| {
+        sink.borrow_mut().push(c.source_location().bytes());
+        Ok(())
+    }));
+    if !crate::tokenize::read_all(bytes, settings) {
         return Vec::new();
     }
     let mut out = Vec::new();
     for comment in comments.take() {
         if let Some(inner) = conditional_markup(bytes, comment) {
-            out.extend(urls_in(bytes, inner, ascii));
+            out.extend(urls_in(bytes, inner, encoding));
         }
     }
     out
@@ -86,48 +83,40 @@ fn conditional_markup(bytes: &[u8], comment: Range<usize>) -> Option<Range<usize
 }
 
 /// The URL attributes of the markup at `range`, with document offsets.
-fn urls_in(
-    bytes: &[u8],
-    range: Range<usize>,
-    encoding: lol_html::AsciiCompatibleEncoding,
-) -> Vec<CommentUrl> {
+fn urls_in(bytes: &[u8], range: Range<usize>, encoding: &'static Encoding) -> Vec<CommentUrl> {
     let Some(markup) = bytes.get(range.clone()) else {
         return Vec::new();
     };
     let found = Rc::new(RefCell::new(Vec::new()));
     let sink = found.clone();
     let offset = range.start;
-    let settings = lol_html::Settings::new()
-        .with_encoding(encoding)
-        .append_element_content_handler(lol_html::element!("*", move |el| {
-            let element = el.tag_name();
-            let mut seen: Vec<String> = Vec::new();
-            for a in el.attributes() {
-                let name = a.name();
-                if seen.contains(&name) {
-                    continue;
-                }
-                seen.push(name.clone());
-                if !URL_ATTRIBUTES.contains(&name.as_str()) {
-                    continue;
-                }
-                if let Some(value) = a.value_source_location() {
-                    let r = value.bytes();
-                    sink.borrow_mut().push(CommentUrl {
-                        element: element.clone(),
-                        attribute: name,
-                        range: r.start + offset..r.end + offset,
-                    });
-                }
+    let Some(settings) = crate::tokenize::settings(encoding) else {
+        return Vec::new();
+    };
+    let settings = settings.append_element_content_handler(lol_html::element!("*", move |el| {
+        let element = el.tag_name();
+        let mut seen: Vec<String> = Vec::new();
+        for a in el.attributes() {
+            let name = a.name();
+            if seen.contains(&name) {
+                continue;
             }
-            Ok(())
-        }));
-    let mut rewriter = lol_html::HtmlRewriter::new(settings, |_: &[u8]| {});
-    if rewriter
-        .write(markup)
-        .and_then(|()| rewriter.end())
-        .is_err()
-    {
+            seen.push(name.clone());
+            if !URL_ATTRIBUTES.contains(&name.as_str()) {
+                continue;
+            }
+            if let Some(value) = a.value_source_location() {
+                let r = value.bytes();
+                sink.borrow_mut().push(CommentUrl {
+                    element: element.clone(),
+                    attribute: name,
+                    range: r.start + offset..r.end + offset,
+                });
+            }
+        }
+        Ok(())
+    }));
+    if !crate::tokenize::read_all(markup, settings) {
         return Vec::new();
     }
     found.take()

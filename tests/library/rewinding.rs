@@ -143,6 +143,15 @@ fn a_hand_over_to_the_dom_engine_is_rewound_and_written_by_it() {
             step,
         );
         assert_eq!(rewinds, 1);
+        // A `<noscript>` whose markup only the tree builder can read (found by
+        // `fuzz/engines.rs`): written once it would be kept as it is; rewound, the DOM engine
+        // takes the page, as in memory.
+        let rewinds = check(
+            "noscript",
+            b"<p>x<noscript>f<frameset><noscript>f<frame src=f.html>",
+            step,
+        );
+        assert_eq!(rewinds, 1);
     }
 }
 

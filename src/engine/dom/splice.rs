@@ -56,44 +56,36 @@ fn source_tags(
     elements: HashSet<String>,
     attrs: HashSet<String>,
 ) -> Result<Vec<SourceTag>, Fallback> {
-    let encoding = lol_html::AsciiCompatibleEncoding::new(encoding).ok_or(Fallback::Tokenizer)?;
+    let settings = crate::tokenize::settings(encoding).ok_or(Fallback::Tokenizer)?;
     let tags = Rc::new(RefCell::new(Vec::new()));
     let sink = tags.clone();
-    let settings = lol_html::Settings::new()
-        .with_encoding(encoding)
-        // Past this lol_html stops with an error rather than buffering an endless tag.
-        .with_memory_settings(
-            lol_html::MemorySettings::new().with_max_allowed_memory_usage(64 * 1024 * 1024),
-        )
-        .append_element_content_handler(lol_html::element!("*", move |el| {
-            let name = el.tag_name();
-            if !elements.contains(&name) {
-                return Ok(());
-            }
-            let attrs = el
-                .attributes()
-                .iter()
-                .map(|a| SourceAttr {
-                    name: a.name(),
-                    value: a.value_source_location().map(|l| l.bytes()),
-                    name_end: a.name_source_location().map(|l| l.bytes().end),
-                })
-                // Kept in order (the first of duplicates counts), but only names that matter.
-                .filter(|a| attrs.contains(&a.name))
-                .collect();
-            sink.borrow_mut().push(SourceTag {
-                name,
-                html: el.namespace_uri() == "http://www.w3.org/1999/xhtml",
-                range: el.source_location().bytes(),
-                attrs,
-            });
-            Ok(())
-        }));
-    let mut rewriter = lol_html::HtmlRewriter::new(settings, |_: &[u8]| {});
-    rewriter
-        .write(bytes)
-        .and_then(|()| rewriter.end())
-        .map_err(|_| Fallback::Tokenizer)?;
+    let settings = settings.append_element_content_handler(lol_html::element!("*", move |el| {
+        let name = el.tag_name();
+        if !elements.contains(&name) {
+            return Ok(());
+        }
+        let attrs = el
+            .attributes()
+            .iter()
+            .map(|a| SourceAttr {
+                name: a.name(),
+                value: a.value_source_location().map(|l| l.bytes()),
+                name_end: a.name_source_location().map(|l| l.bytes().end),
+            })
+            // Kept in order (the first of duplicates counts), but only names that matter.
+            .filter(|a| attrs.contains(&a.name))
+            .collect();
+        sink.borrow_mut().push(SourceTag {
+            name,
+            html: el.namespace_uri() == "http://www.w3.org/1999/xhtml",
+            range: el.source_location().bytes(),
+            attrs,
+        });
+        Ok(())
+    }));
+    if !crate::tokenize::read_all(bytes, settings) {
+        return Err(Fallback::Tokenizer);
+    }
     Ok(tags.take())
 }
 

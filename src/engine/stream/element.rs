@@ -523,11 +523,14 @@ impl Walk<'_, '_> {
                             self.push_splice(range, bytes);
                         }
                     }
-                    // Written as it is read, the document cannot go to the DOM engine now.
-                    Err(why) if self.io.is_some() => self.out.diagnostics.push(Diagnostic::new(
-                        crate::error::DiagnosticCode::NoscriptKept,
-                        format!("a <noscript> was left as it was: {}", why.describe()),
-                    )),
+                    // Written as it is read, the document cannot go to the DOM engine now,
+                    // unless what was written can be taken back.
+                    Err(why) if self.io.as_ref().is_some_and(|io| !io.rewindable) => {
+                        self.out.diagnostics.push(Diagnostic::new(
+                            crate::error::DiagnosticCode::NoscriptKept,
+                            format!("a <noscript> was left as it was: {}", why.describe()),
+                        ))
+                    }
                     Err(why) => self.bail = Some(why),
                 }
             }

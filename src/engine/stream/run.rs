@@ -227,7 +227,10 @@ pub(crate) fn run_streaming_rewinding<'r>(
             };
             let mut tally = LinkTally::default();
             let mut count = |l: Link| tally.add_link(&l);
-            let io = StreamIo::new(out, &mut count);
+            let io = StreamIo {
+                rewindable: true,
+                ..StreamIo::new(out, &mut count)
+            };
             let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
             let mut done = pass.run_chunks(base.clone(), &mut chunks, Some(io), None)?;
             diagnostics.append(&mut done.diagnostics);

@@ -33,9 +33,6 @@ pub(super) enum Mode {
     Targets,
 }
 
-/// lol_html's buffers are bounded by this; a longer tag or comment is handed to the DOM engine.
-pub(super) const MEMORY_LIMIT: usize = 64 * 1024 * 1024;
-
 /// One walk over `bytes` (the document, or `<noscript>` markup inside it at `offset`).
 pub(super) struct Pass<'a> {
     pub(super) mode: Mode,
@@ -191,6 +188,9 @@ pub(super) struct StreamIo<'a> {
     /// A held element given up on (past [`MAX_HOLD`]): its end is not acted on.
     pub(super) abandoned: Option<NodeId>,
     pub(super) error: Option<std::io::Error>,
+    /// The output can be taken back ([`crate::engine::Rewind`]): what the in-memory walk
+    /// hands to the DOM engine, this one hands over too, rather than keep it as it is.
+    pub(super) rewindable: bool,
 }
 
 impl<'a> StreamIo<'a> {
@@ -208,6 +208,7 @@ impl<'a> StreamIo<'a> {
             next_splice: 0,
             abandoned: None,
             error: None,
+            rewindable: false,
         }
     }
 }
@@ -280,15 +281,12 @@ impl<'a> Pass<'a> {
             found_tags: Vec::new(),
         });
         let events: Rc<RefCell<Vec<Ended>>> = Rc::default();
-        let lol_encoding = lol_html::AsciiCompatibleEncoding::new(self.encoding)
+        // Past its memory bound lol_html stops: the DOM engine takes the document.
+        let settings = crate::tokenize::settings(self.encoding)
             .ok_or(StreamError::Fallback(Fallback::Tokenizer))?;
         let handler_events = events.clone();
-        let settings = lol_html::Settings::new()
-            .with_encoding(lol_encoding)
-            .with_memory_settings(
-                lol_html::MemorySettings::new().with_max_allowed_memory_usage(MEMORY_LIMIT),
-            )
-            .append_element_content_handler(lol_html::element!(REPORTED, |el| {
+        let settings =
+            settings.append_element_content_handler(lol_html::element!(REPORTED, |el| {
                 let mut walk = walk.borrow_mut();
                 walk.reported(el, &handler_events);
                 walk.deliver_links();
