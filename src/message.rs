@@ -179,7 +179,8 @@ fn process(
                 continue;
             }
         };
-        let mut part_report = report(&analysed, Some(&path));
+        let body = part.decoded.as_deref().unwrap_or_default();
+        let mut part_report = report(&analysed, Some(&path), body);
         part_report.base.root = Some(Some(i) == root);
         for link in &mut part_report.links {
             link.root = part_report.base.root;
@@ -382,6 +383,8 @@ fn css_part(
             diagnostic,
             srcdoc_depth: 0,
             target_part,
+            line: None,
+            column: None,
             root: None,
             warc: None,
         });

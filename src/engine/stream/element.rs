@@ -265,6 +265,21 @@ impl Walk<'_, '_> {
         let links_before = self.out.found.links.len();
         self.planner
             .attributes(&mut self.out.found, &tag, pass.chosen);
+        // Each link is where its attribute's value is (a valueless one: where its name ends).
+        for link in self
+            .out
+            .found
+            .links
+            .get_mut(links_before..)
+            .unwrap_or_default()
+        {
+            let held_by = link.held_by(pass.depth);
+            link.offset = tag
+                .attrs
+                .iter()
+                .find(|a| Some(attribute_name(a.ns, &a.name).as_str()) == held_by)
+                .and_then(|a| a.range.as_ref().map(|r| r.start).or(a.name_end));
+        }
         let edits: Vec<_> = self.out.found.edits.drain(before..).collect();
         for edit in edits {
             let EditTarget::Attribute { ns, name } = &edit.target else {
@@ -463,6 +478,15 @@ impl Walk<'_, '_> {
                 let before = self.out.found.edits.len();
                 let links_before = self.out.found.links.len();
                 self.planner.style_text(&mut self.out.found, node, text);
+                for link in self
+                    .out
+                    .found
+                    .links
+                    .get_mut(links_before..)
+                    .unwrap_or_default()
+                {
+                    link.offset = Some(content.start);
+                }
                 let edits: Vec<_> = self.out.found.edits.drain(before..).collect();
                 for edit in edits {
                     let (encoded, _, unmappable) = pass.encoding.encode(&edit.new);
@@ -493,6 +517,9 @@ impl Walk<'_, '_> {
                     // `<noscript>`: what it holds is not read, so not judged either.
                     let planner = &self.planner;
                     planner.nesting_limit(&mut self.out.found, node, "noscript", None);
+                    if let Some(link) = self.out.found.links.last_mut() {
+                        link.offset = Some(content.start);
+                    }
                     return;
                 }
                 if raw.iter().all(u8::is_ascii_whitespace) {
@@ -515,7 +542,10 @@ impl Walk<'_, '_> {
                             .found
                             .links
                             .extend(out.found.links.into_iter().map(|mut l| {
+                                // Where the markup is (as the DOM engine, which parses it
+                                // apart from the document, can tell).
                                 l.node = node;
+                                l.offset = Some(content.start);
                                 l
                             }));
                         for (range, bytes) in out.splices {
