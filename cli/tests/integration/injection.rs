@@ -118,7 +118,7 @@ fn every_check_format_escapes_names_and_urls() {
     // Markdown escapes the escapes' backslashes once more.
     let markdown = run("markdown");
     assert!(
-        markdown.contains(r"| evil\\x1b[31m\\u{202e}\\nx.html (`m\\x1b[2J\\u{202e}z.html`) |"),
+        markdown.contains(r"| evil\\x1b[31m\\u{202e}\\nx.html:1:30 (`m\\x1b[2J\\u{202e}z.html`) |"),
         "{markdown}"
     );
     let json = run("json");
