@@ -339,7 +339,10 @@ fn css_part(
     let writable = part.body.is_some() && is_writable(&part.transfer_encoding);
     let scopes = index.scopes(i);
     let mut links = Vec::new();
+    // Where each URL's token starts in the text, for its position (issue 25).
+    let mut offsets = Vec::new();
     let new_text = rewrite_css(&text, CssKind::Stylesheet, &mut |url| {
+        offsets.push(Some(url.token.start));
         let value = url.value.trim();
         let kind = if url.import {
             crate::rewrite::LinkKind::CssImport
@@ -390,6 +393,11 @@ fn css_part(
         });
         replacement
     });
+    let positions = crate::position::positions(text.as_bytes(), encoding_rs::UTF_8, &offsets);
+    for (link, position) in links.iter_mut().zip(positions) {
+        link.line = position.map(|p| p.line);
+        link.column = position.map(|p| p.column);
+    }
     let mut edit = None;
     if let (true, true, Some(new_text)) = (rewrite, writable, &new_text) {
         let (encoded, _, unmappable) = encoding.encode(new_text);
