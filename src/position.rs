@@ -245,6 +245,7 @@ impl<'a> Sweep<'a> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn at(text: &[u8], encoding: &'static Encoding, offsets: &[usize]) -> Vec<(usize, usize)> {

@@ -138,11 +138,13 @@ pub fn write_sarif(out: &mut impl Write, grouped: &Grouped, dir: &Path) -> io::R
                 region.insert("startLine".into(), json!(line));
                 region.insert("startColumn".into(), json!(col));
             }
-            let mut physical = json!({
-                "artifactLocation": { "uri": uri_reference(&page_path(dir, &r.file)) },
-            });
+            let mut physical = serde_json::Map::new();
+            physical.insert(
+                "artifactLocation".into(),
+                json!({ "uri": uri_reference(&page_path(dir, &r.file)) }),
+            );
             if !region.is_empty() {
-                physical["region"] = Value::Object(region);
+                physical.insert("region".into(), Value::Object(region));
             }
             results.push(json!({
                 "ruleId": t.verdict.name(),

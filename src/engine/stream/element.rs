@@ -59,6 +59,11 @@ impl ElementView for Tag {
 }
 
 impl Walk<'_, '_> {
+    /// The links found since there were `from`.
+    fn links_since(&mut self, from: usize) -> &mut [crate::rewrite::Link] {
+        self.out.found.links.get_mut(from..).unwrap_or_default()
+    }
+
     /// Whether the walk ends here: the DOM engine must take the document, or (pass 1) the
     /// base is found.
     pub(super) fn stopped(&self) -> bool {
@@ -266,13 +271,7 @@ impl Walk<'_, '_> {
         self.planner
             .attributes(&mut self.out.found, &tag, pass.chosen);
         // Each link is where its attribute's value is (a valueless one: where its name ends).
-        for link in self
-            .out
-            .found
-            .links
-            .get_mut(links_before..)
-            .unwrap_or_default()
-        {
+        for link in self.links_since(links_before) {
             let held_by = link.held_by(pass.depth);
             link.offset = tag
                 .attrs
@@ -291,13 +290,7 @@ impl Walk<'_, '_> {
             if !attr.writable {
                 // Reported as resolved, but the raw value is not text in the document's
                 // encoding: writing a new one would lose bytes.
-                for link in self
-                    .out
-                    .found
-                    .links
-                    .get_mut(links_before..)
-                    .unwrap_or_default()
-                {
+                for link in self.links_since(links_before) {
                     // The links of an `iframe srcdoc` document are the attribute's too.
                     let inside_srcdoc = name == "srcdoc" && link.srcdoc_depth > pass.depth;
                     if inside_srcdoc
@@ -478,13 +471,7 @@ impl Walk<'_, '_> {
                 let before = self.out.found.edits.len();
                 let links_before = self.out.found.links.len();
                 self.planner.style_text(&mut self.out.found, node, text);
-                for link in self
-                    .out
-                    .found
-                    .links
-                    .get_mut(links_before..)
-                    .unwrap_or_default()
-                {
+                for link in self.links_since(links_before) {
                     link.offset = Some(content.start);
                 }
                 let edits: Vec<_> = self.out.found.edits.drain(before..).collect();
@@ -493,13 +480,7 @@ impl Walk<'_, '_> {
                     if malformed || unmappable {
                         // Malformed bytes would be lost, and `&#N;` means nothing in raw text:
                         // the stylesheet is kept as it was, so none of its URLs is rewritten.
-                        for link in self
-                            .out
-                            .found
-                            .links
-                            .get_mut(links_before..)
-                            .unwrap_or_default()
-                        {
+                        for link in self.links_since(links_before) {
                             link.rewritten = false;
                         }
                         continue;
