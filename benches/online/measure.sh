@@ -37,7 +37,7 @@ timed() {
   stats __reset >/dev/null
   /usr/bin/time -f "%e %M" -o "$dir/$name.time" "$@" >"$dir/$name.out" 2>"$dir/$name.err" || true
   stats __stats >"$dir/$name.stats.json"
-  read -r secs kb <"$dir/$name.time"
+  read -r secs kb < <(tail -n 1 "$dir/$name.time")
   python3 - "$dir/$name.stats.json" "$name" "$secs" "$kb" <<'PY'
 import json, sys
 stats = json.load(open(sys.argv[1]))

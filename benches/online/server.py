@@ -38,17 +38,17 @@ class Handler(BaseHTTPRequestHandler):
             s["requests"] += 1
             s["in_flight"] += 1
             s["max_in_flight"] = max(s["max_in_flight"], s["in_flight"])
-        try:
-            time.sleep(self.latency)
-            if self.path.startswith("/ok/"):
-                self.send(200, b"<!doctype html><p>ok</p>\n", {"Content-Type": "text/html"}, body)
-            elif self.path.startswith("/moved/"):
-                self.send(301, b"", {"Location": "/ok/" + self.path[len("/moved/"):]}, body)
-            else:
-                self.send(404, b"not found\n", {"Content-Type": "text/plain"}, body)
-        finally:
-            with LOCK:
-                s["in_flight"] -= 1
+        time.sleep(self.latency)
+        # Out of the count before the answer goes: a client that reads it may ask again at
+        # once, and the two must not be counted as in flight together.
+        with LOCK:
+            s["in_flight"] -= 1
+        if self.path.startswith("/ok/"):
+            self.send(200, b"<!doctype html><p>ok</p>\n", {"Content-Type": "text/html"}, body)
+        elif self.path.startswith("/moved/"):
+            self.send(301, b"", {"Location": "/ok/" + self.path[len("/moved/"):]}, body)
+        else:
+            self.send(404, b"not found\n", {"Content-Type": "text/plain"}, body)
 
     def send(self, status, data, headers, body):
         self.send_response(status)
@@ -66,6 +66,14 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(False)
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client closing a kept-alive connection is no error worth a traceback.
+        pass
+
+
 def main():
     port = int(sys.argv[1])
     Handler.latency = float(sys.argv[2]) if len(sys.argv) > 2 else 0.05
@@ -73,8 +81,7 @@ def main():
     for n in range(1, HOSTS + 1):
         host = f"127.0.0.{n}"
         STATS[host] = {"requests": 0, "in_flight": 0, "max_in_flight": 0}
-        server = ThreadingHTTPServer((host, port), Handler)
-        server.daemon_threads = True
+        server = Server((host, port), Handler)
         servers.append(server)
         threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"serving on 127.0.0.1-{HOSTS}:{port}", flush=True)
