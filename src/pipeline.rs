@@ -379,7 +379,8 @@ pub(crate) fn text_loss_message(decoded: &Decoded) -> String {
 pub struct PathInput<'a> {
     /// How to name it in errors.
     pub name: &'a str,
-    /// Where it is. It is opened twice (the base first), so it must not change meanwhile.
+    /// Where it is. It is opened twice (the base first), and once more to count the lines of
+    /// the links' positions, so it must not change meanwhile.
     pub path: &'a std::path::Path,
     /// The base layers outside the document (§5.1.2–§5.1.4).
     pub layers: BaseLayers,
