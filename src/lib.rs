@@ -89,6 +89,7 @@ pub mod rewrite;
 mod splice;
 mod engine;
 pub mod report;
+pub mod position;
 pub mod error;
 pub mod pipeline;
 pub mod message;

@@ -244,7 +244,8 @@ pub(crate) fn process(
                 continue;
             }
         };
-        let mut part_report = report(&analysed, Some(&path));
+        let body = part.decoded.as_deref().unwrap_or_default();
+        let mut part_report = report(&analysed, Some(&path), body);
         part_report.base.root = Some(Some(i) == root);
         for link in &mut part_report.links {
             link.root = part_report.base.root;
@@ -412,7 +413,10 @@ fn css_part(
     let document = base_text.clone().unwrap_or_default();
     let scopes = index.scopes(i);
     let mut links = Vec::new();
+    // Where each URL's token starts in the text, for its position (issue 25).
+    let mut offsets = Vec::new();
     let new_text = rewrite_css(&text, CssKind::Stylesheet, &mut |url| {
+        offsets.push(Some(url.token.start));
         let value = url.value.trim();
         let kind = if url.import {
             crate::rewrite::LinkKind::CssImport
@@ -463,11 +467,18 @@ fn css_part(
             diagnostic,
             srcdoc_depth: 0,
             target_part,
+            line: None,
+            column: None,
             root: None,
             warc: None,
         });
         replacement
     });
+    let positions = crate::position::positions(text.as_bytes(), encoding_rs::UTF_8, &offsets);
+    for (link, position) in links.iter_mut().zip(positions) {
+        link.line = position.map(|p| p.line);
+        link.column = position.map(|p| p.column);
+    }
     let mut edit = None;
     if let (true, true, Some(new_text)) = (rewrite, writable, &new_text) {
         let (encoded, _, unmappable) = encoding.encode(new_text);

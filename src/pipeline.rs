@@ -284,7 +284,7 @@ fn write_document(
         Analysis::Stream(s) => s.streamed.tally,
         Analysis::Dom(_) => LinkTally::default(),
     };
-    let base = deliver(a, None, &mut |mut l| {
+    let base = deliver(a, None, input.bytes, &mut |mut l| {
         if unclaim && l.kind == rewrite::LinkKind::ConditionalComment {
             l.rewritten = false;
         }
@@ -378,7 +378,8 @@ pub(crate) fn text_loss_message(decoded: &Decoded) -> String {
 pub struct PathInput<'a> {
     /// How to name it in errors.
     pub name: &'a str,
-    /// Where it is. It is opened twice (the base first), so it must not change meanwhile.
+    /// Where it is. It is opened twice (the base first), and once more to count the lines of
+    /// the links' positions, so it must not change meanwhile.
     pub path: &'a std::path::Path,
     /// The base layers outside the document (§5.1.2–§5.1.4).
     pub layers: BaseLayers,
@@ -657,14 +658,22 @@ fn stream_path<'r>(
         StreamOut::Links => (false, writer(&mut sink)),
     };
     let mut fallback = None;
+    // The links' positions are read from a reader of their own (issue 25).
+    let open = std::cell::RefCell::new(open);
+    let mut reopen = || (open.borrow_mut())();
+    let mut reopen_for_positions = || (open.borrow_mut())();
     if streaming {
         let mut counted = Counting {
             inner: &mut *out,
             written: 0,
         };
-        let mut deliver = |l: rewrite::Link| on_link(LinkRecord::new(&l, None));
+        let mut sweep = crate::position::Sweep::new(&mut reopen_for_positions, decoded.encoding);
+        let mut deliver = |l: rewrite::Link| {
+            let position = l.offset.and_then(|o| sweep.position(o));
+            on_link(LinkRecord::new(&l, None).at(position));
+        };
         match crate::engine::stream::run_streaming(
-            open,
+            &mut reopen,
             &decoded,
             &outer,
             &options.rewrite,
@@ -689,7 +698,7 @@ fn stream_path<'r>(
         }
     }
     let out = rewriting.then_some(out);
-    let (base, engine) = dom_path(input, open, options, out, on_link, fallback)?;
+    let (base, engine) = dom_path(input, &mut reopen, options, out, on_link, fallback)?;
     Ok((base, engine, LinkTally::default()))
 }
 
@@ -752,7 +761,7 @@ fn dom_path<'r>(
 /// As [`rewrite()`].
 pub fn links(input: &HtmlInput<'_>, options: &Options) -> Result<Report, Error> {
     let a = analyse(input, options, Links::Keep)?;
-    Ok(into_report(a, None))
+    Ok(into_report(a, None, input.bytes))
 }
 
 /// The largest document [`links_each`] analyses with every link kept before handing them on; a
@@ -775,7 +784,7 @@ pub fn links_each(
     // The streamed path does not read conditional comments (`--conditional-comments`).
     if input.bytes.len() <= KEEP_LINKS_UP_TO || options.conditional_comments == Some(true) {
         let a = analyse(input, options, Links::Keep)?;
-        return Ok(deliver(a, None, on_link));
+        return Ok(deliver(a, None, input.bytes, on_link));
     }
     let streamed = PathInput {
         name: input.name,
@@ -951,7 +960,8 @@ pub(crate) fn analyse_dom(
     );
     // The tree holds the text now; the decoded copy is not needed again.
     decoded.text = String::new();
-    let plan = plan::plan(&doc, outer, &options.rewrite, decoded.encoding);
+    let mut plan = plan::plan(&doc, outer, &options.rewrite, decoded.encoding);
+    crate::engine::dom::locate::locate(bytes, decoded.encoding, &doc, &mut plan.links);
     diagnostics.extend(plan.diagnostics.iter().cloned());
     let loose = if options.conditional_comments == Some(true) {
         conditional_comment_urls(bytes, &plan.base, outer, options, decoded.encoding)
@@ -985,7 +995,15 @@ fn conditional_comment_urls(
         .collect();
     let values: Vec<_> = found.iter().map(|(_, v)| v.clone()).collect();
     let planned = rewrite::plan_loose_urls(base, outer, &options.rewrite, encoding, &values);
-    found.into_iter().map(|(r, _)| r).zip(planned).collect()
+    found
+        .into_iter()
+        .map(|(r, _)| r)
+        .zip(planned)
+        .map(|(range, mut url)| {
+            url.link.offset = Some(range.start);
+            (range, url)
+        })
+        .collect()
 }
 
 /// Stages ② and ③: decode (refusing the `replacement` encoding) and parse within the bounds.
@@ -1068,29 +1086,34 @@ pub(crate) fn finish(a: &Analysed, options: &Options) -> Vec<u8> {
 }
 
 /// As [`report`], taking the analysis: the links' strings move into the records.
-pub(crate) fn into_report(analysis: Analysis, part: Option<&str>) -> Report {
+pub(crate) fn into_report(analysis: Analysis, part: Option<&str>, bytes: &[u8]) -> Report {
     let mut links = Vec::new();
-    let base = deliver(analysis, part, &mut |l| links.push(l));
+    let base = deliver(analysis, part, bytes, &mut |l| links.push(l));
     Report { base, links }
 }
 
 /// The base record, and each link as a record to `on_link` in source order, the analysis
-/// consumed as they go.
+/// consumed as they go; `bytes` is the document, for the links' positions.
 fn deliver(
     analysis: Analysis,
     part: Option<&str>,
+    bytes: &[u8],
     on_link: &mut dyn FnMut(LinkRecord),
 ) -> BaseRecord {
     let base = report_base(&analysis, part);
+    let encoding = analysis.decoded().encoding;
     let (links, loose) = match analysis {
         Analysis::Stream(s) => (s.streamed.links, s.loose),
         Analysis::Dom(a) => (a.plan.links, a.loose),
     };
-    for link in links
+    let links: Vec<_> = links
         .into_iter()
         .chain(loose.into_iter().map(|(_, l)| l.link))
-    {
-        on_link(LinkRecord::from_link(link, part));
+        .collect();
+    let offsets: Vec<_> = links.iter().map(|l| l.offset).collect();
+    let positions = crate::position::positions(bytes, encoding, &offsets);
+    for (link, position) in links.into_iter().zip(positions) {
+        on_link(LinkRecord::from_link(link, part).at(position));
     }
     base
 }
@@ -1113,17 +1136,25 @@ fn report_base(analysis: &Analysis, part: Option<&str>) -> BaseRecord {
     }
 }
 
-pub(crate) fn report(analysis: &Analysis, part: Option<&str>) -> Report {
+/// The report of an analysis of `bytes` (the document, for the links' positions).
+pub(crate) fn report(analysis: &Analysis, part: Option<&str>, bytes: &[u8]) -> Report {
     let (links, loose) = match analysis {
         Analysis::Stream(s) => (&s.streamed.links, &s.loose),
         Analysis::Dom(a) => (&a.plan.links, &a.loose),
     };
+    let links: Vec<_> = links
+        .iter()
+        .chain(loose.iter().map(|(_, l)| &l.link))
+        .collect();
+    let offsets: Vec<_> = links.iter().map(|l| l.offset).collect();
+    let encoding = analysis.decoded().encoding;
+    let positions = crate::position::positions(bytes, encoding, &offsets);
     Report {
         base: report_base(analysis, part),
         links: links
-            .iter()
-            .chain(loose.iter().map(|(_, l)| &l.link))
-            .map(|l| LinkRecord::new(l, part))
+            .into_iter()
+            .zip(positions)
+            .map(|(l, p)| LinkRecord::new(l, part).at(p))
             .collect(),
     }
 }

@@ -40,6 +40,13 @@ pub struct LinkRecord {
     /// In a MIME message: the part the resolved reference names (RFC 2557 §8.2, RFC 2392), when
     /// one does.
     pub target_part: Option<String>,
+    /// The line of the value in the document (1-based; see [`crate::position`]), or `None`
+    /// where it was not located. A value inside an `iframe srcdoc` document or `<noscript>`
+    /// markup is at its `srcdoc` attribute or the `<noscript>` text; a `srcset` candidate, a
+    /// refresh URL or a CSS `url()` at its attribute or `<style>` text.
+    pub line: Option<usize>,
+    /// The column of the value (1-based, in characters), or `None` with `line`.
+    pub column: Option<usize>,
     /// In a MIME message: whether the link sits in the message's root document (RFC 2557 §5:
     /// the `start` part of multipart/related, else its first part); absent for a bare document.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,6 +58,13 @@ pub struct LinkRecord {
 }
 
 impl LinkRecord {
+    /// The record with its line and column.
+    pub fn at(mut self, position: Option<crate::position::Position>) -> LinkRecord {
+        self.line = position.map(|p| p.line);
+        self.column = position.map(|p| p.column);
+        self
+    }
+
     /// The record of `link`, in MIME part `part`, taking its strings.
     pub fn from_link(link: Link, part: Option<&str>) -> LinkRecord {
         LinkRecord {
@@ -67,6 +81,8 @@ impl LinkRecord {
             diagnostic: link.diagnostic.map(|d| d.to_string()),
             srcdoc_depth: link.srcdoc_depth,
             target_part: None,
+            line: None,
+            column: None,
             root: None,
             warc: None,
         }
@@ -88,6 +104,8 @@ impl LinkRecord {
             diagnostic: link.diagnostic.as_ref().map(|d| d.to_string()),
             srcdoc_depth: link.srcdoc_depth,
             target_part: None,
+            line: None,
+            column: None,
             root: None,
             warc: None,
         }

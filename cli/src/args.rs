@@ -24,7 +24,16 @@ impl Cli {
     /// one is built. Help, `--version` and every error go through the whole parser, so what a
     /// user sees does not change; [`Cli::parse_one`] yields what the whole parser would.
     pub fn from_env() -> Cli {
-        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        if args.get(1).and_then(|a| a.to_str()) == Some("check") {
+            match crate::config::apply(&args) {
+                Ok(with_config) => args = with_config,
+                Err(e) => {
+                    eprintln!("linkbase: check: {}", crate::text::escape_controls(&e));
+                    std::process::exit(2);
+                }
+            }
+        }
         Cli::parse_one(&args).unwrap_or_else(|| Cli::parse_from(args))
     }
 
@@ -249,6 +258,11 @@ pub struct CheckArgs {
     /// list only broken targets already). The summary still counts every link.
     #[arg(long, help_heading = "Output")]
     pub broken_only: bool,
+    /// Read settings from this TOML file instead of DIR/linkbase.toml (read when present):
+    /// each key a flag of this command (site_url, format, exclude, remap, …; the online ones in
+    /// an [online] table, `enabled = true` for --online). Flags on the command line win.
+    #[arg(long, value_name = "FILE", help_heading = "Site")]
+    pub config: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub online: OnlineArgs,
     #[command(flatten)]
@@ -384,6 +398,11 @@ pub enum CheckFormat {
     Junit,
     Jsonl,
     Tsv,
+    /// GitHub Actions workflow commands: an `::error file=…,line=…,col=…::` annotation per
+    /// broken link.
+    Github,
+    /// A SARIF 2.1.0 log, for code-scanning views.
+    Sarif,
 }
 
 #[derive(Debug, Args)]

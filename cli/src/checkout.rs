@@ -123,6 +123,27 @@ pub struct Referrer {
     pub attribute: Option<String>,
     pub original: String,
     pub resolved: Option<String>,
+    /// Where the link's value is in the page (1-based; the column in characters).
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+impl Referrer {
+    /// `file:line:column`, or `file` where the link was not located.
+    pub fn place(&self) -> String {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", self.file),
+            _ => self.file.clone(),
+        }
+    }
+
+    /// `<a href>`: the element and attribute the link is in.
+    pub fn element_place(&self) -> String {
+        match &self.attribute {
+            Some(a) => format!("<{} {a}>", self.element),
+            None => format!("<{}>", self.element),
+        }
+    }
 }
 
 /// Every link to one broken target.
@@ -162,10 +183,11 @@ fn rank(v: Verdict) -> u8 {
     }
 }
 
-fn place(r: &CheckRecord) -> String {
-    match &r.link.attribute {
-        Some(a) => format!("<{} {a}>", r.link.element),
-        None => format!("<{}>", r.link.element),
+/// Where a record's link is in its page: `line:column: `, or nothing where it was not located.
+fn position(r: &CheckRecord) -> String {
+    match (r.link.line, r.link.column) {
+        (Some(l), Some(c)) => format!("{l}:{c}: "),
+        _ => String::new(),
     }
 }
 
@@ -194,11 +216,21 @@ impl Grouped {
                 (_, None) => r.link.resolved.clone().unwrap_or_default(),
             };
             let detail = detail(r);
+            let referrer = Referrer {
+                file: r.file.clone(),
+                element: r.link.element.clone(),
+                attribute: r.link.attribute.clone(),
+                original: r.link.original.clone(),
+                resolved: r.link.resolved.clone(),
+                line: r.link.line,
+                column: r.link.column,
+            };
             // One line per link, whatever the link holds.
             broken.push(format!(
-                "{}: {} \"{}\" -> {}{}",
+                "{}{}: {} \"{}\" -> {}{}",
+                position(r),
                 r.verdict.name(),
-                place(r),
+                referrer.element_place(),
                 esc(&r.link.original),
                 esc(r.link.resolved.as_deref().unwrap_or("(unresolved)")),
                 detail
@@ -213,13 +245,7 @@ impl Grouped {
             if let Some(d) = detail {
                 self.details.entry(key.clone()).or_insert(d);
             }
-            self.targets.entry(key).or_default().push(Referrer {
-                file: r.file.clone(),
-                element: r.link.element.clone(),
-                attribute: r.link.attribute.clone(),
-                original: r.link.original.clone(),
-                resolved: r.link.resolved.clone(),
-            });
+            self.targets.entry(key).or_default().push(referrer);
         }
         self.pages.push((file.to_owned(), broken));
     }
@@ -312,7 +338,10 @@ pub fn summary_on_stderr(
     stderr_terminal: bool,
 ) -> bool {
     use crate::args::CheckFormat;
-    let report_has_it = matches!(format, CheckFormat::Human | CheckFormat::Markdown);
+    let report_has_it = matches!(
+        format,
+        CheckFormat::Human | CheckFormat::Markdown | CheckFormat::Github
+    );
     !(report_has_it && to_stdout && stdout_terminal && stderr_terminal)
 }
 
@@ -360,15 +389,11 @@ pub fn write_human(
                 .unwrap_or_default()
         )?;
         for r in t.referrers.iter().take(SHOWN) {
-            let place = match &r.attribute {
-                Some(a) => format!("<{} {a}>", r.element),
-                None => format!("<{}>", r.element),
-            };
             writeln!(
                 out,
                 "    {}: {} \"{}\"",
-                esc(&r.file),
-                esc(&place),
+                esc(&r.place()),
+                esc(&r.element_place()),
                 esc(&r.original).replace('"', "\\\"")
             )?;
         }
@@ -465,7 +490,7 @@ pub fn write_markdown(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) 
                 .referrers
                 .iter()
                 .take(3)
-                .map(|r| format!("{} (`{}`)", md(&r.file), md(&r.original)))
+                .map(|r| format!("{} (`{}`)", md(&r.place()), md(&r.original)))
                 .collect();
             if b.referrers.len() > 3 {
                 from.push(format!("… {} more", b.referrers.len() - 3));

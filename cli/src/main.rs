@@ -3,6 +3,8 @@
 
 mod args;
 mod checkout;
+mod ciout;
+mod config;
 mod fsout;
 mod load;
 mod man;
@@ -767,7 +769,9 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                     CheckFormat::Human
                     | CheckFormat::Json
                     | CheckFormat::Markdown
-                    | CheckFormat::Junit => Ok(()),
+                    | CheckFormat::Junit
+                    | CheckFormat::Github
+                    | CheckFormat::Sarif => Ok(()),
                     CheckFormat::Jsonl if results.is_some() => {
                         // Each external link with what the online check found (`online`).
                         #[derive(serde::Serialize)]
@@ -810,6 +814,8 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             CheckFormat::Json => checkout::write_json(&mut out, &grouped, &totals)?,
             CheckFormat::Markdown => checkout::write_markdown(&mut out, &grouped, &totals)?,
             CheckFormat::Junit => checkout::write_junit(&mut out, &grouped, &unreadable)?,
+            CheckFormat::Github => ciout::write_github(&mut out, &grouped, &totals, &args.dir)?,
+            CheckFormat::Sarif => ciout::write_sarif(&mut out, &grouped, &args.dir)?,
             CheckFormat::Jsonl | CheckFormat::Tsv => {}
         }
         out.flush()?;

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use linkbase::report::{needs_escape, BaseRecord, LinkRecord};
 
 /// The columns of `links --format tsv`, in order; the first line of the output names them.
-pub(crate) const TSV_COLUMNS: [&str; 10] = [
+pub(crate) const TSV_COLUMNS: [&str; 12] = [
     "part",
     "element",
     "attribute",
@@ -18,6 +18,8 @@ pub(crate) const TSV_COLUMNS: [&str; 10] = [
     "same_document",
     "diagnostic",
     "target_part",
+    "line",
+    "column",
 ];
 
 /// Writes link records as tab-separated values with a header line. Tabs, newlines and
@@ -35,6 +37,8 @@ pub(crate) fn write_tsv(
     }
     for r in records {
         let same = if r.same_document { "true" } else { "false" };
+        let number = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
+        let (line, column) = (number(r.line), number(r.column));
         let fields = [
             r.part.as_deref().unwrap_or(""),
             &r.element,
@@ -46,6 +50,8 @@ pub(crate) fn write_tsv(
             same,
             r.diagnostic.as_deref().unwrap_or(""),
             r.target_part.as_deref().unwrap_or(""),
+            &line,
+            &column,
         ];
         let line: Vec<String> = fields.iter().map(|f| tsv_escape(f)).collect();
         writeln!(out, "{}", line.join("\t"))?;

@@ -20,6 +20,8 @@ mod integration {
     pub mod sites;
     mod check_ci;
     mod check_local;
+    mod positions;
+    mod config;
     mod online;
     mod mirror;
     pub mod mhtml;

@@ -35,6 +35,8 @@ class _LinkRecord(TypedDict):
     diagnostic: Optional[str]
     srcdoc_depth: int
     target_part: Optional[str]
+    line: Optional[int]
+    column: Optional[int]
 
 
 class LinkRecord(_LinkRecord, total=False):

@@ -516,7 +516,9 @@ Returns:
     (None when it could not be resolved), base, base_source (base-element, content-base,
     content-location, retrieval-uri, default, none), same_document, kind (url, srcset, list,
     refresh, css, css-import, …), rewritten, diagnostic, srcdoc_depth, target_part (the part a
-    message's link names), and root (in a message only: the link is in its root document).
+    message's link names), line and column (1-based, the column in characters, of the value in
+    the document; None where not located), and root (in a message only: the link is in its root
+    document).
 
 ", doc_raises!(), "    UnresolvedError: strict=True and links were left relative or unresolvable.
 

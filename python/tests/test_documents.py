@@ -86,6 +86,8 @@ def test_eml_links_exact_and_as_the_cli():
             "diagnostic": None,
             "srcdoc_depth": 0,
             "target_part": "2",
+            "line": 2,
+            "column": 11,
             "root": True,
         },
         {
@@ -102,6 +104,8 @@ def test_eml_links_exact_and_as_the_cli():
             "diagnostic": None,
             "srcdoc_depth": 0,
             "target_part": None,
+            "line": 3,
+            "column": 10,
             "root": True,
         },
         {
@@ -118,6 +122,8 @@ def test_eml_links_exact_and_as_the_cli():
             "diagnostic": None,
             "srcdoc_depth": 0,
             "target_part": None,
+            "line": 4,
+            "column": 10,
             "root": True,
         },
     ]

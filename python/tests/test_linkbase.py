@@ -175,6 +175,8 @@ def test_rewrite_and_links_exact():
         "diagnostic": None,
         "srcdoc_depth": 0,
         "target_part": None,
+        "line": 1,
+        "column": 27,
     }
 
 

@@ -115,6 +115,24 @@ pub struct Link {
     pub base: Option<String>,
     /// Where that base came from.
     pub base_source: BaseSource,
+    /// Where it is in the input: the byte offset of the attribute value's first byte (of the
+    /// element's text for `<style>`), set by the engine that found it; `None` where no engine
+    /// located it. A value inside other markup (an `iframe srcdoc` document, `<noscript>`
+    /// markup) is where that attribute or text is; see [`crate::report::Positions`].
+    pub offset: Option<usize>,
+}
+
+impl Link {
+    /// The attribute of its element whose value holds it, for its position: its own, or
+    /// `srcdoc` for a link of an `iframe srcdoc` document (deeper than `depth`, the depth of
+    /// the document the element is in); `None` for element text.
+    pub(crate) fn held_by(&self, depth: usize) -> Option<&str> {
+        if self.srcdoc_depth > depth {
+            Some("srcdoc")
+        } else {
+            self.attribute.as_deref()
+        }
+    }
 }
 
 #[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
@@ -367,6 +385,7 @@ impl<'a> Planner<'a> {
             srcdoc_depth: self.depth,
             base: self.base_text.clone(),
             base_source: self.base.source,
+            offset: None,
         });
     }
 
@@ -523,6 +542,7 @@ impl<'a> Planner<'a> {
             // The base this href was resolved against: the layers outside the document.
             base: self.outer_base.uri.as_ref().map(|u| u.to_string()),
             base_source: self.outer_base.source,
+            offset: None,
         });
     }
 
@@ -690,6 +710,7 @@ impl<'a> Planner<'a> {
             srcdoc_depth: self.depth,
             base: self.base_text.clone(),
             base_source: self.base.source,
+            offset: None,
         });
     }
 

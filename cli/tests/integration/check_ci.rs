@@ -105,7 +105,7 @@ fn one_missing_target_is_one_entry_however_many_pages_link_to_it() {
     assert_eq!(run.code, 1);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines[0], "missing style.css  (50 links on 50 pages)");
-    assert_eq!(lines[1], "    p00.html: <link href> \"style.css\"");
+    assert_eq!(lines[1], "    p00.html:1:27: <link href> \"style.css\"");
     assert_eq!(lines[11], "    … and 40 more");
     assert_eq!(
         lines[12],
@@ -162,7 +162,7 @@ fn junit_parses_back_with_a_case_per_page() {
     assert_eq!(cases[2].1.as_deref(), Some("2 broken links"));
     assert_eq!(
         cases[1].2.as_deref(),
-        Some("missing-fragment: <a href> \"../about.html#nobody\" -> https://example.com/site/about.html#nobody")
+        Some("6:61: missing-fragment: <a href> \"../about.html#nobody\" -> https://example.com/site/about.html#nobody")
     );
 }
 
@@ -183,7 +183,7 @@ fn markdown_is_a_table_of_broken_targets() {
         lines.iter().filter(|l| l.starts_with("| missing")).count(),
         7
     );
-    assert!(lines.contains(&"| missing | `assets/index.html` | 3 | 2 | docs/based.html (`index.html`)<br>docs/based.html (`#part`)<br>docs/index.html (`../assets/`) |"));
+    assert!(lines.contains(&"| missing | `assets/index.html` | 3 | 2 | docs/based.html:8:10 (`index.html`)<br>docs/based.html:9:10 (`#part`)<br>docs/index.html:7:68 (`../assets/`) |"));
 }
 
 #[test]

@@ -156,7 +156,7 @@ fn check_counts_one_page_one_link_one_target() {
                    0 external (listed, not fetched); 0 unresolvable; 0 excluded; 0 not checked";
     assert_eq!(
         run.stdout,
-        format!("missing gone.html  (1 link on 1 page)\n    index.html: <a href> \"gone.html\"\n{summary}\n")
+        format!("missing gone.html  (1 link on 1 page)\n    index.html:1:10: <a href> \"gone.html\"\n{summary}\n")
     );
     // Not a terminal here: stderr has its copy of the summary, once.
     assert_eq!(run.stderr, format!("linkbase: check: {summary}\n"));

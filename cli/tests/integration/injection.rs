@@ -118,7 +118,7 @@ fn every_check_format_escapes_names_and_urls() {
     // Markdown escapes the escapes' backslashes once more.
     let markdown = run("markdown");
     assert!(
-        markdown.contains(r"| evil\\x1b[31m\\u{202e}\\nx.html (`m\\x1b[2J\\u{202e}z.html`) |"),
+        markdown.contains(r"| evil\\x1b[31m\\u{202e}\\nx.html:1:30 (`m\\x1b[2J\\u{202e}z.html`) |"),
         "{markdown}"
     );
     let json = run("json");
@@ -141,7 +141,7 @@ fn every_check_format_escapes_names_and_urls() {
          <testsuites name=\"linkbase check\" tests=\"1\" failures=\"1\" errors=\"0\">\n  \
          <testsuite name=\"linkbase check\" tests=\"1\" failures=\"1\" errors=\"0\">\n    \
          <testcase classname=\"linkbase.check\" name=\"evil\\x1b[31m&#x202E;&#10;x.html\">\n      \
-         <failure type=\"broken-link\" message=\"1 broken link\">missing: &lt;a href&gt; \
+         <failure type=\"broken-link\" message=\"1 broken link\">1:30: missing: &lt;a href&gt; \
          &quot;m\\x1b[2J\\u{202e}z.html&quot; -&gt; http://s/m%1B[2J%E2%80%AEz.html</failure>\n    \
          </testcase>\n  </testsuite>\n</testsuites>\n"
     );

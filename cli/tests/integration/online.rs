@@ -367,17 +367,17 @@ fn external_links_get_verdicts_with_their_answers() {
     assert_eq!(
         report(&run, &server),
         "missing-fragment http://SERVER/page#nowhere  (1 link on 1 page): 200 OK, no such id in the page
-    index.html: <a href> \"http://SERVER/page#nowhere\"
+    index.html:12:10: <a href> \"http://SERVER/page#nowhere\"
 http-error http://SERVER/410  (1 link on 1 page): 410 Gone
-    index.html: <a href> \"http://SERVER/410\"
+    index.html:3:10: <a href> \"http://SERVER/410\"
 http-error http://SERVER/gone  (1 link on 1 page): 404 Not Found
-    index.html: <a href> \"http://SERVER/gone\"
+    index.html:2:10: <a href> \"http://SERVER/gone\"
 http-error http://SERVER/to-gone  (1 link on 1 page): 404 Not Found after 308 http://SERVER/gone
-    index.html: <a href> \"http://SERVER/to-gone\"
+    index.html:6:10: <a href> \"http://SERVER/to-gone\"
 unreachable http://SERVER/loop-a  (1 link on 1 page): redirect loop after 302 http://SERVER/loop-b -> 302 http://SERVER/loop-a
-    index.html: <a href> \"http://SERVER/loop-a\"
+    index.html:7:10: <a href> \"http://SERVER/loop-a\"
 bad-address mailto:nobody  (1 link on 1 page): \"nobody\" is not an e-mail address
-    index.html: <a href> \"mailto:nobody\"
+    index.html:15:10: <a href> \"mailto:nobody\"
 1 page, 18 links: 0 internal, 6 broken (0 outside the site root, 6 external) to 6 targets; 18 external (17 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 1 not checked: 1 another scheme
 "
     );
@@ -512,7 +512,7 @@ fn retries_wait_for_retry_after_and_give_up_in_the_end() {
     assert_eq!(
         report(&run, &server),
         "http-error http://SERVER/down  (1 link on 1 page): 503 Service Unavailable
-    index.html: <a href> \"http://SERVER/down\"
+    index.html:3:10: <a href> \"http://SERVER/down\"
 1 page, 3 links: 0 internal, 1 broken (0 outside the site root, 1 external) to 1 target; 3 external (3 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 0 not checked
 "
     );
@@ -544,7 +544,7 @@ fn a_refused_connection_is_unreachable() {
         run.stdout,
         format!(
             "unreachable {refused}  (1 link on 1 page): connection refused
-    index.html: <a href> \"{refused}\"
+    index.html:1:10: <a href> \"{refused}\"
 1 page, 1 link: 0 internal, 1 broken (0 outside the site root, 1 external) to 1 target; 1 external (1 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 0 not checked
 "
         )
@@ -571,7 +571,7 @@ fn a_slow_answer_times_out_after_its_retries() {
     assert_eq!(
         report(&run, &server),
         "unreachable http://SERVER/slow  (1 link on 1 page): timed out after 200 ms (2 attempts)
-    index.html: <a href> \"http://SERVER/slow\"
+    index.html:1:10: <a href> \"http://SERVER/slow\"
 1 page, 1 link: 0 internal, 1 broken (0 outside the site root, 1 external) to 1 target; 1 external (1 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 0 not checked
 "
     );
@@ -609,9 +609,9 @@ fn a_rerun_asks_the_cache_and_makes_no_request() {
     assert_eq!(
         report(&second, &server),
         "http-error http://SERVER/down  (1 link on 1 page): 503 Service Unavailable
-    index.html: <a href> \"http://SERVER/down\"
+    index.html:4:10: <a href> \"http://SERVER/down\"
 http-error http://SERVER/gone  (1 link on 1 page): 404 Not Found (cached)
-    index.html: <a href> \"http://SERVER/gone\"
+    index.html:2:10: <a href> \"http://SERVER/gone\"
 1 page, 4 links: 0 internal, 2 broken (0 outside the site root, 2 external) to 2 targets; 4 external (4 checked online, 3 from the cache); 0 unresolvable; 0 excluded; 0 not checked
 "
     );

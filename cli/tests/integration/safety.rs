@@ -508,9 +508,9 @@ fn hostile_names_and_hrefs_cannot_forge_lines_or_drive_the_terminal() {
         lines,
         [
             r#"missing a\u{202e}b.html  (1 link on 1 page)"#,
-            r#"    evil\nfake: <a href> "x" -> y: missing.html: <a href> "a\u{202e}b.html""#,
+            r#"    evil\nfake: <a href> "x" -> y: missing.html:1:62: <a href> "a\u{202e}b.html""#,
             r#"missing missing\x1b[2J.html  (1 link on 1 page)"#,
-            r#"    evil\nfake: <a href> "x" -> y: missing.html: <a href> "missing\x1b[2J.html""#,
+            r#"    evil\nfake: <a href> "x" -> y: missing.html:1:30: <a href> "missing\x1b[2J.html""#,
             "1 page, 2 links: 2 internal, 2 broken (0 outside the site root) to 2 targets; 0 external (listed, not fetched); 0 unresolvable; 0 excluded; 0 not checked",
         ],
         "{}",

@@ -240,10 +240,10 @@ fn check_tsv_has_its_header_and_one_row_per_link() {
     let header = run.stdout.lines().next().unwrap();
     assert_eq!(
         header,
-        "file\tverdict\ttarget\tpart\telement\tattribute\toriginal\tresolved\tbase\tbase_source\tsame_document\tdiagnostic\ttarget_part"
+        "file\tverdict\ttarget\tpart\telement\tattribute\toriginal\tresolved\tbase\tbase_source\tsame_document\tdiagnostic\ttarget_part\tline\tcolumn"
     );
     for line in run.stdout.lines() {
-        assert_eq!(line.split('\t').count(), 13, "{line:?}");
+        assert_eq!(line.split('\t').count(), 15, "{line:?}");
     }
     assert_eq!(run.stdout, expected("basic.check.tsv"));
 }
@@ -425,7 +425,7 @@ fn check_tsv_escapes_file_names() {
     let run = check(dir.path(), BASIC_URL, &["--format", "tsv"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     for line in run.stdout.lines() {
-        assert_eq!(line.split('\t').count(), 13, "{line:?}");
+        assert_eq!(line.split('\t').count(), 15, "{line:?}");
     }
     assert!(run.stdout.contains("a\\tb.html\tok\ta\\tb.html\t"));
 }

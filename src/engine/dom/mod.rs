@@ -8,6 +8,7 @@
 //! overflow the call stack; rcdom's own `Drop` is iterative too.
 
 mod guard;
+pub(crate) mod locate;
 pub(crate) mod output;
 mod serialize;
 pub mod plan;

@@ -32,25 +32,48 @@ use crate::tree::AttrNs;
 type Key = (String, String, String);
 
 /// One start tag as the source has it: its name, and each attribute's name and value range.
-struct SourceTag {
-    name: String,
-    html: bool,
-    range: Range<usize>,
-    attrs: Vec<SourceAttr>,
+pub(super) struct SourceTag {
+    pub(super) name: String,
+    pub(super) html: bool,
+    pub(super) range: Range<usize>,
+    pub(super) attrs: Vec<SourceAttr>,
+}
+
+impl SourceTag {
+    /// Its name as the tree has it: HTML LS "in body", a start tag `image` is treated as `img`
+    /// (SVG has its own `image`).
+    pub(super) fn tree_name(&self) -> String {
+        if self.html && self.name == "image" {
+            "img".to_owned()
+        } else {
+            self.name.clone()
+        }
+    }
+
+    /// Its attributes that exist in the tree: only the first of duplicates does (HTML LS
+    /// §13.2.5.33).
+    pub(super) fn tree_attrs(&self) -> impl Iterator<Item = &SourceAttr> {
+        let mut seen: Vec<&str> = Vec::new();
+        self.attrs.iter().filter(move |a| {
+            let first = !seen.contains(&a.name.as_str());
+            seen.push(&a.name);
+            first
+        })
+    }
 }
 
 /// One attribute of a [`SourceTag`]: its name, its value's range (`None` without a value) and
 /// where its name ends.
-struct SourceAttr {
-    name: String,
-    value: Option<Range<usize>>,
-    name_end: Option<usize>,
+pub(super) struct SourceAttr {
+    pub(super) name: String,
+    pub(super) value: Option<Range<usize>>,
+    pub(super) name_end: Option<usize>,
 }
 
 /// The start tags of `bytes` named in `elements`, with their attributes named in `attrs`, in
 /// source order (lol_html, read-only). Filtering here keeps the pass cheap: most tags and
 /// attributes of a page have nothing to change.
-fn source_tags(
+pub(super) fn source_tags(
     bytes: &[u8],
     encoding: &'static Encoding,
     elements: HashSet<String>,
@@ -175,24 +198,13 @@ pub(crate) fn splice(
         splices.push((replace, encoding.encode(&text).0.into_owned()));
     }
     for tag in source_tags(bytes, encoding, elements, attrs)? {
-        // HTML LS "in body": a start tag `image` is treated as `img` (SVG has its own `image`).
-        let name = if tag.html && tag.name == "image" {
-            "img".to_owned()
-        } else {
-            tag.name
-        };
-        let mut seen: Vec<&str> = Vec::new();
+        let name = tag.tree_name();
         for SourceAttr {
             name: attr,
             value: range,
             name_end,
-        } in &tag.attrs
+        } in tag.tree_attrs()
         {
-            // Only the first of duplicate attributes exists in the tree.
-            if seen.contains(&attr.as_str()) {
-                continue;
-            }
-            seen.push(attr);
             // An attribute without a value has the value "" in the tree.
             let value = match range {
                 Some(range) => {
@@ -250,7 +262,7 @@ pub(crate) fn splice(
 
 /// An attribute's name as lol_html gives it in the source (`xlink:href`), or `None` for a
 /// namespace the source cannot spell.
-fn source_name(ns: AttrNs, name: &str) -> Option<String> {
+pub(super) fn source_name(ns: AttrNs, name: &str) -> Option<String> {
     let name = name.to_ascii_lowercase();
     match ns {
         AttrNs::None => Some(name),

@@ -59,6 +59,11 @@ impl ElementView for Tag {
 }
 
 impl Walk<'_, '_> {
+    /// The links found since there were `from`.
+    fn links_since(&mut self, from: usize) -> &mut [crate::rewrite::Link] {
+        self.out.found.links.get_mut(from..).unwrap_or_default()
+    }
+
     /// Whether the walk ends here: the DOM engine must take the document, or (pass 1) the
     /// base is found.
     pub(super) fn stopped(&self) -> bool {
@@ -266,6 +271,15 @@ impl Walk<'_, '_> {
         let links_before = self.out.found.links.len();
         self.planner
             .attributes(&mut self.out.found, &tag, pass.chosen);
+        // Each link is where its attribute's value is (a valueless one: where its name ends).
+        for link in self.links_since(links_before) {
+            let held_by = link.held_by(pass.depth);
+            link.offset = tag
+                .attrs
+                .iter()
+                .find(|a| Some(attribute_name(a.ns, &a.name).as_str()) == held_by)
+                .and_then(|a| a.range.as_ref().map(|r| r.start).or(a.name_end));
+        }
         let edits: Vec<_> = self.out.found.edits.drain(before..).collect();
         for edit in edits {
             let EditTarget::Attribute { ns, name } = &edit.target else {
@@ -277,13 +291,7 @@ impl Walk<'_, '_> {
             if !attr.writable {
                 // Reported as resolved, but the raw value is not text in the document's
                 // encoding: writing a new one would lose bytes.
-                for link in self
-                    .out
-                    .found
-                    .links
-                    .get_mut(links_before..)
-                    .unwrap_or_default()
-                {
+                for link in self.links_since(links_before) {
                     // The links of an `iframe srcdoc` document are the attribute's too.
                     let inside_srcdoc = name == "srcdoc" && link.srcdoc_depth > pass.depth;
                     if inside_srcdoc
@@ -463,19 +471,16 @@ impl Walk<'_, '_> {
                 let before = self.out.found.edits.len();
                 let links_before = self.out.found.links.len();
                 self.planner.style_text(&mut self.out.found, node, text);
+                for link in self.links_since(links_before) {
+                    link.offset = Some(content.start);
+                }
                 let edits: Vec<_> = self.out.found.edits.drain(before..).collect();
                 for edit in edits {
                     let (encoded, _, unmappable) = pass.encoding.encode(&edit.new);
                     if malformed || unmappable {
                         // Malformed bytes would be lost, and `&#N;` means nothing in raw text:
                         // the stylesheet is kept as it was, so none of its URLs is rewritten.
-                        for link in self
-                            .out
-                            .found
-                            .links
-                            .get_mut(links_before..)
-                            .unwrap_or_default()
-                        {
+                        for link in self.links_since(links_before) {
                             link.rewritten = false;
                         }
                         continue;
@@ -493,6 +498,9 @@ impl Walk<'_, '_> {
                     // `<noscript>`: what it holds is not read, so not judged either.
                     let planner = &self.planner;
                     planner.nesting_limit(&mut self.out.found, node, "noscript", None);
+                    if let Some(link) = self.out.found.links.last_mut() {
+                        link.offset = Some(content.start);
+                    }
                     return;
                 }
                 if raw.iter().all(u8::is_ascii_whitespace) {
@@ -516,7 +524,10 @@ impl Walk<'_, '_> {
                             .found
                             .links
                             .extend(out.found.links.into_iter().map(|mut l| {
+                                // Where the markup is (as the DOM engine, which parses it
+                                // apart from the document, can tell).
                                 l.node = node;
+                                l.offset = Some(content.start);
                                 l
                             }));
                         for (range, bytes) in out.splices {

@@ -1,0 +1,197 @@
+//! `check --format github` and `--format sarif` (issue 25): the broken links as GitHub Actions
+//! workflow-command annotations, and as a SARIF 2.1.0 log for code-scanning views. Both name
+//! each page as DIR joined with its path in the tree, so that a workflow run from the
+//! repository's root finds the file.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use linkbase::site::Verdict;
+
+use crate::checkout::{summary, BrokenTarget, Grouped, Referrer};
+use crate::walk::CheckTotals;
+
+/// A page's path as the report names it: `dir/file`, with `/` separators.
+fn page_path(dir: &Path, file: &str) -> String {
+    let dir = dir.to_string_lossy().replace('\\', "/");
+    let dir = dir.trim_end_matches('/');
+    if dir.is_empty() || dir == "." {
+        file.to_owned()
+    } else {
+        format!("{dir}/{file}")
+    }
+}
+
+/// What one broken link says: `missing x.html (<a href> "x.html")`, with what an online check
+/// found.
+fn message(t: &BrokenTarget, r: &Referrer) -> String {
+    let detail = t
+        .detail
+        .as_deref()
+        .map(|d| format!(": {d}"))
+        .unwrap_or_default();
+    format!(
+        "{} {}{detail} ({} \"{}\")",
+        t.verdict.name(),
+        t.target,
+        r.element_place(),
+        r.original
+    )
+}
+
+/// Workflow-command data: `%`, CR and LF as `%25`, `%0D`, `%0A` (GitHub Actions "workflow
+/// commands", as `escapeData` of actions/toolkit's `command.ts` writes them); the characters
+/// every output escapes ([`linkbase::report::needs_escape`]) shown as `\u{…}`.
+fn data(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c if linkbase::report::needs_escape(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A workflow-command property value: as [`data`], and `:` and `,` as `%3A` and `%2C`
+/// (`escapeProperty`).
+fn property(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// One `::error file=…,line=…,col=…,title=…::message` line per broken link, then the summary
+/// as a plain log line.
+pub fn write_github(
+    out: &mut impl Write,
+    grouped: &Grouped,
+    totals: &CheckTotals,
+    dir: &Path,
+) -> io::Result<()> {
+    let targets = grouped.targets();
+    for t in &targets {
+        for r in &t.referrers {
+            let mut props = format!("file={}", property(&page_path(dir, &r.file)));
+            if let (Some(line), Some(col)) = (r.line, r.column) {
+                props.push_str(&format!(",line={line},col={col}"));
+            }
+            props.push_str(&format!(
+                ",title={}",
+                property(&format!("linkbase: {}", t.verdict.name()))
+            ));
+            writeln!(out, "::error {props}::{}", data(&message(t, r)))?;
+        }
+    }
+    writeln!(out, "{}", summary(totals, targets.len()))
+}
+
+/// What each verdict means, for the SARIF rules.
+fn rule_text(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Missing => "A link names a file that is not in the tree.",
+        Verdict::MissingFragment => "A link names an id the target page does not have.",
+        Verdict::HttpError => "An external link answered with an error status.",
+        Verdict::Unreachable => "An external link could not be reached.",
+        Verdict::BadAddress => "A mailto: or tel: link is not a valid address.",
+        _ => "A link leaves the site's root.",
+    }
+}
+
+/// A path as a SARIF `artifactLocation.uri` (a URI reference, SARIF 2.1.0 §3.4.3): every byte
+/// but unreserved characters and `/` percent-encoded.
+fn uri_reference(path: &str) -> String {
+    const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~')
+        .remove(b'/');
+    percent_encoding::utf8_percent_encode(path, KEEP).to_string()
+}
+
+/// A SARIF 2.1.0 log (OASIS SARIF v2.1.0): one run of linkbase, a rule per verdict found, a
+/// result per broken link at its page, line and column. Columns count Unicode code points
+/// (`columnKind`, §3.14.17), as every linkbase position does.
+pub fn write_sarif(out: &mut impl Write, grouped: &Grouped, dir: &Path) -> io::Result<()> {
+    use serde_json::{json, Value};
+    let targets = grouped.targets();
+    let mut rules: Vec<Verdict> = targets.iter().map(|t| t.verdict).collect();
+    rules.dedup();
+    let rules: Vec<Value> = rules
+        .iter()
+        .map(|v| {
+            json!({
+                "id": v.name(),
+                "shortDescription": { "text": rule_text(*v) },
+            })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for t in &targets {
+        for r in &t.referrers {
+            let mut region = serde_json::Map::new();
+            if let (Some(line), Some(col)) = (r.line, r.column) {
+                region.insert("startLine".into(), json!(line));
+                region.insert("startColumn".into(), json!(col));
+            }
+            let mut physical = serde_json::Map::new();
+            physical.insert(
+                "artifactLocation".into(),
+                json!({ "uri": uri_reference(&page_path(dir, &r.file)) }),
+            );
+            if !region.is_empty() {
+                physical.insert("region".into(), Value::Object(region));
+            }
+            results.push(json!({
+                "ruleId": t.verdict.name(),
+                "level": "error",
+                "message": { "text": message(t, r) },
+                "locations": [{ "physicalLocation": physical }],
+            }));
+        }
+    }
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "linkbase",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    linkbase::report::write_json(&mut *out, &log, true)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workflow_commands_are_escaped_as_github_reads_them() {
+        assert_eq!(data("50%\r\nnext: a, b"), "50%25%0D%0Anext: a, b");
+        assert_eq!(property("a: b, c%"), "a%3A b%2C c%25");
+        assert_eq!(data("\u{202e}x\u{1b}"), "\\u{202e}x\\u{1b}");
+    }
+
+    #[test]
+    fn pages_are_named_from_the_directory_given() {
+        assert_eq!(
+            page_path(Path::new("public/"), "a/b.html"),
+            "public/a/b.html"
+        );
+        assert_eq!(page_path(Path::new("."), "b.html"), "b.html");
+        assert_eq!(
+            uri_reference("public/a b/é.html"),
+            "public/a%20b/%C3%A9.html"
+        );
+    }
+}
