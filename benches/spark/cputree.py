@@ -31,8 +31,8 @@ PR_SET_CHILD_SUBREAPER = 36
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def stat(path: str) -> Optional[Tuple[str, int, float]]:
-    """(comm, ppid, utime+stime seconds) of /proc/…/stat, None if gone."""
+def stat(path: str) -> Optional[Tuple[str, int, float, float]]:
+    """(comm, ppid, utime+stime seconds, stime seconds) of /proc/…/stat, None if gone."""
     try:
         with open(path, "rb") as f:
             text = f.read().decode("utf-8", "replace")
@@ -40,7 +40,7 @@ def stat(path: str) -> Optional[Tuple[str, int, float]]:
         return None
     comm = text[text.index("(") + 1 : text.rindex(")")]
     fields = text[text.rindex(")") + 2 :].split()
-    return comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK
+    return comm, int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK, int(fields[12]) / TICK
 
 
 def cmdline(pid: int) -> str:
@@ -136,6 +136,7 @@ def main() -> int:
     threads: Dict[Tuple[int, int], Tuple[str, float]] = {}
     names: Dict[int, Tuple[str, str]] = {}
     thread_names: Dict[Tuple[int, int], str] = {}
+    system_of: Dict[int, float] = {}
     # Whether a process's parent ignores SIGCHLD: such a child is reaped by the kernel and its
     # CPU reaches nobody's RUSAGE_CHILDREN (Spark's pyspark.daemon does this to its workers).
     orphaned_by: Dict[int, bool] = {}
@@ -150,6 +151,7 @@ def main() -> int:
             kind = known[1] if known and known[0] == s[0] else kind_of_process(s[0], cmdline(pid))
             names[pid] = (s[0], kind)
             procs[pid] = (kind, s[2])
+            system_of[pid] = s[3]
             if pid not in orphaned_by and pid != child.pid:
                 orphaned_by[pid] = ignores_sigchld(s[1])
             if kind == "jvm":
@@ -205,7 +207,7 @@ def main() -> int:
         "processes": {k: round(v, 2) for k, v in sorted(by_kind.items())},
         "jvm_threads": {k: round(v, 2) for k, v in sorted(jvm.items())},
         "top_threads": top_threads(threads, thread_names),
-        "pids": {pid: [names[pid][0], kind, round(cpu, 2)] for pid, (kind, cpu) in procs.items() if cpu >= 0.1},
+        "pids": {pid: [names[pid][0], kind, round(cpu, 2), round(system_of[pid], 2)] for pid, (kind, cpu) in procs.items() if cpu >= 0.1},
     }
     print(json.dumps(result), file=sys.stderr)
     if args.json:
