@@ -143,6 +143,19 @@ def test_command_line_writes_parquet(session, tmp_path):
     # Partitioned: a directory per value, the columns read back from the directory names.
     assert (out / "kind=url" / "base_source=retrieval-uri").is_dir()
     assert sorted(session.read.parquet(str(out)).columns) == sorted(c for c, _ in lspark.COLUMNS)
+    # Unpartitioned: the tasks write with pyarrow, in a JVM this command started (with C1 only).
+    plain = tmp_path / "plain.parquet"
+    run = subprocess.run(
+        cwd=tmp_path,
+        env=env,
+        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(plain)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "40 links of 1 WARC files" in run.stderr
+    assert sorted(f.name for f in plain.iterdir()) == ["_SUCCESS", "part-00000.parquet"]
+    assert sorted(tuple(r) for r in session.read.parquet(str(plain)).collect()) == cli_table([path])
 
 
 def test_unknown_partition_column_is_refused():
