@@ -17,6 +17,19 @@ Content-Location, else its WARC-Target-URI), go to Spark as Arrow record batches
 (`linkbase.arrow.link_batches`, through `DataFrame.mapInArrow`): no Python object per link.
 Rows carry exactly the fields of `linkbase links IN.warc.gz`.
 
+`python -m linkbase.spark links` writes the table with pyarrow inside each task
+(`write_parquet`: a Parquet file per range, renamed into place when whole), so the links never
+cross into the JVM: Spark schedules the ranges and retries them, and that is all (Spark's own
+writer reads every Arrow batch into JVM rows and encodes them again in its Parquet writer,
+which on two cores cost more CPU than finding the links). The price: the output must be a path
+every executor and the driver share (a local or network file system), and no Hadoop output
+committer is involved (a task's file appears whole, by rename, or not at all). `--writer
+spark`, `--partition-by` and any hdfs:// or s3a:// output go through Spark's writer, as
+`links(...)` does. When the command starts its own JVM it gives it `-XX:TieredStopAtLevel=1`
+(the JVM only schedules: C2 compiles would cost more than they save); under spark-submit, pass
+it yourself: `--driver-java-options -XX:TieredStopAtLevel=1 --conf
+spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1`.
+
 `hadoop=True` reads the paths as Hadoop file system URIs (hdfs://, s3a://, …) through Spark's
 `binaryFile` source instead: a whole file per task, held in the task's memory (Common Crawl's
 WARC files are about 1 GB each, tens of thousands a crawl: one task per file keeps every core
@@ -61,6 +74,9 @@ from linkbase.arrow import COLUMNS
 
 # Spark's own default for splitting files (spark.sql.files.maxPartitionBytes).
 SPLIT_SIZE = 128 << 20
+
+# The JVM options the command gives the JVMs it starts when they only schedule (--writer arrow).
+JIT_C1 = "-XX:TieredStopAtLevel=1"
 
 
 def schema() -> Any:
@@ -148,20 +164,96 @@ def links(
 
         return files.mapInArrow(whole_files, schema())
     work = tasks(paths, split_size)
-    sc = spark.sparkContext
-    # One range per partition, so each is a task of its own.
-    ranges_df = spark.createDataFrame(
-        sc.parallelize(work, len(work)), "path string, start long, end long"
-    )
 
     def read_ranges(batches: Iterator[Any]) -> Iterator[Any]:
         from linkbase.arrow import link_batches
 
         for batch in batches:
-            for path, start, end in zip(*(batch.column(i).to_pylist() for i in range(3))):
+            for i in batch.column(0).to_pylist():
+                path, start, end = work[i]
                 yield from link_batches(_local(path), start, end, **options)  # type: ignore[arg-type]
 
-    return ranges_df.mapInArrow(read_ranges, schema())
+    return _task_ids(spark, len(work)).mapInArrow(read_ranges, schema())
+
+
+def _task_ids(spark: Any, n: int) -> Any:
+    """A DataFrame of the numbers 0..n (`id`), one per partition, so each is a task of its own.
+    spark.range, not a DataFrame made from Python rows: its partitions come from the JVM, so a
+    task starts one Python worker (the one mapInArrow runs), not two."""
+    return spark.range(0, n, 1, n)
+
+
+def _is_local(path: str) -> bool:
+    """A path the executors' Python can open itself: no scheme, or file://."""
+    return path.startswith("file://") or "://" not in path
+
+
+def write_parquet(
+    spark: Any,
+    paths: Iterable[str],
+    output: str,
+    *,
+    profile: str = "rfc2396",
+    header_base: str = "entity",
+    split_size: int = SPLIT_SIZE,
+) -> int:
+    """Writes the link table of the WARC files `paths` to the directory `output` (replaced if it
+    exists) as Parquet, and returns its row count. The same table as `links(...)` written by
+    Spark, but each task writes its own file with pyarrow on the executor (`part-NNNNN.parquet`,
+    NNNNN the task's range; `_SUCCESS` when all are done): Spark only schedules the ranges, no
+    link passes through the JVM. `output` must be a path every executor and the driver share (a
+    local or network file system); for hdfs:// or s3a:// write `links(...)` with Spark's writer.
+
+    A task writes a hidden temporary file (`.part-NNNNN.parquet.<attempt>.tmp`, which Spark and
+    pyarrow skip when reading) and renames it into place: a retried or speculative attempt of
+    the same range renames the same rows onto the same name, and a failed attempt leaves only a
+    hidden file, removed when the job ends."""
+    import shutil
+
+    paths = list(paths)
+    if not paths:
+        raise ValueError("linkbase.spark.write_parquet: no WARC files given")
+    if not _is_local(output):
+        raise ValueError(f"linkbase.spark.write_parquet: {output!r} is not a file system path; write links(...) with Spark")
+    options = {"profile": profile, "header_base": header_base}
+    out = os.path.abspath(_local(output))
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    elif os.path.exists(out):
+        os.remove(out)
+    os.makedirs(out)
+    work = tasks(paths, split_size)
+
+    def write_ranges(batches: Iterator[Any]) -> Iterator[Any]:
+        import uuid
+
+        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+        import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
+
+        from linkbase.arrow import link_batches
+        from linkbase.arrow import schema as arrow_schema
+
+        for batch in batches:
+            for i in batch.column(0).to_pylist():
+                path, start, end = work[i]
+                name = f"part-{i:05d}.parquet"
+                tmp = os.path.join(out, f".{name}.{uuid.uuid4().hex}.tmp")
+                rows = 0
+                # Snappy, as Spark's writer; an empty range still writes the schema.
+                with pq.ParquetWriter(tmp, arrow_schema(), compression="snappy") as writer:
+                    for links_batch in link_batches(_local(path), start, end, **options):  # type: ignore[arg-type]
+                        writer.write_batch(links_batch)
+                        rows += links_batch.num_rows
+                os.replace(tmp, os.path.join(out, name))
+                yield pa.RecordBatch.from_arrays([pa.array([name]), pa.array([rows], pa.int64())], names=["file", "rows"])
+
+    done = _task_ids(spark, len(work)).mapInArrow(write_ranges, "file string, rows long").collect()
+    for name in os.listdir(out):
+        if name.endswith(".tmp"):
+            os.remove(os.path.join(out, name))
+    with open(os.path.join(out, "_SUCCESS"), "w"):
+        pass
+    return sum(int(r["rows"]) for r in done)
 
 
 def host_links(links_df: Any) -> Any:
@@ -205,6 +297,19 @@ def _columns(text: str) -> List[str]:
     return names
 
 
+def _options_given() -> str:
+    """The Spark options a JVM started from here would be given besides the builder's: the
+    PYSPARK_SUBMIT_ARGS variable and spark-defaults.conf."""
+    text = os.environ.get("PYSPARK_SUBMIT_ARGS", "")
+    conf_dir = os.environ.get("SPARK_CONF_DIR") or os.path.join(os.environ.get("SPARK_HOME", ""), "conf")
+    try:
+        with open(os.path.join(conf_dir, "spark-defaults.conf")) as f:
+            text += f.read()
+    except OSError:
+        pass
+    return text
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m linkbase.spark",
@@ -237,7 +342,19 @@ def main(argv: Optional[List[str]] = None) -> int:
         help="write the link table partitioned by these of its columns (a directory per value, as "
         "Spark's partitionBy; low-cardinality ones: kind, base_source, element, date's are exact)",
     )
+    p.add_argument(
+        "--writer",
+        choices=["auto", "arrow", "spark"],
+        default="auto",
+        help="who writes the link table: arrow (pyarrow in each task, a file per range; the output "
+        "a path every executor shares), spark (Spark's Parquet writer: any Hadoop URI, "
+        "--partition-by); auto (default): arrow when it can",
+    )
     args = parser.parse_args(argv)
+    arrow_ok = _is_local(args.output) and not args.partition_by and not args.hadoop
+    if args.writer == "arrow" and not arrow_ok:
+        parser.error("--writer arrow needs an --output path the executors share, and neither --partition-by nor --hadoop")
+    writer_name = "arrow" if args.writer == "auto" and arrow_ok else args.writer
 
     from pyspark.sql import SparkSession
 
@@ -248,21 +365,40 @@ def main(argv: Optional[List[str]] = None) -> int:
         # Local executors run this interpreter, the one linkbase is installed in (PySpark's
         # default is whatever `python3` is first on PATH).
         os.environ["PYSPARK_PYTHON"] = sys.executable
+    if writer_name == "arrow" and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        # The JVM this command starts (not spark-submit's: that one runs already) only schedules
+        # here: the JIT's second tier (C2) spends more CPU compiling Spark's start-up code than
+        # it saves (measured: JIT threads 7.6 s of a 17 s JVM on the corpus WARC, 1.7 s with C1
+        # alone). Not where the user gave JVM options of their own.
+        given = _options_given()
+        for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+            if key not in given:
+                builder = builder.config(key, JIT_C1)
     spark = builder.getOrCreate()
     try:
-        df = links(
-            spark,
-            args.warc,
-            profile=args.profile,
-            header_base=args.header_base,
-            hadoop=args.hadoop,
-            split_size=args.split_size,
-        )
-        writer = df.write.mode("overwrite")
-        if args.partition_by:
-            writer = writer.partitionBy(*args.partition_by)
-        writer.parquet(args.output)
-        written = spark.read.parquet(args.output).count()
+        if writer_name == "arrow":
+            written = write_parquet(
+                spark,
+                args.warc,
+                args.output,
+                profile=args.profile,
+                header_base=args.header_base,
+                split_size=args.split_size,
+            )
+        else:
+            df = links(
+                spark,
+                args.warc,
+                profile=args.profile,
+                header_base=args.header_base,
+                hadoop=args.hadoop,
+                split_size=args.split_size,
+            )
+            writer = df.write.mode("overwrite")
+            if args.partition_by:
+                writer = writer.partitionBy(*args.partition_by)
+            writer.parquet(args.output)
+            written = spark.read.parquet(args.output).count()
         print(f"linkbase.spark: {written} links of {len(args.warc)} WARC files -> {args.output}", file=sys.stderr)
         if args.hosts:
             host_links(spark.read.parquet(args.output)).write.mode("overwrite").parquet(args.hosts)

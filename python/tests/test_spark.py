@@ -90,6 +90,26 @@ def test_link_table_equals_the_cli(session, tmp_path):
     assert all(s != t for s, t in hosts)
 
 
+def test_tasks_write_parquet_with_pyarrow(session, tmp_path):
+    paths = inputs(tmp_path)
+    out = tmp_path / "links.parquet"
+    out.mkdir()
+    (out / "stale.parquet").write_bytes(b"not parquet")  # replaced, as Spark's overwrite does
+    written = lspark.write_parquet(session, [str(p) for p in paths], str(out), split_size=4096)
+    tasks = sum(-(-p.stat().st_size // 4096) for p in paths)
+    # A file per range, empty ones included (they hold the schema), nothing hidden left over.
+    assert sorted(f.name for f in out.iterdir()) == ["_SUCCESS"] + [f"part-{i:05d}.parquet" for i in range(tasks)]
+    df = session.read.parquet(str(out))
+    assert [(f.name, f.dataType.simpleString()) for f in df.schema.fields] == [
+        (c, "string" if t == "string" else "boolean") for c, t in lspark.COLUMNS
+    ]
+    want = cli_table(paths)
+    assert written == len(want) == 8 + 4 * 50
+    assert sorted(tuple(r) for r in df.collect()) == want
+    # The same rows as the DataFrame Spark's writer would write.
+    assert sorted(tuple(r) for r in lspark.links(session, [str(p) for p in paths], split_size=4096).collect()) == want
+
+
 def test_hadoop_file_systems_read_whole_files(session, tmp_path):
     paths = inputs(tmp_path)
     df = lspark.links(session, [p.as_uri() for p in paths], hadoop=True)
@@ -123,6 +143,19 @@ def test_command_line_writes_parquet(session, tmp_path):
     # Partitioned: a directory per value, the columns read back from the directory names.
     assert (out / "kind=url" / "base_source=retrieval-uri").is_dir()
     assert sorted(session.read.parquet(str(out)).columns) == sorted(c for c, _ in lspark.COLUMNS)
+    # Unpartitioned: the tasks write with pyarrow, in a JVM this command started (with C1 only).
+    plain = tmp_path / "plain.parquet"
+    run = subprocess.run(
+        cwd=tmp_path,
+        env=env,
+        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(plain)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "40 links of 1 WARC files" in run.stderr
+    assert sorted(f.name for f in plain.iterdir()) == ["_SUCCESS", "part-00000.parquet"]
+    assert sorted(tuple(r) for r in session.read.parquet(str(plain)).collect()) == cli_table([path])
 
 
 def test_unknown_partition_column_is_refused():
@@ -133,6 +166,17 @@ def test_unknown_partition_column_is_refused():
     )
     assert run.returncode == 2
     assert "'host' is not a column of the link table" in run.stderr
+
+
+def test_arrow_writer_is_refused_where_it_cannot_write():
+    for extra in (["--output", "s3a://bucket/links"], ["--output", "o", "--partition-by", "kind"], ["--output", "o", "--hadoop"]):
+        run = subprocess.run(
+            [sys.executable, "-m", "linkbase.spark", "links", "x.warc", "--writer", "arrow", *extra],
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 2, extra
+        assert "--writer arrow needs an --output path the executors share" in run.stderr
 
 
 # --- A standalone cluster, as users run one: spark-submit, the environment shipped with
@@ -234,7 +278,10 @@ def test_spark_submit_on_a_standalone_cluster(cluster, tmp_path):
     table = pq.read_table(out)
     assert table.column_names == [c for c, _ in lspark.COLUMNS]
     assert sorted(tuple(r.values()) for r in table.to_pylist()) == cli_table(paths)
-    # Several tasks per file: a Parquet file per range that had links.
-    assert len(list(out.glob("part-*.parquet"))) > len(paths)
+    # Several tasks per file, each writing its range's file with pyarrow (the default writer on
+    # a path the executors share).
+    tasks = sum(-(-p.stat().st_size // 2048) for p in paths)
+    assert tasks > len(paths)
+    assert sorted(f.name for f in out.glob("part-*")) == [f"part-{i:05d}.parquet" for i in range(tasks)]
     counts = {(r["source_host"], r["target_host"]): r["count"] for r in pq.read_table(hosts).to_pylist()}
     assert counts[("a.org", "other.a.org")] == 30 and counts[("b.org", "other.b.org")] == 20

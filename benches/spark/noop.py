@@ -1,0 +1,20 @@
+"""The Spark job's read side alone: linkbase.spark.links(...) written to Spark's `noop` sink, which
+takes every row (Arrow batches from the Python workers into JVM rows) and writes nothing. The
+Spark writer's run minus this one is what its Parquet writing costs in the JVM.
+
+    python benches/spark/noop.py SPLIT_SIZE WARC...
+"""
+
+import os
+import sys
+
+from pyspark.sql import SparkSession
+
+from linkbase import spark as lspark
+
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+session = SparkSession.builder.master("local[2]").appName("linkbase-noop").getOrCreate()
+try:
+    lspark.links(session, sys.argv[2:], split_size=lspark._size(sys.argv[1])).write.format("noop").mode("overwrite").save()
+finally:
+    session.stop()
