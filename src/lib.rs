@@ -91,6 +91,7 @@ pub mod report;
 pub mod error;
 pub mod pipeline;
 pub mod message;
+pub mod layout;
 pub mod archive;
 pub mod site;
 #[cfg(test)]

@@ -12,10 +12,11 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use crate::layout::Layout;
 use crate::uri::{Uri, UriRef};
 
 /// The file a directory URL names (HTTP servers' and static hosts' convention).
-pub const INDEX_FILE: &str = "index.html";
+pub const INDEX_FILE: &str = crate::layout::INDEX_FILE;
 
 /// A site: its URL, the files and directories of its tree, and the ids of its HTML pages.
 #[derive(Debug, Clone)]
@@ -30,6 +31,8 @@ pub struct Site {
     /// The web root's path on the site URL's origin, decoded and ending in `/`
     /// ([`Site::set_web_root`]).
     web_root: Option<String>,
+    /// How the tree names the file of a URL ([`Site::set_layout`]).
+    layout: Layout,
 }
 
 /// Where a resolved link points, seen from the site.
@@ -151,6 +154,7 @@ impl Site {
             dirs: HashSet::new(),
             ids: HashMap::new(),
             web_root: None,
+            layout: Layout::Plain,
         })
     }
 
@@ -197,6 +201,40 @@ impl Site {
         Ok(())
     }
 
+    /// How the tree names the file of a URL (default [`Layout::Plain`]): under
+    /// [`Layout::Wget`] a link's query is part of the file name it looks for (`s.css?v=1`
+    /// names `s.css?v=1`, or `s.css?v=1.css` when wget `-E` wrote it; `s.css@v=1` on Windows),
+    /// a page's URL is read back from its name (`page.html?x=1` was fetched with its query),
+    /// and a relative link to it is the name escaped for a URL (`page.html%3Fx=1`).
+    ///
+    /// ```
+    /// use linkbase::{layout::Layout, site::{Site, Verdict}};
+    /// let mut site = Site::new("http://h/").unwrap();
+    /// for f in ["index.html", "s.css", "s.css?v=1.css", "sub.php.html"] {
+    ///     site.add_file(f);
+    /// }
+    /// // A plain tree: the query is the server's business; `s.css` answers it.
+    /// assert_eq!(site.relative("http://h/index.html", "http://h/s.css?v=1").as_deref(), Some("s.css?v=1"));
+    /// site.set_layout(Layout::Wget);
+    /// assert_eq!(site.relative("http://h/index.html", "http://h/s.css?v=1").as_deref(), Some("s.css%3Fv=1.css"));
+    /// assert_eq!(site.relative("http://h/index.html", "http://h/sub.php#x").as_deref(), Some("sub.php.html#x"));
+    /// // What wget did not save is missing, not another file.
+    /// assert_eq!(site.check(Some("http://h/s.css?v=2")).0, Verdict::Missing);
+    /// ```
+    pub fn set_layout(&mut self, layout: Layout) {
+        self.layout = layout;
+    }
+
+    /// The layout the tree is read with.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The files of the tree, `/`-separated below the root (in no order).
+    pub fn files(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(String::as_str)
+    }
+
     /// The site URL, ending in `/`.
     pub fn url(&self) -> &Uri {
         &self.url
@@ -227,14 +265,41 @@ impl Site {
         self.files.is_empty()
     }
 
-    /// The retrieval URI of a file of the tree.
+    /// The retrieval URI of a file of the tree. Under [`Layout::Wget`] a `?` in the file's
+    /// name starts the query it was fetched with (`page.html?x=1`), so that a query-only or
+    /// same-document link on it resolves as it did on the site.
     pub fn file_url(&self, path: &str) -> String {
         let mut url = self.url.as_str().to_owned();
+        let (path, query) = match (self.layout, path.rsplit_once('/')) {
+            (Layout::Wget, Some((_, last))) if last.contains('?') => {
+                let at = path.len() - last.len() + last.find('?').unwrap_or(0);
+                (
+                    path.get(..at).unwrap_or(path),
+                    path.get(at + 1..).filter(|_| at < path.len()),
+                )
+            }
+            (Layout::Wget, None) if path.contains('?') => path
+                .split_once('?')
+                .map_or((path, None), |(p, q)| (p, Some(q))),
+            _ => (path, None),
+        };
         for (n, segment) in path.split('/').enumerate() {
             if n > 0 {
                 url.push('/');
             }
             percent_encode_segment(segment, &mut url);
+        }
+        if let Some(q) = query {
+            url.push('?');
+            // A query may hold `/` and `?` as they are (RFC 2396 §3.4).
+            for part in q.split_inclusive(['/', '?']) {
+                let (text, sep) = match part.strip_suffix(['/', '?']) {
+                    Some(t) => (t, part.get(t.len()..).unwrap_or("")),
+                    None => (part, ""),
+                };
+                percent_encode_segment(text, &mut url);
+                url.push_str(sep);
+            }
         }
         url
     }
@@ -318,7 +383,7 @@ impl Site {
         let target = match under {
             Some(rest) => {
                 // Climbing out and back in (`/site/../site/x`) still reads only inside the root.
-                self.internal(&rest, r.fragment)
+                self.internal(&rest, r.query, r.fragment)
             }
             None if climbed => Target::OutsideRoot,
             None => Target::External,
@@ -326,8 +391,8 @@ impl Site {
         (target, encoded_slash)
     }
 
-    fn internal(&self, path: &str, fragment: Option<&str>) -> Target {
-        let path = if path.is_empty() || path.ends_with('/') || self.dirs.contains(path) {
+    fn internal(&self, path: &str, query: Option<&str>, fragment: Option<&str>) -> Target {
+        let mut path = if path.is_empty() || path.ends_with('/') || self.dirs.contains(path) {
             let dir = path.trim_end_matches('/');
             if dir.is_empty() {
                 INDEX_FILE.to_owned()
@@ -337,6 +402,20 @@ impl Site {
         } else {
             path.to_owned()
         };
+        if self.layout == Layout::Wget {
+            // The first of wget's possible names that the tree has; else its own name, missing.
+            let (dirs, last) = path.rsplit_once('/').unwrap_or(("", &path));
+            let dirs: Vec<&str> = dirs.split('/').filter(|d| !d.is_empty()).collect();
+            let query = query.map(crate::uri::percent_decode);
+            let candidates = crate::layout::wget_candidates(&dirs, last, query.as_deref());
+            if let Some(found) = candidates
+                .iter()
+                .find(|c| self.files.contains(c.as_str()))
+                .or(candidates.first())
+            {
+                path = found.clone();
+            }
+        }
         Target::Internal {
             path,
             fragment: fragment.filter(|f| !f.is_empty()).map(str::to_owned),
@@ -409,7 +488,10 @@ impl Site {
         if !self.files.contains(&to) {
             return None;
         }
-        let query = UriRef::parse(resolved).query;
+        // Under wget's layout the query is part of the file's name.
+        let query = UriRef::parse(resolved)
+            .query
+            .filter(|_| self.layout != Layout::Wget);
         let mut out = String::new();
         // The page itself, with a fragment: the fragment alone.
         if !(to == from && query.is_none() && fragment.is_some()) {

@@ -190,6 +190,12 @@ pub struct CheckArgs {
     /// --root-dir chooses another.
     #[arg(long, conflicts_with = "site_url", help_heading = "Site")]
     pub local: bool,
+    /// How the tree names the file of a URL: wget keeps a link's query in the file name
+    /// (page.html?x=1, or page.html@x=1 with --restrict-file-names=windows) and -E appends
+    /// .html or .css (sub.php.html, s.css?v=1.css); plain reads the query as the server's.
+    /// auto: wget's when a name holds a `?` or ends like x.php.html (said on stderr).
+    #[arg(long, value_enum, default_value_t = LayoutArg::Auto, help_heading = "Site")]
+    pub layout: LayoutArg,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
     /// object; markdown: a table (for CI job summaries, PR comments); junit: JUnit XML, a test
     /// case per page; jsonl / tsv: every link with its verdict, for tools.
@@ -431,6 +437,12 @@ pub struct RewriteArgs {
     /// With --relative and a single INPUT: the root of the tree INPUT is a page of.
     #[arg(long, value_name = "DIR", requires = "relative", help_heading = "Site")]
     pub root: Option<std::path::PathBuf>,
+    /// How the tree names the file of a URL: wget keeps a link's query in the file name
+    /// (page.html?x=1, or page.html@x=1 with --restrict-file-names=windows) and -E appends
+    /// .html or .css (sub.php.html, s.css?v=1.css); plain reads the query as the server's.
+    /// auto: wget's when a name holds a `?` or ends like x.php.html (said on stderr).
+    #[arg(long, value_enum, default_value_t = LayoutArg::Auto, help_heading = "Site")]
+    pub layout: LayoutArg,
     /// Worker threads for a directory (default: every core).
     #[arg(long, short = 'j', value_name = "N", help_heading = "Site")]
     pub jobs: Option<usize>,
@@ -467,6 +479,22 @@ pub struct BaseArgs {
     /// part of multipart/related, else its first part). A bare HTML document is its own root.
     #[arg(long, help_heading = "Output")]
     pub root: bool,
+}
+
+/// `--layout`: how a tree names the file of a URL (`linkbase::layout::Layout`).
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq, Default)]
+pub enum LayoutArg {
+    /// wget's where the names say so (a `?` in a name, `x.php.html`), HTTrack's where an
+    /// hts-cache/ directory is at the root, else plain.
+    #[default]
+    Auto,
+    /// A server's tree: a link's query is not part of the file name.
+    Plain,
+    /// wget's names: the query kept in the name (`?`, or `@` with
+    /// --restrict-file-names=windows), -E's .html and .css, names percent-decoded.
+    Wget,
+    /// HTTrack's tree (read as plain for now).
+    Httrack,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -676,6 +676,10 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     for s in tree.skipped.iter().chain(&tree.special) {
         eprintln!("linkbase: {}", crate::text::escape_controls(s));
     }
+    for entry in &tree.entries {
+        site.add_file(&entry.rel);
+    }
+    tree::set_layout(&mut site, args.layout, &args.dir);
     for (rel, _) in &tree.undecodable {
         eprintln!(
             "linkbase: {}: the name is not UTF-8, so it has no URL; not checked",

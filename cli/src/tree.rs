@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::text::escape_controls;
 use linkbase::pipeline::Options;
 
-use crate::args::RewriteArgs;
+use crate::args::{LayoutArg, RewriteArgs};
 use crate::load::{options, Loaded};
 use crate::{fsout, say, set_jobs, walk, Exit, Failure, Fatal};
 
@@ -55,10 +55,13 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     }
     set_jobs(args.jobs)?;
     let mut implied_drop = false;
+    // The files give the pages their URLs in the tree's layout (a wget page `page.html?x=1`
+    // was fetched with its query), and --relative its links' targets.
+    for entry in &tree.entries {
+        site.add_file(&entry.rel);
+    }
+    set_layout(&mut site, args.layout, root);
     if args.relative {
-        for entry in &tree.entries {
-            site.add_file(&entry.rel);
-        }
         implied_drop = relative_options(&mut options, &site);
     }
     let counts = walk::rewrite_tree(&tree, &site, destination, &options);
@@ -102,6 +105,34 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         return Ok(Exit::Problems);
     }
     Ok(Exit::Ok)
+}
+
+/// `--layout`: the layout the files of `site` are read with, chosen or detected
+/// (`linkbase::layout::Layout::detect`); a detected one is said, with how to refuse it.
+pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: &Path) {
+    use linkbase::layout::Layout;
+    let layout = match arg {
+        LayoutArg::Plain => Layout::Plain,
+        LayoutArg::Wget => Layout::Wget,
+        LayoutArg::Httrack => Layout::Httrack,
+        LayoutArg::Auto => match Layout::detect(site.files()) {
+            Some(found) => {
+                eprintln!(
+                    "linkbase: {}: read as a {} tree ({}); --layout plain to read it otherwise",
+                    escape_controls(&root.display().to_string()),
+                    found.name(),
+                    if found == Layout::Httrack {
+                        "an hts-cache/ directory at its root"
+                    } else {
+                        "file names hold a query or -E's .html after a script's extension"
+                    }
+                );
+                found
+            }
+            None => Layout::Plain,
+        },
+    };
+    site.set_layout(layout);
 }
 
 /// `--relative`: links to files of the tree become relative paths (`Site::relative`), and
@@ -259,6 +290,7 @@ pub(crate) fn single_relative(
     for entry in &tree.entries {
         site.add_file(&entry.rel);
     }
+    set_layout(&mut site, args.layout, root);
     let file = fsout::resolve_path(Path::new(&args.input.input))
         .map_err(|e| Fatal(format!("{}: {e}", args.input.input)))?;
     let root_abs =

@@ -24,6 +24,9 @@ use rayon::prelude::*;
 pub enum FileKind {
     Html,
     Message,
+    /// A stylesheet: relinked under `rewrite DIR --relative` (its url() and @import), else
+    /// copied as other files are.
+    Css,
     Other,
     /// A symbolic link to a file outside the root: it exists for link checks, but is never
     /// read (an `-o` copy recreates the link).
@@ -58,15 +61,23 @@ pub struct Tree {
 }
 
 fn kind_of(path: &Path) -> FileKind {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("html" | "htm" | "xhtml" | "shtml") => FileKind::Html,
-        Some("eml" | "mht" | "mhtml") => FileKind::Message,
-        _ => FileKind::Other,
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    // A crawler keeps a URL's query in the name (wget: `page.html?x=1`): the name before it
+    // says what the file is when the whole name does not.
+    let before_query = name.split_once('?').map(|(n, _)| n);
+    for name in std::iter::once(name).chain(before_query) {
+        let ext = Path::new(name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("html" | "htm" | "xhtml" | "shtml") => return FileKind::Html,
+            Some("eml" | "mht" | "mhtml") => return FileKind::Message,
+            Some("css") => return FileKind::Css,
+            _ => {}
+        }
     }
+    FileKind::Other
 }
 
 /// Walks `root` iteratively, in sorted order so output is deterministic.
@@ -562,7 +573,9 @@ fn rewrite_one(
         }
         return Ok(PageTally::default());
     }
-    if entry.kind == FileKind::Other {
+    if entry.kind == FileKind::Other
+        || (entry.kind == FileKind::Css && options.rewrite.relink.is_none())
+    {
         if let Some(out) = out {
             copy_unchanged(&mut entry.open()?, out, rel, dirs)?;
         }
@@ -573,6 +586,12 @@ fn rewrite_one(
     let drop_base = options.rewrite.drop_base;
     let mut tally = PageTally::default();
     let rewritten = match entry.kind {
+        // A stylesheet of a mirror: each url() made relative to the file it names; kept as it
+        // was when nothing changes or its text cannot be decoded (`stylesheet_relinked`).
+        FileKind::Css => Ok(
+            linkbase::archive::stylesheet_relinked(&bytes, &url, None, options)
+                .unwrap_or_else(|| bytes.clone()),
+        ),
         FileKind::Html => {
             // Only the count of links left relative is needed: they are counted, not kept.
             let mut new = Vec::with_capacity(bytes.len() + bytes.len() / 8);
@@ -767,9 +786,6 @@ pub fn check_tree(
     mut emit: impl FnMut(&str, Emitted<'_>) -> io::Result<()>,
 ) -> io::Result<(CheckTotals, Counts)> {
     let counts = Counts::default();
-    for entry in &tree.entries {
-        site.add_file(&entry.rel);
-    }
     let pages: Vec<&Entry> = tree
         .entries
         .iter()

@@ -91,14 +91,25 @@ fn extract_component(raw: &str) -> String {
 /// nothing changes, or the text cannot be decoded or the new URLs written in its encoding
 /// (the bytes are then kept as they are).
 pub fn rewrite_stylesheet(record: &OtherRecord, options: &Options) -> Option<Vec<u8>> {
-    use crate::rewrite::css::{rewrite_css, CssKind};
     let uri = record.reference.warc_target_uri.as_deref()?;
     let charset = record
         .content_type
         .as_deref()
         .and_then(crate::decode::charset_from_content_type);
-    let body = &record.payload;
-    let (encoding, _, bom) = crate::message::css_encoding(body, charset.as_deref());
+    stylesheet_relinked(&record.payload, uri, charset.as_deref(), options)
+}
+
+/// [`rewrite_stylesheet`] for a stylesheet's bytes `body` retrieved from `uri`, with the
+/// charset its transport gave (`None` for a file of a tree): `rewrite DIR --relative` relinks
+/// a tree's stylesheets by it.
+pub fn stylesheet_relinked(
+    body: &[u8],
+    uri: &str,
+    charset: Option<&str>,
+    options: &Options,
+) -> Option<Vec<u8>> {
+    use crate::rewrite::css::{rewrite_css, CssKind};
+    let (encoding, _, bom) = crate::message::css_encoding(body, charset);
     let text = encoding
         .decode_without_bom_handling_and_without_replacement(body.get(bom..).unwrap_or_default())?;
     let resolver = crate::Resolver::new(uri, options.rewrite.resolve).ok()?;
