@@ -281,7 +281,11 @@ pub fn rewrite(
         let mut redirects = Vec::new();
         for event in open(path, name, &args.input)?.with_others() {
             match event {
-                Event::Html(h) if extracted(h.status) => uris.extend(h.reference.warc_target_uri),
+                Event::Html(h) if extracted(h.status) => uris.extend(
+                    h.reference
+                        .warc_target_uri
+                        .map(|u| (u, linkbase::layout::Kind::Html)),
+                ),
                 Event::Other(o) if o.is_redirect() => {
                     let (Some(from), Some(location)) =
                         (o.reference.warc_target_uri, o.location.as_deref())
@@ -297,13 +301,18 @@ pub fn rewrite(
                     }
                 }
                 Event::Other(o) if extracted(o.status) => {
-                    uris.extend(o.reference.warc_target_uri);
+                    let kind = if archive::is_stylesheet(o.content_type.as_deref()) {
+                        linkbase::layout::Kind::Css
+                    } else {
+                        linkbase::layout::Kind::Other
+                    };
+                    uris.extend(o.reference.warc_target_uri.map(|u| (u, kind)));
                 }
                 _ => {}
             }
         }
         let (mut names, collisions) =
-            archive::ExtractNames::assign(uris.iter().map(String::as_str));
+            archive::ExtractNames::assign(uris.iter().map(|(u, k)| (u.as_str(), *k)));
         drop(uris);
         let followed = names.follow(&redirects) as u64;
         drop(redirects);
@@ -534,8 +543,16 @@ fn extract(
     run(
         archive,
         |h| {
-            rewrite_record(h, name, options)
-                .map(|(bytes, w)| (bytes, drop_base && crate::walk::base_removed(&w.base)))
+            rewrite_record(h, name, options).map(|(bytes, w)| {
+                let removed = drop_base && crate::walk::base_removed(&w.base);
+                // Issue 24 item 3: a file has no transport; the charset it gave is declared.
+                let bytes = if w.base.encoding_source == linkbase::EncodingSource::Transport {
+                    archive::declare_charset(&bytes, w.base.encoding).unwrap_or(bytes)
+                } else {
+                    bytes
+                };
+                (bytes, removed)
+            })
         },
         |event, result| {
             say_damage(name, &event);
