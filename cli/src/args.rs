@@ -434,6 +434,11 @@ pub struct RewriteArgs {
     /// With a WARC file and --extract DIR: links between extracted pages become relative.
     #[arg(long, help_heading = "Site")]
     pub relative: bool,
+    /// With a directory INPUT and -o OUTDIR: a symbolic link to a file outside the tree is
+    /// copied into OUTDIR as a file (a portable mirror: it survives a move) instead of being
+    /// recreated as a link to the same file. Off by default: nothing outside the tree is read.
+    #[arg(long, requires = "output", help_heading = "Site")]
+    pub copy_outside_links: bool,
     /// With --relative and a single INPUT: the root of the tree INPUT is a page of.
     #[arg(long, value_name = "DIR", requires = "relative", help_heading = "Site")]
     pub root: Option<std::path::PathBuf>,

@@ -64,7 +64,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     if args.relative {
         implied_drop = relative_options(&mut options, &site);
     }
-    let counts = walk::rewrite_tree(&tree, &site, destination, &options);
+    let counts = walk::rewrite_tree(&tree, &site, destination, &options, args.copy_outside_links);
     // One sync for the whole tree instead of one fsync per file (issue 21): the run's writes
     // are on disk when it returns.
     let synced = written.sync();
@@ -93,6 +93,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         special: tree.special.len(),
         skipped_parts,
         bases_removed: load(&counts.bases_removed),
+        outside_copied: load(&counts.outside_copied),
         base_by_relative: implied_drop,
         output: args.output.as_deref(),
         seconds: started.elapsed().as_secs_f64(),
@@ -178,6 +179,8 @@ pub(crate) struct TreeSummary<'a> {
     pub(crate) special: usize,
     pub(crate) skipped_parts: usize,
     pub(crate) bases_removed: usize,
+    /// Symbolic links leaving the tree copied as files (`--copy-outside-links`).
+    pub(crate) outside_copied: usize,
     /// The `<base>` elements went because of --relative, not --drop-base.
     pub(crate) base_by_relative: bool,
     /// -o OUTDIR, or in place.
@@ -249,6 +252,12 @@ impl TreeSummary<'_> {
             line += &format!(
                 "; {} with parts left as they were or read past damage (see above)",
                 say::n(self.skipped_parts, "MIME message")
+            );
+        }
+        if self.outside_copied > 0 {
+            line += &format!(
+                "; {} leaving the tree copied as files",
+                say::n(self.outside_copied, "symbolic link")
             );
         }
         if self.bases_removed > 0 {

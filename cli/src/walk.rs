@@ -294,6 +294,8 @@ pub struct Counts {
     /// Of the failed files of an `-o` run, those copied to OUT unchanged (the others are not in
     /// OUT at all: the summary says both).
     pub copied_unchanged: AtomicUsize,
+    /// Symbolic links leaving the tree whose file was copied into OUT (`--copy-outside-links`).
+    pub outside_copied: AtomicUsize,
     /// Pages with links left relative or unresolvable, and how many such links (issue 10).
     pub unresolved_pages: AtomicUsize,
     pub unresolved_links: AtomicUsize,
@@ -411,6 +413,7 @@ pub fn rewrite_tree(
     site: &Site,
     destination: Destination<'_>,
     options: &Options,
+    copy_outside: bool,
 ) -> Counts {
     let counts = Counts::default();
     let fail_file = |rel: &str, e: FileError| {
@@ -427,7 +430,14 @@ pub fn rewrite_tree(
     tree.entries
         .par_iter()
         .for_each_init(DirCache::default, |dirs, entry| {
-            match rewrite_one(entry, site, destination, options, dirs, &counts) {
+            match rewrite_one(
+                entry,
+                site,
+                destination,
+                (options, copy_outside),
+                dirs,
+                &counts,
+            ) {
                 Ok(page) if !page.page => {
                     counts.others.fetch_add(1, Ordering::Relaxed);
                 }
@@ -551,7 +561,7 @@ fn rewrite_one(
     entry: &Entry,
     site: &Site,
     destination: Destination<'_>,
-    options: &Options,
+    (options, copy_outside): (&Options, bool),
     dirs: &mut DirCache,
     counts: &Counts,
 ) -> Result<PageTally, FileError> {
@@ -565,7 +575,14 @@ fn rewrite_one(
         return Ok(PageTally::default());
     }
     if entry.kind == FileKind::OutsideLink {
-        if let Some(out) = out {
+        if let (Some(out), true) = (out, copy_outside) {
+            // A portable mirror (issue 24 item 5): the file the link names, as a file, so the
+            // mirror keeps it when moved. Only on request: by default nothing outside the tree
+            // is read (issue 21). The walk saw the link, not its file: opened regular-only.
+            let mut file = fsout::open_regular(&entry.path, None, true)?;
+            copy_unchanged(&mut file, out, rel, dirs)?;
+            counts.outside_copied.fetch_add(1, Ordering::Relaxed);
+        } else if let Some(out) = out {
             // Absolute, so that it names the same file from OUTDIR.
             let link = entry.path.canonicalize().map_err(|e| e.to_string())?;
             let (dir, name) = dirs.file_of(out, rel, true)?;

@@ -320,3 +320,42 @@ fn our_extract_of_the_crawl_browses_from_disk() {
         ]
     );
 }
+
+/// Issue 24 item 5: with `--copy-outside-links`, a symbolic link leaving the tree is copied as
+/// a file (the mirror survives a move), and the summary says how many; without it, the link is
+/// recreated and nothing outside is read (issue 21).
+#[test]
+fn outside_links_are_copied_as_files_on_request() {
+    let t = tmp();
+    let tree = t.path().join("tree");
+    write(&tree, "index.html", "<img src=logo.png>");
+    write(t.path(), "outside/logo.png", "PNG");
+    std::os::unix::fs::symlink(t.path().join("outside/logo.png"), tree.join("logo.png")).unwrap();
+    for copy in [true, false] {
+        let out = t.path().join(format!("out-{copy}"));
+        let mut argv = vec![
+            "rewrite",
+            tree.to_str().unwrap(),
+            "--site-url",
+            "http://h/",
+            "--relative",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        if copy {
+            argv.push("--copy-outside-links");
+        }
+        let run = linkbase(&argv, b"");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let meta = std::fs::symlink_metadata(out.join("logo.png")).unwrap();
+        assert_eq!(meta.file_type().is_symlink(), !copy);
+        assert_eq!(std::fs::read(out.join("logo.png")).unwrap(), b"PNG");
+        assert_eq!(
+            run.stderr
+                .contains("; 1 symbolic link leaving the tree copied as files;"),
+            copy,
+            "{}",
+            run.stderr
+        );
+    }
+}
