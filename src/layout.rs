@@ -11,9 +11,10 @@
 //!   `index.html`; with `-E` (`--adjust-extension`) an HTML page whose name does not end in
 //!   `.html` or `.htm` gets `.html` appended, a stylesheet not ending in `.css` gets `.css` (the
 //!   last `.` of the whole name counts, query included: `style.css?v=1` → `style.css?v=1.css`).
-//! - [`Layout::Httrack`]: HTTrack's trees are recognised (its `hts-cache/` directory) and read
-//!   as plain trees: HTTrack names a URL with a query by a hash of it, which only its cache
-//!   records (not read yet).
+//! - [`Layout::Httrack`]: HTTrack's trees (its `hts-cache/` directory): HTTrack names a page
+//!   `.html` whatever its extension (`index.php` → `index.html`) and a URL with a query by a hash
+//!   of it (`page.php?id=1` → `page681a.html`), which only its index `hts-cache/new.txt`
+//!   records ([`httrack_index`]); URLs it lists name their files, others are read as plain.
 //!
 //! Deviations from wget, on purpose: under [`Restrict::Unix`] a `\` and the C1 controls are
 //! escaped too (a name written by `--extract` must be safe to list on a terminal and on any
@@ -33,7 +34,7 @@ pub enum Layout {
     Plain,
     /// GNU Wget's (and wget2's) names: the query kept in the name, `-E` extensions.
     Wget,
-    /// HTTrack's tree (read as [`Layout::Plain`]).
+    /// HTTrack's tree: its index names the files ([`httrack_index`]), else as plain.
     Httrack,
 }
 
@@ -171,6 +172,61 @@ pub fn wget_candidates(dirs: &[&str], last: &str, query: Option<&str>) -> Vec<St
     out
 }
 
+/// The URLs HTTrack saved and where, from its index `hts-cache/new.txt` (tab-separated; the
+/// 8th field the URL, the 9th the file's path as written at crawl time, empty when nothing was
+/// saved; the first line names the fields): each `(url, path)` of a 2xx response. The fields
+/// are as HTTrack's `escape_check_url_addr` wrote them.
+///
+/// ```
+/// let index = "date\tsize\tflags\tstatuscode\tstatus\tMIME\tEtag|Date\tURL\tlocalfile\t(from URL)\n\
+///     04:17:08\t453/453\t---M--\t200\tadded ('OK')\ttext/html\tdate:x\thttp://h/sub/page.php?id=1\t/tmp/p/h/sub/page681a.html\t(from )\n\
+///     04:17:08\t0/0\t---M--\t200\tadded ('OK')\ttext/plain\tdate:x\thttp://h/robots.txt\t\t(from )\n";
+/// assert_eq!(
+///     linkbase::layout::httrack_index(index),
+///     [("http://h/sub/page.php?id=1".to_owned(), "/tmp/p/h/sub/page681a.html".to_owned())]
+/// );
+/// ```
+pub fn httrack_index(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let status = fields.get(3)?.trim();
+            let (url, path) = (fields.get(7)?.trim(), fields.get(8)?.trim());
+            (status.starts_with('2') && !url.is_empty() && !path.is_empty())
+                .then(|| (url.to_owned(), path.to_owned()))
+        })
+        .collect()
+}
+
+/// The query as wget2 keeps it in a file name (its `test-k.c` and `test-k-percent-encoding.c`):
+/// `%XX` decoded except where it stands for a URI's general delimiter (`: / ? # [ ] @`, RFC
+/// 3986 §2.2) or `%`: `h=http%3A%2F%2Fx` stays, `a%2Cb%7Cc` is `a,b|c`.
+pub fn wget2_query(raw: &str) -> String {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |k: usize| bytes.get(k).and_then(|c| char::from(*c).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                let decoded = u8::try_from(h * 16 + l).unwrap_or(b'%');
+                if b":/?#[]@%".contains(&decoded) {
+                    out.extend_from_slice(bytes.get(i..i + 3).unwrap_or_default());
+                } else {
+                    out.push(decoded);
+                }
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +281,20 @@ mod tests {
                 "d/s.css@v=1.html",
                 "d/s.css@v=1.css"
             ]
+        );
+    }
+
+    /// wget2's `tests/test-k.c` and `tests/test-k-percent-encoding.c` (GPL-3.0-or-later; the
+    /// data only): the names it saves those queries under.
+    #[test]
+    fn wget2_queries() {
+        assert_eq!(
+            wget2_query("x&h=http%3A%2F%2Fexample.com"),
+            "x&h=http%3A%2F%2Fexample.com"
+        );
+        assert_eq!(
+            wget2_query("family=Montserrat%3A400%2C700%7CBitter%3A400%2C700&display=swap"),
+            "family=Montserrat%3A400,700|Bitter%3A400,700&display=swap"
         );
     }
 

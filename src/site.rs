@@ -33,6 +33,10 @@ pub struct Site {
     web_root: Option<String>,
     /// How the tree names the file of a URL ([`Site::set_layout`]).
     layout: Layout,
+    /// URLs a crawler's index names files by ([`Site::add_saved`]: HTTrack's `hts-cache`), and
+    /// each such file's URL.
+    saved: HashMap<String, String>,
+    saved_urls: HashMap<String, String>,
 }
 
 /// Where a resolved link points, seen from the site.
@@ -155,6 +159,8 @@ impl Site {
             ids: HashMap::new(),
             web_root: None,
             layout: Layout::Plain,
+            saved: HashMap::new(),
+            saved_urls: HashMap::new(),
         })
     }
 
@@ -225,6 +231,30 @@ impl Site {
         self.layout = layout;
     }
 
+    /// Records that the crawler saved `url` (absolute, without fragment) as the file `path`
+    /// of the tree, from its own index (HTTrack's `hts-cache/new.txt`, whose names hold a hash
+    /// of the query that only the index undoes): a link to `url` names `path`, and the page at
+    /// `path` has `url` as its URL. The first record of a URL or file wins.
+    ///
+    /// ```
+    /// use linkbase::{layout::Layout, site::Site};
+    /// let mut site = Site::new("http://h/").unwrap();
+    /// site.add_file("index.html");
+    /// site.add_file("sub/page681a.html");
+    /// site.add_saved("http://h/sub/page.php?id=1", "sub/page681a.html");
+    /// site.set_layout(Layout::Httrack);
+    /// assert_eq!(site.relative("http://h/index.html", "http://h/sub/page.php?id=1#x").as_deref(), Some("sub/page681a.html#x"));
+    /// assert_eq!(site.file_url("sub/page681a.html"), "http://h/sub/page.php?id=1");
+    /// ```
+    pub fn add_saved(&mut self, url: &str, path: &str) {
+        self.saved
+            .entry(url.to_owned())
+            .or_insert_with(|| path.to_owned());
+        self.saved_urls
+            .entry(path.to_owned())
+            .or_insert_with(|| url.to_owned());
+    }
+
     /// The layout the tree is read with.
     pub fn layout(&self) -> Layout {
         self.layout
@@ -269,6 +299,9 @@ impl Site {
     /// name starts the query it was fetched with (`page.html?x=1`), so that a query-only or
     /// same-document link on it resolves as it did on the site.
     pub fn file_url(&self, path: &str) -> String {
+        if let Some(url) = self.saved_urls.get(path) {
+            return url.clone();
+        }
         let mut url = self.url.as_str().to_owned();
         let (path, query) = match (self.layout, path.rsplit_once('/')) {
             (Layout::Wget, Some((_, last))) if last.contains('?') => {
@@ -314,6 +347,18 @@ impl Site {
     /// is missing however the decoded path reads (in the returned path it stays `%2F`).
     fn locate(&self, resolved: &str, written: Written) -> (Target, bool) {
         let r = UriRef::parse(resolved);
+        if !self.saved.is_empty() {
+            let without_fragment = resolved.split('#').next().unwrap_or(resolved);
+            if let Some(path) = self.saved.get(without_fragment) {
+                return (
+                    Target::Internal {
+                        path: path.clone(),
+                        fragment: r.fragment.filter(|f| !f.is_empty()).map(str::to_owned),
+                    },
+                    false,
+                );
+            }
+        }
         let site = self.url.as_ref();
         let same_origin = r
             .scheme
@@ -406,8 +451,23 @@ impl Site {
             // The first of wget's possible names that the tree has; else its own name, missing.
             let (dirs, last) = path.rsplit_once('/').unwrap_or(("", &path));
             let dirs: Vec<&str> = dirs.split('/').filter(|d| !d.is_empty()).collect();
-            let query = query.map(crate::uri::percent_decode);
-            let candidates = crate::layout::wget_candidates(&dirs, last, query.as_deref());
+            // wget decodes the query; wget2 keeps the escapes of delimiters.
+            let mut candidates = crate::layout::wget_candidates(
+                &dirs,
+                last,
+                query.map(crate::uri::percent_decode).as_deref(),
+            );
+            if let Some(q) = query {
+                for c in crate::layout::wget_candidates(
+                    &dirs,
+                    last,
+                    Some(&crate::layout::wget2_query(q)),
+                ) {
+                    if !candidates.contains(&c) {
+                        candidates.push(c);
+                    }
+                }
+            }
             if let Some(found) = candidates
                 .iter()
                 .find(|c| self.files.contains(c.as_str()))
@@ -488,10 +548,10 @@ impl Site {
         if !self.files.contains(&to) {
             return None;
         }
-        // Under wget's layout the query is part of the file's name.
+        // Under a crawler's layout the query is part of the file's name.
         let query = UriRef::parse(resolved)
             .query
-            .filter(|_| self.layout != Layout::Wget);
+            .filter(|_| self.layout == Layout::Plain);
         let mut out = String::new();
         // The page itself, with a fragment: the fragment alone.
         if !(to == from && query.is_none() && fragment.is_some()) {

@@ -109,31 +109,70 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
 }
 
 /// `--layout`: the layout the files of `site` are read with, chosen or detected
-/// (`linkbase::layout::Layout::detect`); a detected one is said, with how to refuse it.
+/// (`linkbase::layout::Layout::detect`, or HTTrack's index beside the tree: a host directory
+/// of an HTTrack project); a detected one is said, with how to refuse it. Under HTTrack's, its
+/// index `hts-cache/new.txt` (in the tree or its parent) names the files of URLs.
 pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: &Path) {
     use linkbase::layout::Layout;
+    let index = [
+        root.join("hts-cache/new.txt"),
+        root.join("../hts-cache/new.txt"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file());
     let layout = match arg {
         LayoutArg::Plain => Layout::Plain,
         LayoutArg::Wget => Layout::Wget,
         LayoutArg::Httrack => Layout::Httrack,
-        LayoutArg::Auto => match Layout::detect(site.files()) {
-            Some(found) => {
-                eprintln!(
-                    "linkbase: {}: read as a {} tree ({}); --layout plain to read it otherwise",
+        LayoutArg::Auto => {
+            match Layout::detect(site.files()).or_else(|| index.as_ref().map(|_| Layout::Httrack)) {
+                Some(found) => {
+                    eprintln!(
+                    "linkbase: {}: read in {}'s layout ({}); --layout plain to read it otherwise",
                     escape_controls(&root.display().to_string()),
                     found.name(),
                     if found == Layout::Httrack {
-                        "an hts-cache/ directory at its root"
+                        "HTTrack's hts-cache/ index in it or beside it"
                     } else {
                         "file names hold a query or -E's .html after a script's extension"
                     }
                 );
-                found
+                    found
+                }
+                None => Layout::Plain,
             }
-            None => Layout::Plain,
-        },
+        }
     };
+    if layout == Layout::Httrack {
+        match index.as_ref().map(std::fs::read) {
+            Some(Ok(bytes)) => add_httrack_index(site, &String::from_utf8_lossy(&bytes)),
+            Some(Err(e)) => eprintln!(
+                "linkbase: {}: HTTrack's index not read ({e}): URLs with a query are not found",
+                escape_controls(&root.display().to_string())
+            ),
+            None => eprintln!(
+                "linkbase: {}: no hts-cache/new.txt in the tree or beside it: HTTrack's names of \
+                 URLs with a query are not known",
+                escape_controls(&root.display().to_string())
+            ),
+        }
+    }
     site.set_layout(layout);
+}
+
+/// Each file HTTrack's index names, matched to the tree by the longest tail of its recorded
+/// path that is a file of the tree (the project may have moved since the crawl).
+fn add_httrack_index(site: &mut linkbase::site::Site, index: &str) {
+    let files: std::collections::HashSet<String> = site.files().map(str::to_owned).collect();
+    for (url, path) in linkbase::layout::httrack_index(index) {
+        let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+        let found = (0..parts.len())
+            .map(|k| parts.get(k..).unwrap_or_default().join("/"))
+            .find(|tail| files.contains(tail));
+        if let Some(rel) = found {
+            site.add_saved(&url, &rel);
+        }
+    }
 }
 
 /// `--relative`: links to files of the tree become relative paths (`Site::relative`), and

@@ -83,7 +83,11 @@ fn wget_test_e_k() {
         b"",
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("read as a wget tree"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("read in wget's layout"),
+        "{}",
+        run.stderr
+    );
     let mangled = "<html>\n<head>\n  <title>Main Page Title</title>\n</head>\n<body>\n  <a href=\"subpage.php.html\">Secondary Page</a>\n</body>\n</html>\n";
     assert_eq!(
         std::fs::read_to_string(out.join("index.php.html")).unwrap(),
@@ -357,5 +361,217 @@ fn outside_links_are_copied_as_files_on_request() {
             "{}",
             run.stderr
         );
+    }
+}
+
+/// Runs `rewrite TREE --site-url http://localhost:8080/ --relative -o OUT` (wget's layout
+/// detected from the names) and returns OUT.
+fn relative_mirror(t: &tempfile::TempDir, tree: &Path) -> PathBuf {
+    let out = t.path().join("out");
+    let run = linkbase(
+        &[
+            "rewrite",
+            tree.to_str().unwrap(),
+            "--site-url",
+            "http://localhost:8080/",
+            "--relative",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("read in wget's layout"),
+        "{}",
+        run.stderr
+    );
+    out
+}
+
+/// GNU Wget2 `tests/test-k.c` (GPL-3.0-or-later; its data and expected bytes, our code):
+/// `-k -r -nH` saves `subdir/third.html?x&h=http%3A%2F%2Fexample.com` under that name, and the
+/// converted page links it as `subdir/third.html%3Fx&h=http%253A%252F%252Fexample.com#frag`;
+/// absolute links (`htTp://`) in `<a>` and in `<style>` become relative. Ours gives wget2's bytes.
+#[test]
+fn wget2_test_k() {
+    let t = tmp();
+    let tree = t.path().join("tree");
+    let index = "<html><head><title>Main Page</title>\
+        <style> html { background: url(htTp://localhost:8080/second.html); }</style>\
+        <style> div { background: url(htTp://localhost:8080/second.html); }</style>\
+        </head><body><p>A link to a \
+        <a href=\"second.html\">second page</a>. \
+        <a href=\"htTp://localhost:8080/second.html\">second page</a>. \
+        <a href=\"htTp://localhost:8080/subdir/third.html\">third page</a>. \
+        <a href=\"subdir/third.html?x&h=http%3A%2F%2Fexample.com#frag\">third page</a>. \
+        <SCRIPT LANGUAGE=\"JavaScript\">document.write(\"<img src=\\\"rw1\\\"\");</SCRIPT>\
+        </p></body></html>";
+    let site = "<html><head><title>Site</title></head><body>Second</body></html>";
+    write(&tree, "index.html", index);
+    write(&tree, "second.html", site);
+    write(&tree, "subdir/third.html", site);
+    write(
+        &tree,
+        "subdir/third.html?x&h=http%3A%2F%2Fexample.com",
+        site,
+    );
+    let out = relative_mirror(&t, &tree);
+    let converted = "<html><head><title>Main Page</title>\
+        <style> html { background: url(second.html); }</style>\
+        <style> div { background: url(second.html); }</style>\
+        </head><body><p>A link to a \
+        <a href=\"second.html\">second page</a>. \
+        <a href=\"second.html\">second page</a>. \
+        <a href=\"subdir/third.html\">third page</a>. \
+        <a href=\"subdir/third.html%3Fx&h=http%253A%252F%252Fexample.com#frag\">third page</a>. \
+        <SCRIPT LANGUAGE=\"JavaScript\">document.write(\"<img src=\\\"rw1\\\"\");</SCRIPT>\
+        </p></body></html>";
+    // wget2's bytes, URL for URL; ours writes `&` in an attribute as `&amp;` (the same
+    // value) and, this page going through the DOM engine, the <script> tag in lower case.
+    let ours = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(urls(&ours), urls(converted));
+    assert_eq!(urls(converted).len(), 6);
+    assert_eq!(
+        ours.replace("&amp;", "&")
+            .replace("<script language", "<SCRIPT LANGUAGE")
+            .replace("</script>", "</SCRIPT>"),
+        converted
+    );
+}
+
+/// The URL values of `href="…"` attributes and `url(…)`, `&amp;` read as `&`.
+fn urls(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (open, close) in [("href=\"", '"'), ("url(", ')')] {
+        let mut rest = html;
+        while let Some(i) = rest.find(open) {
+            rest = &rest[i + open.len()..];
+            let end = rest.find(close).unwrap();
+            out.push(rest[..end].replace("&amp;", "&"));
+        }
+    }
+    out
+}
+
+/// GNU Wget2 `tests/test-k-percent-encoding.c` (GPL-3.0-or-later): the stylesheet
+/// `/css?family=Montserrat%3A400%2C700%7CBitter%3A400%2C700&display=swap` is saved as
+/// `css?family=Montserrat%3A400,700|Bitter%3A400,700&display=swap` and linked as
+/// `css%3Ffamily=Montserrat%253A400,700%7CBitter%253A400,700&display=swap`. Ours gives wget2's
+/// bytes.
+#[test]
+fn wget2_test_k_percent_encoding() {
+    let t = tmp();
+    let tree = t.path().join("tree");
+    let home = |href: &str| {
+        format!(
+            "<html><head><title>Home Page</title><link href=\"{href}\" rel=\"stylesheet\">\
+             </head><body><p>Main page with external font link.</p></body></html>"
+        )
+    };
+    write(
+        &tree,
+        "home.html",
+        &home("http://localhost:8080/css?family=Montserrat%3A400%2C700%7CBitter%3A400%2C700&display=swap"),
+    );
+    write(
+        &tree,
+        "css?family=Montserrat%3A400,700|Bitter%3A400,700&display=swap",
+        "/* Mock CSS file */ body { font-family: Montserrat; }",
+    );
+    let out = relative_mirror(&t, &tree);
+    // wget2's value; ours writes its `&` as `&amp;` (the same attribute value).
+    assert_eq!(
+        std::fs::read_to_string(out.join("home.html")).unwrap(),
+        home("css%3Ffamily=Montserrat%253A400,700%7CBitter%253A400,700&amp;display=swap")
+    );
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// HTTrack's crawl of the same site (`fixtures/crawl/httrack/`, HTTrack 3.49): it names
+/// `sub/page.php?id=1` `sub/page681a.html` (a hash of the query) and `index.php` `index.html`,
+/// which only its index `hts-cache/new.txt` records. HTTrack's own mirror keeps the `<base
+/// href="/sub/">` of base.html, so from disk that page loses its image and its link; ours of
+/// its tree (the index beside the host directory read) has neither problem, and an absolute
+/// link to a saved URL with a query finds HTTrack's file (left absolute when read as plain).
+#[test]
+fn httrack_trees_are_read_through_its_index() {
+    let host = crawl("httrack/127.0.0.1_8724");
+    let (pages, subresources, failed, left, broken, _) = measure(&host);
+    assert_eq!(
+        (pages, subresources, failed, left, broken),
+        (9, 12, 1, 0, 1)
+    );
+
+    let t = tmp();
+    let project = t.path().join("project");
+    copy_tree(&crawl("httrack"), &project);
+    let tree = project.join("127.0.0.1_8724");
+    write(
+        &tree,
+        "extra.html",
+        "<link rel=stylesheet href=\"http://127.0.0.1:8724/style.css?v=1\">\
+         <a href=\"http://127.0.0.1:8724/sub/page.php?id=1#x\">1</a>",
+    );
+    for (layout, expected) in [
+        (
+            "auto",
+            "<link rel=stylesheet href=\"style3860.css\"><a href=\"sub/page681a.html#x\">1</a>",
+        ),
+        (
+            "plain",
+            "<link rel=stylesheet href=\"http://127.0.0.1:8724/style.css?v=1\">\
+             <a href=\"http://127.0.0.1:8724/sub/page.php?id=1#x\">1</a>",
+        ),
+    ] {
+        let out = t.path().join(layout);
+        let run = linkbase(
+            &[
+                "rewrite",
+                tree.to_str().unwrap(),
+                "--site-url",
+                SITE,
+                "--relative",
+                "--profile",
+                "whatwg",
+                "--layout",
+                layout,
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(
+            run.stderr.contains("read in httrack's layout"),
+            layout == "auto",
+            "{}",
+            run.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(out.join("extra.html")).unwrap(),
+            expected
+        );
+        if layout == "auto" {
+            std::fs::remove_file(out.join("extra.html")).unwrap();
+            let (pages, subresources, failed, left, broken, absolute) = measure(&out);
+            assert_eq!(
+                (pages, subresources, failed, left, broken),
+                (9, 12, 0, 0, 0)
+            );
+            assert!(absolute.is_empty(), "{absolute:?}");
+        }
     }
 }
