@@ -575,3 +575,44 @@ fn httrack_trees_are_read_through_its_index() {
         }
     }
 }
+
+/// Issue 24 item 4: the query-only link of the crawl's `.php` page is resolved differently by
+/// RFC 2396 (the default) and by browsers; `links` says so on the link, under both profiles.
+#[test]
+fn profile_sensitive_links_are_said() {
+    let page = crawl("raw/127.0.0.1:8724/sub/page.php?id=1.html");
+    for profile in ["rfc2396", "whatwg"] {
+        let run = linkbase(
+            &[
+                "links",
+                page.to_str().unwrap(),
+                "--url",
+                "http://127.0.0.1:8724/sub/page.php?id=1",
+                "--profile",
+                profile,
+            ],
+            b"",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let sensitive: Vec<(String, String)> = run
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter_map(|v| {
+                let d = v["diagnostic"].as_str()?.to_owned();
+                d.starts_with("profile-sensitive: ")
+                    .then(|| (v["original"].as_str().unwrap().to_owned(), d))
+            })
+            .collect();
+        assert_eq!(
+            sensitive,
+            [(
+                "?id=2".to_owned(),
+                "profile-sensitive: rfc2396 resolves it to http://127.0.0.1:8724/sub/?id=2; \
+                 whatwg (the URL Standard, as browsers) to http://127.0.0.1:8724/sub/page.php?id=2"
+                    .to_owned()
+            )],
+            "{profile}"
+        );
+    }
+}
