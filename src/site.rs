@@ -37,6 +37,9 @@ pub struct Site {
     /// each such file's URL.
     saved: HashMap<String, String>,
     saved_urls: HashMap<String, String>,
+    /// Hosts the tree holds a crawler's copy of, each with its directory below the root
+    /// ([`Site::add_mirrored_host`]).
+    mirrored: Vec<(String, String)>,
 }
 
 /// Where a resolved link points, seen from the site.
@@ -82,6 +85,10 @@ pub enum Verdict {
     /// Outside the site, checked by syntax (`mailto:`, `tel:`) or not a URL a request can be
     /// made for: malformed.
     BadAddress,
+    /// A link to a file of this mirror written as its address on the web (a crawler's host
+    /// directory, [`Site::add_mirrored_host`]): from disk it leaves the mirror for the live
+    /// site, although the mirror has the file (issue 24).
+    LeftAbsolute,
 }
 
 impl Verdict {
@@ -95,6 +102,7 @@ impl Verdict {
                 | Verdict::HttpError
                 | Verdict::Unreachable
                 | Verdict::BadAddress
+                | Verdict::LeftAbsolute
         )
     }
 
@@ -111,6 +119,7 @@ impl Verdict {
             Verdict::HttpError => "http-error",
             Verdict::Unreachable => "unreachable",
             Verdict::BadAddress => "bad-address",
+            Verdict::LeftAbsolute => "left-absolute",
         }
     }
 }
@@ -161,6 +170,7 @@ impl Site {
             layout: Layout::Plain,
             saved: HashMap::new(),
             saved_urls: HashMap::new(),
+            mirrored: Vec::new(),
         })
     }
 
@@ -253,6 +263,59 @@ impl Site {
         self.saved_urls
             .entry(path.to_owned())
             .or_insert_with(|| url.to_owned());
+    }
+
+    /// Records that the directory `dir` of the tree (`""`: the root) is a crawler's copy of
+    /// the http(s) host `authority` (`127.0.0.1:8724`, `example.com`): a link to a URL on that
+    /// host whose file the copy has is [`Verdict::LeftAbsolute`] rather than external, so that
+    /// `check --local` of a mirror whose links still go to the live site is not an all-clear.
+    ///
+    /// ```
+    /// use linkbase::site::{Site, Verdict};
+    /// let mut site = Site::new("file:///m/").unwrap();
+    /// site.add_file("example.com/s.css");
+    /// site.add_mirrored_host("Example.com:80", "example.com");
+    /// assert_eq!(site.check(Some("http://example.com/s.css")).0, Verdict::LeftAbsolute);
+    /// assert_eq!(site.check(Some("https://example.com/other.css")).0, Verdict::External);
+    /// ```
+    pub fn add_mirrored_host(&mut self, authority: &str, dir: &str) {
+        let dir = dir.trim_matches('/');
+        self.mirrored.push((
+            normal_authority(authority),
+            if dir.is_empty() {
+                String::new()
+            } else {
+                format!("{dir}/")
+            },
+        ));
+    }
+
+    /// The file of the tree a URL on a mirrored host names, when the tree has it.
+    fn mirrored_file(&self, resolved: &str) -> Option<String> {
+        let r = UriRef::parse(resolved);
+        if !r
+            .scheme
+            .is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"))
+        {
+            return None;
+        }
+        let authority = normal_authority(r.authority?);
+        let (_, dir) = self.mirrored.iter().find(|(a, _)| *a == authority)?;
+        // The same URL on the site: the site URL, the host's directory, the path.
+        let mut url = self.url.as_str().to_owned();
+        percent_encode_segment(dir.trim_end_matches('/'), &mut url);
+        if !dir.is_empty() {
+            url.push('/');
+        }
+        url.push_str(r.path.trim_start_matches('/'));
+        if let Some(q) = r.query {
+            url.push('?');
+            url.push_str(q);
+        }
+        match self.locate(&url, Written::Absolute) {
+            (Target::Internal { path, .. }, false) if self.files.contains(&path) => Some(path),
+            _ => None,
+        }
     }
 
     /// The layout the tree is read with.
@@ -498,6 +561,12 @@ impl Site {
             return (Verdict::Unresolvable, Target::External);
         };
         let (target, encoded_slash) = self.locate(resolved, written);
+        if target == Target::External && !self.mirrored.is_empty() {
+            if let Some(path) = self.mirrored_file(resolved) {
+                let fragment = UriRef::parse(resolved).fragment.map(str::to_owned);
+                return (Verdict::LeftAbsolute, Target::Internal { path, fragment });
+            }
+        }
         let verdict = match &target {
             Target::External => Verdict::External,
             Target::OutsideRoot => Verdict::OutsideRoot,
@@ -756,6 +825,21 @@ impl Written {
             Written::Relative
         }
     }
+}
+
+/// An http(s) authority as one key: no user information, the host lower-cased, no default port.
+fn normal_authority(authority: &str) -> String {
+    let host = authority
+        .rsplit('@')
+        .next()
+        .unwrap_or(authority)
+        .to_ascii_lowercase();
+    for port in [":80", ":443"] {
+        if let Some(h) = host.strip_suffix(port) {
+            return h.to_owned();
+        }
+    }
+    host
 }
 
 /// Whether two authorities name the same server: host case-insensitive, and a scheme's default

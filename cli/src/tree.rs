@@ -160,6 +160,59 @@ pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: 
     site.set_layout(layout);
 }
 
+/// `check --local`: a crawler saves a site under a directory named by its host (wget
+/// `host[:port]`, `host+port` with --restrict-file-names=windows; HTTrack `host_port`): DIR
+/// itself, or one at its top. Links to that host whose file the copy has are then
+/// `left-absolute`, not external (`linkbase::site::Site::add_mirrored_host`).
+pub(crate) fn add_mirrored_hosts(site: &mut linkbase::site::Site, dir: &Path, tree: &walk::Tree) {
+    let own = fsout::resolve_path(dir)
+        .ok()
+        .and_then(|d| d.file_name().and_then(|n| n.to_str()).map(str::to_owned));
+    let mut tops: Vec<&str> = tree
+        .entries
+        .iter()
+        .filter_map(|e| e.rel.split_once('/').map(|(top, _)| top))
+        .collect();
+    tops.dedup();
+    for (name, prefix) in own
+        .as_deref()
+        .map(|n| (n, ""))
+        .into_iter()
+        .chain(tops.into_iter().map(|t| (t, t)))
+    {
+        if let Some(authority) = host_of_directory(name) {
+            site.add_mirrored_host(&authority, prefix);
+        }
+    }
+}
+
+/// The authority a crawler's host directory stands for, when the name reads as one: a host
+/// name with a dot (or `localhost`), or an IPv4 address, and perhaps a port after `:`, `+`
+/// or `_`.
+fn host_of_directory(name: &str) -> Option<String> {
+    let (host, port) = match name.rfind([':', '+', '_']) {
+        Some(i) => {
+            let port = name.get(i + 1..)?;
+            if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            (name.get(..i)?, Some(port))
+        }
+        None => (name, None),
+    };
+    let hostlike = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+        && (host.contains('.') || host.eq_ignore_ascii_case("localhost"))
+        && !host.starts_with('.')
+        && !host.ends_with('.');
+    hostlike.then(|| match port {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_owned(),
+    })
+}
+
 /// Each file HTTrack's index names, matched to the tree by the longest tail of its recorded
 /// path that is a file of the tree (the project may have moved since the crawl).
 fn add_httrack_index(site: &mut linkbase::site::Site, index: &str) {

@@ -616,3 +616,53 @@ fn profile_sensitive_links_are_said() {
         );
     }
 }
+
+/// Issue 24 item 1, the false all-clear: a mirror whose links still go to the live site
+/// (here ours read as a plain tree) passed `check --local` (every such link "external"). In a
+/// directory named by its host, as wget and HTTrack save one, a link to a file the copy has is
+/// now `left-absolute`, a broken link; the mirror made in wget's layout passes.
+#[test]
+fn check_local_sees_links_left_on_the_live_site() {
+    let t = tmp();
+    let raw = crawl("raw/127.0.0.1:8724");
+    for (layout, code, broken) in [("plain", 1, 13), ("auto", 0, 0)] {
+        let host = t.path().join(layout).join("127.0.0.1:8724");
+        let run = linkbase(
+            &[
+                "rewrite",
+                raw.to_str().unwrap(),
+                "--site-url",
+                SITE,
+                "--relative",
+                "--profile",
+                "whatwg",
+                "--layout",
+                layout,
+                "-o",
+                host.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let run = linkbase(
+            &[
+                "check",
+                host.to_str().unwrap(),
+                "--local",
+                "--format",
+                "json",
+            ],
+            b"",
+        );
+        assert_eq!(run.code, code, "{layout}: {}", run.stdout);
+        let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let left: usize = report["broken"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["verdict"] == "left-absolute")
+            .map(|b| b["links"].as_u64().unwrap() as usize)
+            .sum();
+        assert_eq!(left, broken, "{layout}: {}", run.stdout);
+    }
+}
