@@ -172,6 +172,45 @@ pub fn wget_candidates(dirs: &[&str], last: &str, query: Option<&str>) -> Vec<St
     out
 }
 
+/// The last name HTTrack gives a URL's file (its `url_savename`, as its `01_engine-savename`
+/// test shows it): the last path segment (`index.html` when empty), with, for a query, the first
+/// four hex digits of the MD5 of the query inserted before the extension (`page.php?id=1` →
+/// `page681a`); a page's extension is `.html` (a server script's `.php`, `.asp`, `.aspx`,
+/// `.jsp`, `.cgi`, `.pl`, `.cfm` replaced, any other appended unless `.htm`/`.html`), a
+/// stylesheet's `.css`. `last` and `query` are decoded; the result escaped as
+/// [`escape_name`] does on Unix. HTTrack's finer rules (a Content-Disposition name, types read
+/// from the bytes, its own length limits) are not followed.
+pub fn httrack_last_name(last: &str, query: Option<&str>, kind: Kind) -> String {
+    let file = if last.is_empty() { INDEX_FILE } else { last };
+    let (stem, ext) = match file.rfind('.') {
+        Some(i) if i > 0 => (file.get(..i).unwrap_or(file), file.get(i..).unwrap_or("")),
+        _ => (file, ""),
+    };
+    let lower = ext.to_ascii_lowercase();
+    let scripts = [".php", ".asp", ".aspx", ".jsp", ".cgi", ".pl", ".cfm"];
+    let (stem, ext) = match kind {
+        Kind::Html if lower == ".html" || lower == ".htm" => (stem.to_owned(), ext.to_owned()),
+        Kind::Html if scripts.contains(&lower.as_str()) => (stem.to_owned(), ".html".to_owned()),
+        Kind::Html => (file.to_owned(), ".html".to_owned()),
+        Kind::Css if lower == ".css" => (stem.to_owned(), ext.to_owned()),
+        Kind::Css => (file.to_owned(), ".css".to_owned()),
+        Kind::Other => (stem.to_owned(), ext.to_owned()),
+    };
+    let hash = query.map(|q| {
+        use md5::Digest;
+        let digest = md5::Md5::digest(q.as_bytes());
+        digest
+            .iter()
+            .take(2)
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    });
+    escape_name(
+        &format!("{stem}{}{ext}", hash.unwrap_or_default()),
+        Restrict::Unix,
+    )
+}
+
 /// The URLs HTTrack saved and where, from its index `hts-cache/new.txt` (tab-separated; the
 /// 8th field the URL, the 9th the file's path as written at crawl time, empty when nothing was
 /// saved; the first line names the fields): each `(url, path)` of a 2xx response. The fields
@@ -295,6 +334,42 @@ mod tests {
         assert_eq!(
             wget2_query("family=Montserrat%3A400%2C700%7CBitter%3A400%2C700&display=swap"),
             "family=Montserrat%3A400,700|Bitter%3A400,700&display=swap"
+        );
+    }
+
+    /// HTTrack 3.49's names of `fixtures/crawl/httrack/` and its `01_engine-savename` test
+    /// (GPL-3.0; the data only).
+    #[test]
+    fn httrack_names() {
+        assert_eq!(
+            httrack_last_name("page.php", Some("id=1"), Kind::Html),
+            "page681a.html"
+        );
+        assert_eq!(
+            httrack_last_name("page.php", Some("id=2"), Kind::Html),
+            "page0b30.html"
+        );
+        assert_eq!(
+            httrack_last_name("style.css", Some("v=1"), Kind::Css),
+            "style3860.css"
+        );
+        assert_eq!(
+            httrack_last_name("app.js", Some("v=3"), Kind::Other),
+            "app30f4.js"
+        );
+        assert_eq!(
+            httrack_last_name("logo.png", Some("w=2"), Kind::Other),
+            "logobd39.png"
+        );
+        assert_eq!(
+            httrack_last_name("index.php", None, Kind::Html),
+            "index.html"
+        );
+        assert_eq!(httrack_last_name("", None, Kind::Html), "index.html");
+        assert_eq!(httrack_last_name("foo", None, Kind::Html), "foo.html");
+        assert_eq!(
+            httrack_last_name("article-1.884291", None, Kind::Html),
+            "article-1.884291.html"
         );
     }
 

@@ -192,8 +192,10 @@ pub struct CheckArgs {
     pub local: bool,
     /// How the tree names the file of a URL: wget keeps a link's query in the file name
     /// (page.html?x=1, or page.html@x=1 with --restrict-file-names=windows) and -E appends
-    /// .html or .css (sub.php.html, s.css?v=1.css); plain reads the query as the server's.
-    /// auto: wget's when a name holds a `?` or ends like x.php.html (said on stderr).
+    /// .html or .css (sub.php.html, s.css?v=1.css); plain reads the query as the server's;
+    /// httrack reads HTTrack's index (hts-cache/new.txt). auto: wget's when a name holds a `?`
+    /// or ends like x.php.html, HTTrack's beside its index (said on stderr). With --extract:
+    /// the names written (auto: wget's with -E; plain: the path alone; httrack: page681a.html).
     #[arg(long, value_enum, default_value_t = LayoutArg::Auto, help_heading = "Site")]
     pub layout: LayoutArg,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
@@ -414,8 +416,9 @@ pub struct RewriteArgs {
     pub output_charset: Option<String>,
     /// With a WARC file as INPUT: write each archived page (2xx responses and resources),
     /// rewritten, and every other 2xx record (stylesheets with their url() rewritten, scripts,
-    /// images, fonts as they are), under DIR as wget names its files (DIR/host/path, a
-    /// directory's page as index.html), instead of an archive with conversion records. Links
+    /// images, fonts as they are), under DIR as wget -E names its files (DIR/host/path, the
+    /// query kept in the name, .html and .css ensured, a directory's page as index.html; see
+    /// --layout), instead of an archive with conversion records. Links
     /// to a redirect whose target is extracted lead to the target. Two URLs never share a file:
     /// one whose name is taken (by another URL, or as a directory; compared ignoring case) gets
     /// ~2, ~3 before the extension, and is said.
@@ -444,8 +447,9 @@ pub struct RewriteArgs {
     pub root: Option<std::path::PathBuf>,
     /// How the tree names the file of a URL: wget keeps a link's query in the file name
     /// (page.html?x=1, or page.html@x=1 with --restrict-file-names=windows) and -E appends
-    /// .html or .css (sub.php.html, s.css?v=1.css); plain reads the query as the server's.
-    /// auto: wget's when a name holds a `?` or ends like x.php.html (said on stderr).
+    /// .html or .css (sub.php.html, s.css?v=1.css); plain reads the query as the server's;
+    /// httrack reads HTTrack's index (hts-cache/new.txt). auto: wget's when a name holds a `?`
+    /// or ends like x.php.html, HTTrack's beside its index (said on stderr).
     #[arg(long, value_enum, default_value_t = LayoutArg::Auto, help_heading = "Site")]
     pub layout: LayoutArg,
     /// Worker threads for a directory (default: every core).

@@ -311,8 +311,16 @@ pub fn rewrite(
                 _ => {}
             }
         }
-        let (mut names, collisions) =
-            archive::ExtractNames::assign(uris.iter().map(|(u, k)| (u.as_str(), *k)));
+        let (mut names, collisions) = archive::ExtractNames::assign_in(
+            uris.iter().map(|(u, k)| (u.as_str(), *k)),
+            match args.layout {
+                crate::args::LayoutArg::Plain => linkbase::layout::Layout::Plain,
+                crate::args::LayoutArg::Httrack => linkbase::layout::Layout::Httrack,
+                crate::args::LayoutArg::Auto | crate::args::LayoutArg::Wget => {
+                    linkbase::layout::Layout::Wget
+                }
+            },
+        );
         drop(uris);
         let followed = names.follow(&redirects) as u64;
         drop(redirects);

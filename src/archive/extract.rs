@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::record::OtherRecord;
-use crate::layout::{adjust_extension, escape_name, wget_last_name, Kind, Restrict};
+use crate::layout::{adjust_extension, escape_name, wget_last_name, Kind, Layout, Restrict};
 use crate::pipeline::Options;
 
 /// Where `--extract` writes a record: `host[:port]/path` in wget's layout with `-E`
@@ -24,6 +24,14 @@ use crate::pipeline::Options;
 /// resolved). Such URLs are kept apart by [`ExtractNames`], which gives all but the first
 /// another name.
 pub fn extract_path(target_uri: &str, kind: Kind) -> Option<std::path::PathBuf> {
+    extract_path_in(target_uri, kind, Layout::Wget)
+}
+
+/// [`extract_path`] in another layout (`rewrite --extract --layout`): [`Layout::Plain`] names
+/// a file by its path alone (the query dropped, no extension added: query variants then meet
+/// on one name, and [`ExtractNames`] keeps them apart); [`Layout::Httrack`] as HTTrack does
+/// ([`crate::layout::httrack_last_name`]; a port after `_`).
+pub fn extract_path_in(target_uri: &str, kind: Kind, layout: Layout) -> Option<std::path::PathBuf> {
     let uri = crate::UriRef::parse(target_uri);
     let scheme = uri.scheme?;
     let mut host = uri.authority?.rsplit('@').next()?.to_ascii_lowercase();
@@ -38,6 +46,11 @@ pub fn extract_path(target_uri: &str, kind: Kind) -> Option<std::path::PathBuf> 
     if !default_port.is_empty() {
         if let Some(h) = host.strip_suffix(default_port) {
             host = h.to_owned();
+        }
+    }
+    if layout == Layout::Httrack {
+        if let Some((h, port)) = host.rsplit_once(':') {
+            host = format!("{h}_{port}");
         }
     }
     let mut path = std::path::PathBuf::from(extract_component(&host));
@@ -63,8 +76,16 @@ pub fn extract_path(target_uri: &str, kind: Kind) -> Option<std::path::PathBuf> 
         last
     };
     let query = uri.query.map(crate::uri::percent_decode);
-    let name = wget_last_name(last, query.as_deref(), Restrict::Unix);
-    path.push(extract_component(&adjust_extension(&name, kind)));
+    let name = match layout {
+        Layout::Plain => wget_last_name(last, None, Restrict::Unix),
+        Layout::Httrack => crate::layout::httrack_last_name(last, query.as_deref(), kind),
+        _ => adjust_extension(
+            &wget_last_name(last, query.as_deref(), Restrict::Unix),
+            kind,
+        )
+        .into_owned(),
+    };
+    path.push(extract_component(&name));
     Some(path)
 }
 
@@ -195,6 +216,8 @@ pub struct ExtractNames {
     by_name: HashMap<std::path::PathBuf, std::path::PathBuf>,
     /// A redirect's URL → the file of where it leads ([`ExtractNames::follow`]).
     redirects: HashMap<String, std::path::PathBuf>,
+    /// The names' layout.
+    layout: Layout,
 }
 
 /// A URL that could not have its [`extract_path`] name.
@@ -264,13 +287,22 @@ impl ExtractNames {
     pub fn assign<'a>(
         uris: impl IntoIterator<Item = (&'a str, Kind)>,
     ) -> (ExtractNames, Vec<ExtractCollision>) {
+        ExtractNames::assign_in(uris, Layout::Wget)
+    }
+
+    /// [`ExtractNames::assign`] with the names of `layout` ([`extract_path_in`]).
+    pub fn assign_in<'a>(
+        uris: impl IntoIterator<Item = (&'a str, Kind)>,
+        layout: Layout,
+    ) -> (ExtractNames, Vec<ExtractCollision>) {
         let mut order: Vec<(&str, std::path::PathBuf, std::path::PathBuf)> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for (uri, kind) in uris {
             if seen.insert(uri) {
-                if let (Some(name), Some(plain)) =
-                    (extract_path(uri, kind), extract_path(uri, Kind::Other))
-                {
+                if let (Some(name), Some(plain)) = (
+                    extract_path_in(uri, kind, layout),
+                    extract_path_in(uri, Kind::Other, layout),
+                ) {
                     order.push((uri, name, plain));
                 }
             }
@@ -285,7 +317,10 @@ impl ExtractNames {
                 directories.entry(folded(dir)).or_insert(uri);
             }
         }
-        let mut names = ExtractNames::default();
+        let mut names = ExtractNames {
+            layout,
+            ..ExtractNames::default()
+        };
         let mut files: HashMap<String, &str> = HashMap::new();
         // Per clashing name, the suffix to try next: K URLs on one name probe K times, not K²/2
         // (an archive of 100,000 case variants of one URL is hostile input too).
@@ -337,7 +372,7 @@ impl ExtractNames {
             Some(f) => Some(f),
             None => self
                 .by_name
-                .get(&extract_path(uri, Kind::Other)?)
+                .get(&extract_path_in(uri, Kind::Other, self.layout)?)
                 .map(|f| f.as_path()),
         }
     }

@@ -666,3 +666,58 @@ fn check_local_sees_links_left_on_the_live_site() {
         assert_eq!(left, broken, "{layout}: {}", run.stdout);
     }
 }
+
+fn files_below(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_str().unwrap().to_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `rewrite X.warc --extract DIR --layout httrack` names the files as HTTrack 3.49 did when it
+/// crawled the same site (`fixtures/crawl/httrack/`: the query's MD5 in the name, `.php` pages
+/// as `.html`, the port after `_`), and the mirror browses from disk; HTTrack saves no
+/// robots.txt, the extract has every 2xx record.
+#[test]
+fn extract_in_httracks_layout_names_files_as_httrack_does() {
+    let t = tmp();
+    let out = t.path().join("x");
+    let run = linkbase(
+        &[
+            "rewrite",
+            crawl("crawl.warc.gz").to_str().unwrap(),
+            "--extract",
+            out.to_str().unwrap(),
+            "--relative",
+            "--profile",
+            "whatwg",
+            "--header-base",
+            "browser",
+            "--layout",
+            "httrack",
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let host = out.join("127.0.0.1_8724");
+    let mut httrack = files_below(&crawl("httrack/127.0.0.1_8724"));
+    httrack.push("robots.txt".to_owned());
+    httrack.sort();
+    assert_eq!(files_below(&host), httrack);
+    let (pages, subresources, failed, left, broken, absolute) = measure(&host);
+    assert_eq!(
+        (pages, subresources, failed, left, broken),
+        (9, 12, 0, 0, 0)
+    );
+    assert!(absolute.is_empty(), "{absolute:?}");
+}
