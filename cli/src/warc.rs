@@ -547,6 +547,8 @@ fn extract(
     let mut unwritten = 0u64;
     let mut unnamed = 0u64;
     let mut bases_removed = 0u64;
+    // Pages given a <meta charset> for the charset only their Content-Type said (issue 24).
+    let mut charsets_declared = 0u64;
     let drop_base = options.rewrite.drop_base;
     run(
         archive,
@@ -554,12 +556,11 @@ fn extract(
             rewrite_record(h, name, options).map(|(bytes, w)| {
                 let removed = drop_base && crate::walk::base_removed(&w.base);
                 // Issue 24 item 3: a file has no transport; the charset it gave is declared.
-                let bytes = if w.base.encoding_source == linkbase::EncodingSource::Transport {
-                    archive::declare_charset(&bytes, w.base.encoding).unwrap_or(bytes)
-                } else {
-                    bytes
-                };
-                (bytes, removed)
+                let declared = (w.base.encoding_source == linkbase::EncodingSource::Transport)
+                    .then(|| archive::declare_charset(&bytes, w.base.encoding))
+                    .flatten();
+                let charset = declared.is_some();
+                (declared.unwrap_or(bytes), (removed, charset))
             })
         },
         |event, result| {
@@ -606,8 +607,9 @@ fn extract(
                 return Ok(());
             };
             let bytes = match result {
-                Ok((b, removed)) => {
+                Ok((b, (removed, charset))) => {
                     bases_removed += u64::from(removed && extracted(h.status));
+                    charsets_declared += u64::from(charset && extracted(h.status));
                     b
                 }
                 Err(e) => {
@@ -652,6 +654,14 @@ fn extract(
     if unwritten > 0 {
         notes.push(format!("{unwritten} could not be written, see above"));
     }
+    let declared = if charsets_declared > 0 {
+        format!(
+            "; <meta charset> inserted in {} (their charset came from the archived Content-Type)",
+            say::n(charsets_declared, "page")
+        )
+    } else {
+        String::new()
+    };
     let removed = if bases_removed > 0 {
         format!(
             "; <base> removed from {}{}",
@@ -666,7 +676,7 @@ fn extract(
         String::new()
     };
     let tail = format!(
-        "; {} written to {}{}{removed}; {:.2} s",
+        "; {} written to {}{}{removed}{declared}; {:.2} s",
         if others > 0 {
             format!(
                 "{} and {}",

@@ -288,6 +288,15 @@ fn our_extract_of_the_crawl_browses_from_disk() {
         b"",
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // Every page of the crawl had its charset only in the HTTP header.
+    assert!(
+        run.stderr.contains(
+            "; <meta charset> inserted in 9 pages (their charset came from the archived \
+             Content-Type); "
+        ),
+        "{}",
+        run.stderr
+    );
     let site = out.join("127.0.0.1:8724");
     let (pages, subresources, failed, left, broken, absolute) = measure(&site);
     assert_eq!(
