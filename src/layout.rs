@@ -242,28 +242,7 @@ pub fn httrack_index(text: &str) -> Vec<(String, String)> {
 /// `%XX` decoded except where it stands for a URI's general delimiter (`: / ? # [ ] @`, RFC
 /// 3986 §2.2) or `%`: `h=http%3A%2F%2Fx` stays, `a%2Cb%7Cc` is `a,b|c`.
 pub fn wget2_query(raw: &str) -> String {
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = |k: usize| bytes.get(k).and_then(|c| char::from(*c).to_digit(16));
-        match (b, hex(i + 1), hex(i + 2)) {
-            (b'%', Some(h), Some(l)) => {
-                let decoded = u8::try_from(h * 16 + l).unwrap_or(b'%');
-                if b":/?#[]@%".contains(&decoded) {
-                    out.extend_from_slice(bytes.get(i..i + 3).unwrap_or_default());
-                } else {
-                    out.push(decoded);
-                }
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    crate::uri::percent_decode_except(raw, |b| b":/?#[]@%".contains(&b))
 }
 
 #[cfg(test)]

@@ -51,6 +51,15 @@ fn measure(mirror: &Path) -> (u64, u64, usize, usize, usize, Vec<String>) {
     )
 }
 
+/// `linkbase rewrite ARGS…`, which must succeed.
+fn rewrite_ok(args: &[&str]) -> super::util::Run {
+    let mut argv = vec!["rewrite"];
+    argv.extend_from_slice(args);
+    let run = linkbase(&argv, b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run
+}
+
 fn write(dir: &Path, rel: &str, text: &str) {
     let p = dir.join(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -70,19 +79,14 @@ fn wget_test_e_k() {
     write(&tree, "index.php.html", main);
     write(&tree, "subpage.php.html", sub);
     let out = t.path().join("out");
-    let run = linkbase(
-        &[
-            "rewrite",
-            tree.to_str().unwrap(),
-            "--site-url",
-            "http://localhost:8080/",
-            "--relative",
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = rewrite_ok(&[
+        tree.to_str().unwrap(),
+        "--site-url",
+        "http://localhost:8080/",
+        "--relative",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert!(
         run.stderr.contains("read in wget's layout"),
         "{}",
@@ -99,21 +103,16 @@ fn wget_test_e_k() {
     );
     // Read as a plain tree (before issue 24), the link to the saved page stays on the live site.
     let plain = t.path().join("plain");
-    let run = linkbase(
-        &[
-            "rewrite",
-            tree.to_str().unwrap(),
-            "--site-url",
-            "http://localhost:8080/",
-            "--relative",
-            "--layout",
-            "plain",
-            "-o",
-            plain.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    rewrite_ok(&[
+        tree.to_str().unwrap(),
+        "--site-url",
+        "http://localhost:8080/",
+        "--relative",
+        "--layout",
+        "plain",
+        "-o",
+        plain.to_str().unwrap(),
+    ]);
     assert!(std::fs::read_to_string(plain.join("index.php.html"))
         .unwrap()
         .contains("href=\"http://localhost:8080/subpage.php\""));
@@ -135,21 +134,16 @@ fn wget_test_k_restricted_names() {
         write(&tree, "index.html", index);
         write(&tree, saved, "<p>Subsite</p>");
         let out = t.path().join(format!("out-{}", saved.len()));
-        let run = linkbase(
-            &[
-                "rewrite",
-                tree.to_str().unwrap(),
-                "--site-url",
-                "http://localhost:8080/",
-                "--relative",
-                "--layout",
-                "wget",
-                "-o",
-                out.to_str().unwrap(),
-            ],
-            b"",
-        );
-        assert_eq!(run.code, 0, "{}", run.stderr);
+        rewrite_ok(&[
+            tree.to_str().unwrap(),
+            "--site-url",
+            "http://localhost:8080/",
+            "--relative",
+            "--layout",
+            "wget",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         assert_eq!(
             std::fs::read_to_string(out.join("index.html")).unwrap(),
             index.replace("href=\"site;sub:.html\"", &format!("href=\"{link}\"")),
@@ -170,21 +164,16 @@ fn our_mirror_of_a_wget_tree_browses_from_disk() {
     let t = tmp();
     let raw = crawl("raw/127.0.0.1:8724");
     let out = t.path().join("m");
-    let run = linkbase(
-        &[
-            "rewrite",
-            raw.to_str().unwrap(),
-            "--site-url",
-            SITE,
-            "--relative",
-            "--profile",
-            "whatwg",
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    rewrite_ok(&[
+        raw.to_str().unwrap(),
+        "--site-url",
+        SITE,
+        "--relative",
+        "--profile",
+        "whatwg",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     let (pages, subresources, failed, left, broken, absolute) = measure(&out);
     assert_eq!(
         (pages, subresources, failed, left, broken),
@@ -216,21 +205,16 @@ fn our_mirror_of_a_wget_tree_browses_from_disk() {
 
     // Read as a plain tree: the stylesheet, script and images are on the live site.
     let plain = t.path().join("plain");
-    let run = linkbase(
-        &[
-            "rewrite",
-            raw.to_str().unwrap(),
-            "--site-url",
-            SITE,
-            "--relative",
-            "--layout",
-            "plain",
-            "-o",
-            plain.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    rewrite_ok(&[
+        raw.to_str().unwrap(),
+        "--site-url",
+        SITE,
+        "--relative",
+        "--layout",
+        "plain",
+        "-o",
+        plain.to_str().unwrap(),
+    ]);
     let (_, _, failed, left, _, _) = measure(&plain);
     assert_eq!((failed, left), (5, 8));
 
@@ -273,21 +257,16 @@ fn our_extract_of_the_crawl_browses_from_disk() {
     let t = tmp();
     let warc = crawl("crawl.warc.gz");
     let out = t.path().join("x");
-    let run = linkbase(
-        &[
-            "rewrite",
-            warc.to_str().unwrap(),
-            "--extract",
-            out.to_str().unwrap(),
-            "--relative",
-            "--profile",
-            "whatwg",
-            "--header-base",
-            "browser",
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = rewrite_ok(&[
+        warc.to_str().unwrap(),
+        "--extract",
+        out.to_str().unwrap(),
+        "--relative",
+        "--profile",
+        "whatwg",
+        "--header-base",
+        "browser",
+    ]);
     // Every page of the crawl had its charset only in the HTTP header.
     assert!(
         run.stderr.contains(
@@ -312,17 +291,12 @@ fn our_extract_of_the_crawl_browses_from_disk() {
     assert!(cp1251.windows(link.len()).any(|w| w == link));
 
     let defaults = t.path().join("d");
-    let run = linkbase(
-        &[
-            "rewrite",
-            warc.to_str().unwrap(),
-            "--extract",
-            defaults.to_str().unwrap(),
-            "--relative",
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    rewrite_ok(&[
+        warc.to_str().unwrap(),
+        "--extract",
+        defaults.to_str().unwrap(),
+        "--relative",
+    ]);
     let (_, _, failed, left, _, absolute) = measure(&defaults.join("127.0.0.1:8724"));
     assert_eq!((failed, left), (1, 0));
     assert_eq!(
@@ -377,19 +351,14 @@ fn outside_links_are_copied_as_files_on_request() {
 /// detected from the names) and returns OUT.
 fn relative_mirror(t: &tempfile::TempDir, tree: &Path) -> PathBuf {
     let out = t.path().join("out");
-    let run = linkbase(
-        &[
-            "rewrite",
-            tree.to_str().unwrap(),
-            "--site-url",
-            "http://localhost:8080/",
-            "--relative",
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = rewrite_ok(&[
+        tree.to_str().unwrap(),
+        "--site-url",
+        "http://localhost:8080/",
+        "--relative",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert!(
         run.stderr.contains("read in wget's layout"),
         "{}",
@@ -546,23 +515,18 @@ fn httrack_trees_are_read_through_its_index() {
         ),
     ] {
         let out = t.path().join(layout);
-        let run = linkbase(
-            &[
-                "rewrite",
-                tree.to_str().unwrap(),
-                "--site-url",
-                SITE,
-                "--relative",
-                "--profile",
-                "whatwg",
-                "--layout",
-                layout,
-                "-o",
-                out.to_str().unwrap(),
-            ],
-            b"",
-        );
-        assert_eq!(run.code, 0, "{}", run.stderr);
+        let run = rewrite_ok(&[
+            tree.to_str().unwrap(),
+            "--site-url",
+            SITE,
+            "--relative",
+            "--profile",
+            "whatwg",
+            "--layout",
+            layout,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         assert_eq!(
             run.stderr.contains("read in httrack's layout"),
             layout == "auto",
@@ -636,23 +600,18 @@ fn check_local_sees_links_left_on_the_live_site() {
     let raw = crawl("raw/127.0.0.1:8724");
     for (layout, code, broken) in [("plain", 1, 13), ("auto", 0, 0)] {
         let host = t.path().join(layout).join("127.0.0.1:8724");
-        let run = linkbase(
-            &[
-                "rewrite",
-                raw.to_str().unwrap(),
-                "--site-url",
-                SITE,
-                "--relative",
-                "--profile",
-                "whatwg",
-                "--layout",
-                layout,
-                "-o",
-                host.to_str().unwrap(),
-            ],
-            b"",
-        );
-        assert_eq!(run.code, 0, "{}", run.stderr);
+        rewrite_ok(&[
+            raw.to_str().unwrap(),
+            "--site-url",
+            SITE,
+            "--relative",
+            "--profile",
+            "whatwg",
+            "--layout",
+            layout,
+            "-o",
+            host.to_str().unwrap(),
+        ]);
         let run = linkbase(
             &[
                 "check",
@@ -701,23 +660,18 @@ fn files_below(dir: &Path) -> Vec<String> {
 fn extract_in_httracks_layout_names_files_as_httrack_does() {
     let t = tmp();
     let out = t.path().join("x");
-    let run = linkbase(
-        &[
-            "rewrite",
-            crawl("crawl.warc.gz").to_str().unwrap(),
-            "--extract",
-            out.to_str().unwrap(),
-            "--relative",
-            "--profile",
-            "whatwg",
-            "--header-base",
-            "browser",
-            "--layout",
-            "httrack",
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    rewrite_ok(&[
+        crawl("crawl.warc.gz").to_str().unwrap(),
+        "--extract",
+        out.to_str().unwrap(),
+        "--relative",
+        "--profile",
+        "whatwg",
+        "--header-base",
+        "browser",
+        "--layout",
+        "httrack",
+    ]);
     let host = out.join("127.0.0.1_8724");
     let mut httrack = files_below(&crawl("httrack/127.0.0.1_8724"));
     httrack.push("robots.txt".to_owned());
