@@ -107,6 +107,10 @@ pub enum DiagnosticCode {
     /// Markup nested in markup (`iframe srcdoc`, `<noscript>` in `<noscript>`) past the nesting
     /// limit: left as it was, its links neither reported nor rewritten.
     NestingLimit,
+    /// RFC 2396 and the URL Standard (the whatwg profile) resolve this link to different URLs
+    /// (`?y`, `..` above the root, `\`): the message gives both (issue 24). A mirror or a
+    /// checker meant to match browsers should use `--profile whatwg`.
+    ProfileSensitive,
 }
 
 impl DiagnosticCode {
@@ -115,6 +119,7 @@ impl DiagnosticCode {
         match self {
             DiagnosticCode::Unresolvable => "unresolvable",
             DiagnosticCode::NoBase => "no-base",
+            DiagnosticCode::ProfileSensitive => "profile-sensitive",
             DiagnosticCode::BaseIgnored => "base-ignored",
             DiagnosticCode::BaseKept => "base-kept",
             DiagnosticCode::DuplicateBase => "duplicate-base",

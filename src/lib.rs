@@ -93,6 +93,7 @@ pub mod position;
 pub mod error;
 pub mod pipeline;
 pub mod message;
+pub mod layout;
 pub mod archive;
 pub mod site;
 #[cfg(test)]

@@ -12,10 +12,11 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use crate::layout::Layout;
 use crate::uri::{Uri, UriRef};
 
 /// The file a directory URL names (HTTP servers' and static hosts' convention).
-pub const INDEX_FILE: &str = "index.html";
+pub const INDEX_FILE: &str = crate::layout::INDEX_FILE;
 
 /// A site: its URL, the files and directories of its tree, and the ids of its HTML pages.
 #[derive(Debug, Clone)]
@@ -30,6 +31,15 @@ pub struct Site {
     /// The web root's path on the site URL's origin, decoded and ending in `/`
     /// ([`Site::set_web_root`]).
     web_root: Option<String>,
+    /// How the tree names the file of a URL ([`Site::set_layout`]).
+    layout: Layout,
+    /// URLs a crawler's index names files by ([`Site::add_saved`]: HTTrack's `hts-cache`), and
+    /// each such file's URL.
+    saved: HashMap<String, String>,
+    saved_urls: HashMap<String, String>,
+    /// Hosts the tree holds a crawler's copy of, each with its directory below the root
+    /// ([`Site::add_mirrored_host`]).
+    mirrored: Vec<(String, String)>,
 }
 
 /// Where a resolved link points, seen from the site.
@@ -75,6 +85,10 @@ pub enum Verdict {
     /// Outside the site, checked by syntax (`mailto:`, `tel:`) or not a URL a request can be
     /// made for: malformed.
     BadAddress,
+    /// A link to a file of this mirror written as its address on the web (a crawler's host
+    /// directory, [`Site::add_mirrored_host`]): from disk it leaves the mirror for the live
+    /// site, although the mirror has the file (issue 24).
+    LeftAbsolute,
 }
 
 impl Verdict {
@@ -88,6 +102,7 @@ impl Verdict {
                 | Verdict::HttpError
                 | Verdict::Unreachable
                 | Verdict::BadAddress
+                | Verdict::LeftAbsolute
         )
     }
 
@@ -104,6 +119,7 @@ impl Verdict {
             Verdict::HttpError => "http-error",
             Verdict::Unreachable => "unreachable",
             Verdict::BadAddress => "bad-address",
+            Verdict::LeftAbsolute => "left-absolute",
         }
     }
 }
@@ -151,6 +167,10 @@ impl Site {
             dirs: HashSet::new(),
             ids: HashMap::new(),
             web_root: None,
+            layout: Layout::Plain,
+            saved: HashMap::new(),
+            saved_urls: HashMap::new(),
+            mirrored: Vec::new(),
         })
     }
 
@@ -197,6 +217,117 @@ impl Site {
         Ok(())
     }
 
+    /// How the tree names the file of a URL (default [`Layout::Plain`]): under
+    /// [`Layout::Wget`] a link's query is part of the file name it looks for (`s.css?v=1`
+    /// names `s.css?v=1`, or `s.css?v=1.css` when wget `-E` wrote it; `s.css@v=1` on Windows),
+    /// a page's URL is read back from its name (`page.html?x=1` was fetched with its query),
+    /// and a relative link to it is the name escaped for a URL (`page.html%3Fx=1`).
+    ///
+    /// ```
+    /// use linkbase::{layout::Layout, site::{Site, Verdict}};
+    /// let mut site = Site::new("http://h/").unwrap();
+    /// for f in ["index.html", "s.css", "s.css?v=1.css", "sub.php.html"] {
+    ///     site.add_file(f);
+    /// }
+    /// // A plain tree: the query is the server's business; `s.css` answers it.
+    /// assert_eq!(site.relative("http://h/index.html", "http://h/s.css?v=1").as_deref(), Some("s.css?v=1"));
+    /// site.set_layout(Layout::Wget);
+    /// assert_eq!(site.relative("http://h/index.html", "http://h/s.css?v=1").as_deref(), Some("s.css%3Fv=1.css"));
+    /// assert_eq!(site.relative("http://h/index.html", "http://h/sub.php#x").as_deref(), Some("sub.php.html#x"));
+    /// // What wget did not save is missing, not another file.
+    /// assert_eq!(site.check(Some("http://h/s.css?v=2")).0, Verdict::Missing);
+    /// ```
+    pub fn set_layout(&mut self, layout: Layout) {
+        self.layout = layout;
+    }
+
+    /// Records that the crawler saved `url` (absolute, without fragment) as the file `path`
+    /// of the tree, from its own index (HTTrack's `hts-cache/new.txt`, whose names hold a hash
+    /// of the query that only the index undoes): a link to `url` names `path`, and the page at
+    /// `path` has `url` as its URL. The first record of a URL or file wins.
+    ///
+    /// ```
+    /// use linkbase::{layout::Layout, site::Site};
+    /// let mut site = Site::new("http://h/").unwrap();
+    /// site.add_file("index.html");
+    /// site.add_file("sub/page681a.html");
+    /// site.add_saved("http://h/sub/page.php?id=1", "sub/page681a.html");
+    /// site.set_layout(Layout::Httrack);
+    /// assert_eq!(site.relative("http://h/index.html", "http://h/sub/page.php?id=1#x").as_deref(), Some("sub/page681a.html#x"));
+    /// assert_eq!(site.file_url("sub/page681a.html"), "http://h/sub/page.php?id=1");
+    /// ```
+    pub fn add_saved(&mut self, url: &str, path: &str) {
+        self.saved
+            .entry(url.to_owned())
+            .or_insert_with(|| path.to_owned());
+        self.saved_urls
+            .entry(path.to_owned())
+            .or_insert_with(|| url.to_owned());
+    }
+
+    /// Records that the directory `dir` of the tree (`""`: the root) is a crawler's copy of
+    /// the http(s) host `authority` (`127.0.0.1:8724`, `example.com`): a link to a URL on that
+    /// host whose file the copy has is [`Verdict::LeftAbsolute`] rather than external, so that
+    /// `check --local` of a mirror whose links still go to the live site is not an all-clear.
+    ///
+    /// ```
+    /// use linkbase::site::{Site, Verdict};
+    /// let mut site = Site::new("file:///m/").unwrap();
+    /// site.add_file("example.com/s.css");
+    /// site.add_mirrored_host("Example.com:80", "example.com");
+    /// assert_eq!(site.check(Some("http://example.com/s.css")).0, Verdict::LeftAbsolute);
+    /// assert_eq!(site.check(Some("https://example.com/other.css")).0, Verdict::External);
+    /// ```
+    pub fn add_mirrored_host(&mut self, authority: &str, dir: &str) {
+        let dir = dir.trim_matches('/');
+        self.mirrored.push((
+            normal_authority(authority),
+            if dir.is_empty() {
+                String::new()
+            } else {
+                format!("{dir}/")
+            },
+        ));
+    }
+
+    /// The file of the tree a URL on a mirrored host names, when the tree has it.
+    fn mirrored_file(&self, resolved: &str) -> Option<String> {
+        let r = UriRef::parse(resolved);
+        if !r
+            .scheme
+            .is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"))
+        {
+            return None;
+        }
+        let authority = normal_authority(r.authority?);
+        let (_, dir) = self.mirrored.iter().find(|(a, _)| *a == authority)?;
+        // The same URL on the site: the site URL, the host's directory, the path.
+        let mut url = self.url.as_str().to_owned();
+        percent_encode_segment(dir.trim_end_matches('/'), &mut url);
+        if !dir.is_empty() {
+            url.push('/');
+        }
+        url.push_str(r.path.trim_start_matches('/'));
+        if let Some(q) = r.query {
+            url.push('?');
+            url.push_str(q);
+        }
+        match self.locate(&url, Written::Absolute) {
+            (Target::Internal { path, .. }, false) if self.files.contains(&path) => Some(path),
+            _ => None,
+        }
+    }
+
+    /// The layout the tree is read with.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The files of the tree, `/`-separated below the root (in no order).
+    pub fn files(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(String::as_str)
+    }
+
     /// The site URL, ending in `/`.
     pub fn url(&self) -> &Uri {
         &self.url
@@ -227,14 +358,44 @@ impl Site {
         self.files.is_empty()
     }
 
-    /// The retrieval URI of a file of the tree.
+    /// The retrieval URI of a file of the tree. Under [`Layout::Wget`] a `?` in the file's
+    /// name starts the query it was fetched with (`page.html?x=1`), so that a query-only or
+    /// same-document link on it resolves as it did on the site.
     pub fn file_url(&self, path: &str) -> String {
+        if let Some(url) = self.saved_urls.get(path) {
+            return url.clone();
+        }
         let mut url = self.url.as_str().to_owned();
+        let (path, query) = match (self.layout, path.rsplit_once('/')) {
+            (Layout::Wget, Some((_, last))) if last.contains('?') => {
+                let at = path.len() - last.len() + last.find('?').unwrap_or(0);
+                (
+                    path.get(..at).unwrap_or(path),
+                    path.get(at + 1..).filter(|_| at < path.len()),
+                )
+            }
+            (Layout::Wget, None) if path.contains('?') => path
+                .split_once('?')
+                .map_or((path, None), |(p, q)| (p, Some(q))),
+            _ => (path, None),
+        };
         for (n, segment) in path.split('/').enumerate() {
             if n > 0 {
                 url.push('/');
             }
             percent_encode_segment(segment, &mut url);
+        }
+        if let Some(q) = query {
+            url.push('?');
+            // A query may hold `/` and `?` as they are (RFC 2396 §3.4).
+            for part in q.split_inclusive(['/', '?']) {
+                let (text, sep) = match part.strip_suffix(['/', '?']) {
+                    Some(t) => (t, part.get(t.len()..).unwrap_or("")),
+                    None => (part, ""),
+                };
+                percent_encode_segment(text, &mut url);
+                url.push_str(sep);
+            }
         }
         url
     }
@@ -249,6 +410,18 @@ impl Site {
     /// is missing however the decoded path reads (in the returned path it stays `%2F`).
     fn locate(&self, resolved: &str, written: Written) -> (Target, bool) {
         let r = UriRef::parse(resolved);
+        if !self.saved.is_empty() {
+            let without_fragment = resolved.split('#').next().unwrap_or(resolved);
+            if let Some(path) = self.saved.get(without_fragment) {
+                return (
+                    Target::Internal {
+                        path: path.clone(),
+                        fragment: r.fragment.filter(|f| !f.is_empty()).map(str::to_owned),
+                    },
+                    false,
+                );
+            }
+        }
         let site = self.url.as_ref();
         let same_origin = r
             .scheme
@@ -318,7 +491,7 @@ impl Site {
         let target = match under {
             Some(rest) => {
                 // Climbing out and back in (`/site/../site/x`) still reads only inside the root.
-                self.internal(&rest, r.fragment)
+                self.internal(&rest, r.query, r.fragment)
             }
             None if climbed => Target::OutsideRoot,
             None => Target::External,
@@ -326,8 +499,8 @@ impl Site {
         (target, encoded_slash)
     }
 
-    fn internal(&self, path: &str, fragment: Option<&str>) -> Target {
-        let path = if path.is_empty() || path.ends_with('/') || self.dirs.contains(path) {
+    fn internal(&self, path: &str, query: Option<&str>, fragment: Option<&str>) -> Target {
+        let mut path = if path.is_empty() || path.ends_with('/') || self.dirs.contains(path) {
             let dir = path.trim_end_matches('/');
             if dir.is_empty() {
                 INDEX_FILE.to_owned()
@@ -337,6 +510,35 @@ impl Site {
         } else {
             path.to_owned()
         };
+        if self.layout == Layout::Wget {
+            // The first of wget's possible names that the tree has; else its own name, missing.
+            let (dirs, last) = path.rsplit_once('/').unwrap_or(("", &path));
+            let dirs: Vec<&str> = dirs.split('/').filter(|d| !d.is_empty()).collect();
+            // wget decodes the query; wget2 keeps the escapes of delimiters.
+            let mut candidates = crate::layout::wget_candidates(
+                &dirs,
+                last,
+                query.map(crate::uri::percent_decode).as_deref(),
+            );
+            if let Some(q) = query {
+                for c in crate::layout::wget_candidates(
+                    &dirs,
+                    last,
+                    Some(&crate::layout::wget2_query(q)),
+                ) {
+                    if !candidates.contains(&c) {
+                        candidates.push(c);
+                    }
+                }
+            }
+            if let Some(found) = candidates
+                .iter()
+                .find(|c| self.files.contains(c.as_str()))
+                .or(candidates.first())
+            {
+                path = found.clone();
+            }
+        }
         Target::Internal {
             path,
             fragment: fragment.filter(|f| !f.is_empty()).map(str::to_owned),
@@ -359,6 +561,12 @@ impl Site {
             return (Verdict::Unresolvable, Target::External);
         };
         let (target, encoded_slash) = self.locate(resolved, written);
+        if target == Target::External && !self.mirrored.is_empty() {
+            if let Some(path) = self.mirrored_file(resolved) {
+                let fragment = UriRef::parse(resolved).fragment.map(str::to_owned);
+                return (Verdict::LeftAbsolute, Target::Internal { path, fragment });
+            }
+        }
         let verdict = match &target {
             Target::External => Verdict::External,
             Target::OutsideRoot => Verdict::OutsideRoot,
@@ -409,7 +617,10 @@ impl Site {
         if !self.files.contains(&to) {
             return None;
         }
-        let query = UriRef::parse(resolved).query;
+        // Under a crawler's layout the query is part of the file's name.
+        let query = UriRef::parse(resolved)
+            .query
+            .filter(|_| self.layout == Layout::Plain);
         let mut out = String::new();
         // The page itself, with a fragment: the fragment alone.
         if !(to == from && query.is_none() && fragment.is_some()) {
@@ -614,6 +825,21 @@ impl Written {
             Written::Relative
         }
     }
+}
+
+/// An http(s) authority as one key: no user information, the host lower-cased, no default port.
+fn normal_authority(authority: &str) -> String {
+    let host = authority
+        .rsplit('@')
+        .next()
+        .unwrap_or(authority)
+        .to_ascii_lowercase();
+    for port in [":80", ":443"] {
+        if let Some(h) = host.strip_suffix(port) {
+            return h.to_owned();
+        }
+    }
+    host
 }
 
 /// Whether two authorities name the same server: host case-insensitive, and a scheme's default

@@ -199,6 +199,14 @@ pub struct CheckArgs {
     /// --root-dir chooses another.
     #[arg(long, conflicts_with = "site_url", help_heading = "Site")]
     pub local: bool,
+    /// How the tree names the file of a URL: wget keeps a link's query in the file name
+    /// (page.html?x=1, or page.html@x=1 with --restrict-file-names=windows) and -E appends
+    /// .html or .css (sub.php.html, s.css?v=1.css); plain reads the query as the server's;
+    /// httrack reads HTTrack's index (hts-cache/new.txt). auto: wget's when a name holds a `?`
+    /// or ends like x.php.html, HTTrack's beside its index (said on stderr). With --extract:
+    /// the names written (auto: wget's with -E; plain: the path alone; httrack: page681a.html).
+    #[arg(long, value_enum, default_value_t = LayoutArg::Auto, help_heading = "Site")]
+    pub layout: LayoutArg,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
     /// object; markdown: a table (for CI job summaries, PR comments); junit: JUnit XML, a test
     /// case per page; jsonl / tsv: every link with its verdict, for tools.
@@ -427,8 +435,9 @@ pub struct RewriteArgs {
     pub output_charset: Option<String>,
     /// With a WARC file as INPUT: write each archived page (2xx responses and resources),
     /// rewritten, and every other 2xx record (stylesheets with their url() rewritten, scripts,
-    /// images, fonts as they are), under DIR as wget names its files (DIR/host/path, a
-    /// directory's page as index.html), instead of an archive with conversion records. Links
+    /// images, fonts as they are), under DIR as wget -E names its files (DIR/host/path, the
+    /// query kept in the name, .html and .css ensured, a directory's page as index.html; see
+    /// --layout), instead of an archive with conversion records. Links
     /// to a redirect whose target is extracted lead to the target. Two URLs never share a file:
     /// one whose name is taken (by another URL, or as a directory; compared ignoring case) gets
     /// ~2, ~3 before the extension, and is said. With a MIME message (.eml, .mht): its page
@@ -451,9 +460,21 @@ pub struct RewriteArgs {
     /// With a WARC file and --extract DIR: links between extracted pages become relative.
     #[arg(long, help_heading = "Site")]
     pub relative: bool,
+    /// With a directory INPUT and -o OUTDIR: a symbolic link to a file outside the tree is
+    /// copied into OUTDIR as a file (a portable mirror: it survives a move) instead of being
+    /// recreated as a link to the same file. Off by default: nothing outside the tree is read.
+    #[arg(long, requires = "output", help_heading = "Site")]
+    pub copy_outside_links: bool,
     /// With --relative and a single INPUT: the root of the tree INPUT is a page of.
     #[arg(long, value_name = "DIR", requires = "relative", help_heading = "Site")]
     pub root: Option<std::path::PathBuf>,
+    /// How the tree names the file of a URL: wget keeps a link's query in the file name
+    /// (page.html?x=1, or page.html@x=1 with --restrict-file-names=windows) and -E appends
+    /// .html or .css (sub.php.html, s.css?v=1.css); plain reads the query as the server's;
+    /// httrack reads HTTrack's index (hts-cache/new.txt). auto: wget's when a name holds a `?`
+    /// or ends like x.php.html, HTTrack's beside its index (said on stderr).
+    #[arg(long, value_enum, default_value_t = LayoutArg::Auto, help_heading = "Site")]
+    pub layout: LayoutArg,
     /// Worker threads for a directory (default: every core).
     #[arg(long, short = 'j', value_name = "N", help_heading = "Site")]
     pub jobs: Option<usize>,
@@ -490,6 +511,22 @@ pub struct BaseArgs {
     /// part of multipart/related, else its first part). A bare HTML document is its own root.
     #[arg(long, help_heading = "Output")]
     pub root: bool,
+}
+
+/// `--layout`: how a tree names the file of a URL (`linkbase::layout::Layout`).
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq, Default)]
+pub enum LayoutArg {
+    /// wget's where the names say so (a `?` in a name, `x.php.html`), HTTrack's where an
+    /// hts-cache/ directory is at the root, else plain.
+    #[default]
+    Auto,
+    /// A server's tree: a link's query is not part of the file name.
+    Plain,
+    /// wget's names: the query kept in the name (`?`, or `@` with
+    /// --restrict-file-names=windows), -E's .html and .css, names percent-decoded.
+    Wget,
+    /// HTTrack's tree (read as plain for now).
+    Httrack,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

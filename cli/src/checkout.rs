@@ -179,6 +179,7 @@ fn rank(v: Verdict) -> u8 {
         Verdict::HttpError => 3,
         Verdict::Unreachable => 4,
         Verdict::BadAddress => 5,
+        Verdict::LeftAbsolute => 6,
         _ => 2,
     }
 }
@@ -267,6 +268,7 @@ impl Grouped {
                         "http-error" => Verdict::HttpError,
                         "unreachable" => Verdict::Unreachable,
                         "bad-address" => Verdict::BadAddress,
+                        "left-absolute" => Verdict::LeftAbsolute,
                         _ => Verdict::OutsideRoot,
                     },
                     target: target.to_owned(),

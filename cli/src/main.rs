@@ -691,6 +691,13 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     for s in tree.skipped.iter().chain(&tree.special) {
         eprintln!("linkbase: {}", crate::text::escape_controls(s));
     }
+    for entry in &tree.entries {
+        site.add_file(&entry.rel);
+    }
+    tree::set_layout(&mut site, args.layout, &args.dir);
+    if args.site_url.is_none() {
+        tree::add_mirrored_hosts(&mut site, &args.dir, &tree);
+    }
     for (rel, _) in &tree.undecodable {
         eprintln!(
             "linkbase: {}: the name is not UTF-8, so it has no URL; not checked",

@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::text::escape_controls;
 use linkbase::pipeline::Options;
 
-use crate::args::RewriteArgs;
+use crate::args::{LayoutArg, RewriteArgs};
 use crate::load::{options, Loaded};
 use crate::{fsout, say, set_jobs, walk, Exit, Failure, Fatal};
 
@@ -55,13 +55,16 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     }
     set_jobs(args.jobs)?;
     let mut implied_drop = false;
+    // The files give the pages their URLs in the tree's layout (a wget page `page.html?x=1`
+    // was fetched with its query), and --relative its links' targets.
+    for entry in &tree.entries {
+        site.add_file(&entry.rel);
+    }
+    set_layout(&mut site, args.layout, root);
     if args.relative {
-        for entry in &tree.entries {
-            site.add_file(&entry.rel);
-        }
         implied_drop = relative_options(&mut options, &site);
     }
-    let counts = walk::rewrite_tree(&tree, &site, destination, &options);
+    let counts = walk::rewrite_tree(&tree, &site, destination, &options, args.copy_outside_links);
     // One sync for the whole tree instead of one fsync per file (issue 21): the run's writes
     // are on disk when it returns.
     let synced = written.sync();
@@ -90,6 +93,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         special: tree.special.len(),
         skipped_parts,
         bases_removed: load(&counts.bases_removed),
+        outside_copied: load(&counts.outside_copied),
         base_by_relative: implied_drop,
         output: args.output.as_deref(),
         seconds: started.elapsed().as_secs_f64(),
@@ -102,6 +106,126 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         return Ok(Exit::Problems);
     }
     Ok(Exit::Ok)
+}
+
+/// `--layout`: the layout the files of `site` are read with, chosen or detected
+/// (`linkbase::layout::Layout::detect`, or HTTrack's index beside the tree: a host directory
+/// of an HTTrack project); a detected one is said, with how to refuse it. Under HTTrack's, its
+/// index `hts-cache/new.txt` (in the tree or its parent) names the files of URLs.
+pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: &Path) {
+    use linkbase::layout::Layout;
+    let index = [
+        root.join("hts-cache/new.txt"),
+        root.join("../hts-cache/new.txt"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file());
+    let layout = match arg {
+        LayoutArg::Plain => Layout::Plain,
+        LayoutArg::Wget => Layout::Wget,
+        LayoutArg::Httrack => Layout::Httrack,
+        LayoutArg::Auto => {
+            match Layout::detect(site.files()).or_else(|| index.as_ref().map(|_| Layout::Httrack)) {
+                Some(found) => {
+                    eprintln!(
+                    "linkbase: {}: read in {}'s layout ({}); --layout plain to read it otherwise",
+                    escape_controls(&root.display().to_string()),
+                    found.name(),
+                    if found == Layout::Httrack {
+                        "HTTrack's hts-cache/ index in it or beside it"
+                    } else {
+                        "file names hold a query or -E's .html after a script's extension"
+                    }
+                );
+                    found
+                }
+                None => Layout::Plain,
+            }
+        }
+    };
+    if layout == Layout::Httrack {
+        match index.as_ref().map(std::fs::read) {
+            Some(Ok(bytes)) => add_httrack_index(site, &String::from_utf8_lossy(&bytes)),
+            Some(Err(e)) => eprintln!(
+                "linkbase: {}: HTTrack's index not read ({e}): URLs with a query are not found",
+                escape_controls(&root.display().to_string())
+            ),
+            None => eprintln!(
+                "linkbase: {}: no hts-cache/new.txt in the tree or beside it: HTTrack's names of \
+                 URLs with a query are not known",
+                escape_controls(&root.display().to_string())
+            ),
+        }
+    }
+    site.set_layout(layout);
+}
+
+/// `check --local`: a crawler saves a site under a directory named by its host (wget
+/// `host[:port]`, `host+port` with --restrict-file-names=windows; HTTrack `host_port`): DIR
+/// itself, or one at its top. Links to that host whose file the copy has are then
+/// `left-absolute`, not external (`linkbase::site::Site::add_mirrored_host`).
+pub(crate) fn add_mirrored_hosts(site: &mut linkbase::site::Site, dir: &Path, tree: &walk::Tree) {
+    let own = fsout::resolve_path(dir)
+        .ok()
+        .and_then(|d| d.file_name().and_then(|n| n.to_str()).map(str::to_owned));
+    let mut tops: Vec<&str> = tree
+        .entries
+        .iter()
+        .filter_map(|e| e.rel.split_once('/').map(|(top, _)| top))
+        .collect();
+    tops.dedup();
+    for (name, prefix) in own
+        .as_deref()
+        .map(|n| (n, ""))
+        .into_iter()
+        .chain(tops.into_iter().map(|t| (t, t)))
+    {
+        if let Some(authority) = host_of_directory(name) {
+            site.add_mirrored_host(&authority, prefix);
+        }
+    }
+}
+
+/// The authority a crawler's host directory stands for, when the name reads as one: a host
+/// name with a dot (or `localhost`), or an IPv4 address, and perhaps a port after `:`, `+`
+/// or `_`.
+fn host_of_directory(name: &str) -> Option<String> {
+    let (host, port) = match name.rfind([':', '+', '_']) {
+        Some(i) => {
+            let port = name.get(i + 1..)?;
+            if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            (name.get(..i)?, Some(port))
+        }
+        None => (name, None),
+    };
+    let hostlike = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+        && (host.contains('.') || host.eq_ignore_ascii_case("localhost"))
+        && !host.starts_with('.')
+        && !host.ends_with('.');
+    hostlike.then(|| match port {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_owned(),
+    })
+}
+
+/// Each file HTTrack's index names, matched to the tree by the longest tail of its recorded
+/// path that is a file of the tree (the project may have moved since the crawl).
+fn add_httrack_index(site: &mut linkbase::site::Site, index: &str) {
+    let files: std::collections::HashSet<String> = site.files().map(str::to_owned).collect();
+    for (url, path) in linkbase::layout::httrack_index(index) {
+        let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+        let found = (0..parts.len())
+            .map(|k| parts.get(k..).unwrap_or_default().join("/"))
+            .find(|tail| files.contains(tail));
+        if let Some(rel) = found {
+            site.add_saved(&url, &rel);
+        }
+    }
 }
 
 /// `--relative`: links to files of the tree become relative paths (`Site::relative`), and
@@ -147,6 +271,8 @@ pub(crate) struct TreeSummary<'a> {
     pub(crate) special: usize,
     pub(crate) skipped_parts: usize,
     pub(crate) bases_removed: usize,
+    /// Symbolic links leaving the tree copied as files (`--copy-outside-links`).
+    pub(crate) outside_copied: usize,
     /// The `<base>` elements went because of --relative, not --drop-base.
     pub(crate) base_by_relative: bool,
     /// -o OUTDIR, or in place.
@@ -220,6 +346,12 @@ impl TreeSummary<'_> {
                 say::n(self.skipped_parts, "MIME message")
             );
         }
+        if self.outside_copied > 0 {
+            line += &format!(
+                "; {} leaving the tree copied as files",
+                say::n(self.outside_copied, "symbolic link")
+            );
+        }
         if self.bases_removed > 0 {
             line += &format!(
                 "; <base> removed from {}{}",
@@ -259,6 +391,7 @@ pub(crate) fn single_relative(
     for entry in &tree.entries {
         site.add_file(&entry.rel);
     }
+    set_layout(&mut site, args.layout, root);
     let file = fsout::resolve_path(Path::new(&args.input.input))
         .map_err(|e| Fatal(format!("{}: {e}", args.input.input)))?;
     let root_abs =

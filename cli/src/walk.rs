@@ -24,6 +24,9 @@ use rayon::prelude::*;
 pub enum FileKind {
     Html,
     Message,
+    /// A stylesheet: relinked under `rewrite DIR --relative` (its url() and @import), else
+    /// copied as other files are.
+    Css,
     Other,
     /// A symbolic link to a file outside the root: it exists for link checks, but is never
     /// read (an `-o` copy recreates the link).
@@ -58,15 +61,23 @@ pub struct Tree {
 }
 
 fn kind_of(path: &Path) -> FileKind {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("html" | "htm" | "xhtml" | "shtml") => FileKind::Html,
-        Some("eml" | "mht" | "mhtml") => FileKind::Message,
-        _ => FileKind::Other,
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    // A crawler keeps a URL's query in the name (wget: `page.html?x=1`): the name before it
+    // says what the file is when the whole name does not.
+    let before_query = name.split_once('?').map(|(n, _)| n);
+    for name in std::iter::once(name).chain(before_query) {
+        let ext = Path::new(name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("html" | "htm" | "xhtml" | "shtml") => return FileKind::Html,
+            Some("eml" | "mht" | "mhtml") => return FileKind::Message,
+            Some("css") => return FileKind::Css,
+            _ => {}
+        }
     }
+    FileKind::Other
 }
 
 /// Walks `root` iteratively, in sorted order so output is deterministic.
@@ -283,6 +294,8 @@ pub struct Counts {
     /// Of the failed files of an `-o` run, those copied to OUT unchanged (the others are not in
     /// OUT at all: the summary says both).
     pub copied_unchanged: AtomicUsize,
+    /// Symbolic links leaving the tree whose file was copied into OUT (`--copy-outside-links`).
+    pub outside_copied: AtomicUsize,
     /// Pages with links left relative or unresolvable, and how many such links (issue 10).
     pub unresolved_pages: AtomicUsize,
     pub unresolved_links: AtomicUsize,
@@ -400,6 +413,7 @@ pub fn rewrite_tree(
     site: &Site,
     destination: Destination<'_>,
     options: &Options,
+    copy_outside: bool,
 ) -> Counts {
     let counts = Counts::default();
     let fail_file = |rel: &str, e: FileError| {
@@ -416,7 +430,14 @@ pub fn rewrite_tree(
     tree.entries
         .par_iter()
         .for_each_init(DirCache::default, |dirs, entry| {
-            match rewrite_one(entry, site, destination, options, dirs, &counts) {
+            match rewrite_one(
+                entry,
+                site,
+                destination,
+                (options, copy_outside),
+                dirs,
+                &counts,
+            ) {
                 Ok(page) if !page.page => {
                     counts.others.fetch_add(1, Ordering::Relaxed);
                 }
@@ -540,7 +561,7 @@ fn rewrite_one(
     entry: &Entry,
     site: &Site,
     destination: Destination<'_>,
-    options: &Options,
+    (options, copy_outside): (&Options, bool),
     dirs: &mut DirCache,
     counts: &Counts,
 ) -> Result<PageTally, FileError> {
@@ -554,7 +575,14 @@ fn rewrite_one(
         return Ok(PageTally::default());
     }
     if entry.kind == FileKind::OutsideLink {
-        if let Some(out) = out {
+        if let (Some(out), true) = (out, copy_outside) {
+            // A portable mirror (issue 24 item 5): the file the link names, as a file, so the
+            // mirror keeps it when moved. Only on request: by default nothing outside the tree
+            // is read (issue 21). The walk saw the link, not its file: opened regular-only.
+            let mut file = fsout::open_regular(&entry.path, None, true)?;
+            copy_unchanged(&mut file, out, rel, dirs)?;
+            counts.outside_copied.fetch_add(1, Ordering::Relaxed);
+        } else if let Some(out) = out {
             // Absolute, so that it names the same file from OUTDIR.
             let link = entry.path.canonicalize().map_err(|e| e.to_string())?;
             let (dir, name) = dirs.file_of(out, rel, true)?;
@@ -562,7 +590,9 @@ fn rewrite_one(
         }
         return Ok(PageTally::default());
     }
-    if entry.kind == FileKind::Other {
+    if entry.kind == FileKind::Other
+        || (entry.kind == FileKind::Css && options.rewrite.relink.is_none())
+    {
         if let Some(out) = out {
             copy_unchanged(&mut entry.open()?, out, rel, dirs)?;
         }
@@ -573,6 +603,12 @@ fn rewrite_one(
     let drop_base = options.rewrite.drop_base;
     let mut tally = PageTally::default();
     let rewritten = match entry.kind {
+        // A stylesheet of a mirror: each url() made relative to the file it names; kept as it
+        // was when nothing changes or its text cannot be decoded (`stylesheet_relinked`).
+        FileKind::Css => Ok(
+            linkbase::archive::stylesheet_relinked(&bytes, &url, None, options)
+                .unwrap_or_else(|| bytes.clone()),
+        ),
         FileKind::Html => {
             // Only the count of links left relative is needed: they are counted, not kept.
             let mut new = Vec::with_capacity(bytes.len() + bytes.len() / 8);
@@ -767,9 +803,6 @@ pub fn check_tree(
     mut emit: impl FnMut(&str, Emitted<'_>) -> io::Result<()>,
 ) -> io::Result<(CheckTotals, Counts)> {
     let counts = Counts::default();
-    for entry in &tree.entries {
-        site.add_file(&entry.rel);
-    }
     let pages: Vec<&Entry> = tree
         .entries
         .iter()

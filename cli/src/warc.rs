@@ -281,7 +281,11 @@ pub fn rewrite(
         let mut redirects = Vec::new();
         for event in open(path, name, &args.input)?.with_others() {
             match event {
-                Event::Html(h) if extracted(h.status) => uris.extend(h.reference.warc_target_uri),
+                Event::Html(h) if extracted(h.status) => uris.extend(
+                    h.reference
+                        .warc_target_uri
+                        .map(|u| (u, linkbase::layout::Kind::Html)),
+                ),
                 Event::Other(o) if o.is_redirect() => {
                     let (Some(from), Some(location)) =
                         (o.reference.warc_target_uri, o.location.as_deref())
@@ -297,13 +301,26 @@ pub fn rewrite(
                     }
                 }
                 Event::Other(o) if extracted(o.status) => {
-                    uris.extend(o.reference.warc_target_uri);
+                    let kind = if archive::is_stylesheet(o.content_type.as_deref()) {
+                        linkbase::layout::Kind::Css
+                    } else {
+                        linkbase::layout::Kind::Other
+                    };
+                    uris.extend(o.reference.warc_target_uri.map(|u| (u, kind)));
                 }
                 _ => {}
             }
         }
-        let (mut names, collisions) =
-            archive::ExtractNames::assign(uris.iter().map(String::as_str));
+        let (mut names, collisions) = archive::ExtractNames::assign_in(
+            uris.iter().map(|(u, k)| (u.as_str(), *k)),
+            match args.layout {
+                crate::args::LayoutArg::Plain => linkbase::layout::Layout::Plain,
+                crate::args::LayoutArg::Httrack => linkbase::layout::Layout::Httrack,
+                crate::args::LayoutArg::Auto | crate::args::LayoutArg::Wget => {
+                    linkbase::layout::Layout::Wget
+                }
+            },
+        );
         drop(uris);
         let followed = names.follow(&redirects) as u64;
         drop(redirects);
@@ -530,12 +547,21 @@ fn extract(
     let mut unwritten = 0u64;
     let mut unnamed = 0u64;
     let mut bases_removed = 0u64;
+    // Pages given a <meta charset> for the charset only their Content-Type said (issue 24).
+    let mut charsets_declared = 0u64;
     let drop_base = options.rewrite.drop_base;
     run(
         archive,
         |h| {
-            rewrite_record(h, name, options)
-                .map(|(bytes, w)| (bytes, drop_base && crate::walk::base_removed(&w.base)))
+            rewrite_record(h, name, options).map(|(bytes, w)| {
+                let removed = drop_base && crate::walk::base_removed(&w.base);
+                // Issue 24 item 3: a file has no transport; the charset it gave is declared.
+                let declared = (w.base.encoding_source == linkbase::EncodingSource::Transport)
+                    .then(|| archive::declare_charset(&bytes, w.base.encoding))
+                    .flatten();
+                let charset = declared.is_some();
+                (declared.unwrap_or(bytes), (removed, charset))
+            })
         },
         |event, result| {
             say_damage(name, &event);
@@ -581,8 +607,9 @@ fn extract(
                 return Ok(());
             };
             let bytes = match result {
-                Ok((b, removed)) => {
+                Ok((b, (removed, charset))) => {
                     bases_removed += u64::from(removed && extracted(h.status));
+                    charsets_declared += u64::from(charset && extracted(h.status));
                     b
                 }
                 Err(e) => {
@@ -627,6 +654,14 @@ fn extract(
     if unwritten > 0 {
         notes.push(format!("{unwritten} could not be written, see above"));
     }
+    let declared = if charsets_declared > 0 {
+        format!(
+            "; <meta charset> inserted in {} (their charset came from the archived Content-Type)",
+            say::n(charsets_declared, "page")
+        )
+    } else {
+        String::new()
+    };
     let removed = if bases_removed > 0 {
         format!(
             "; <base> removed from {}{}",
@@ -641,7 +676,7 @@ fn extract(
         String::new()
     };
     let tail = format!(
-        "; {} written to {}{}{removed}; {:.2} s",
+        "; {} written to {}{}{removed}{declared}; {:.2} s",
         if others > 0 {
             format!(
                 "{} and {}",

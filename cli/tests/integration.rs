@@ -27,6 +27,7 @@ mod integration {
     pub mod mhtml;
     pub mod util;
     mod warc;
+    mod crawl;
     mod warc_salvage;
     mod formats;
     mod arc;

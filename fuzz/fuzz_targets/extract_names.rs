@@ -1,5 +1,7 @@
 //! `rewrite --extract DIR` names (issue 21, D1): any text as a WARC-Target-URI through
-//! `archive::extract_path`. Every name is relative and stays under DIR: each component is
+//! `archive::extract_path_in`, in every layout and for every kind of record (issue 24: names
+//! are percent-decoded first, so `%2E%2E`, `%2F` and `%00` must be caught after decoding).
+//! Every name is relative and stays under DIR: each component is
 //! non-empty, not `.` or `..`, holds no `/`, `\`, NUL or other control character, and is at most
 //! `EXTRACT_NAME_MAX` bytes; the same URI always gives the same name.
 #![no_main]
@@ -7,13 +9,22 @@
 use std::path::Component;
 
 use libfuzzer_sys::fuzz_target;
-use linkbase::archive::{extract_path, EXTRACT_NAME_MAX};
+use linkbase::archive::{extract_path_in, EXTRACT_NAME_MAX};
+use linkbase::layout::{Kind, Layout};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(uri) = std::str::from_utf8(data) else {
         return;
     };
-    let Some(path) = extract_path(uri) else {
+    for layout in [Layout::Wget, Layout::Plain, Layout::Httrack] {
+        for kind in [Kind::Html, Kind::Css, Kind::Other] {
+            check(uri, layout, kind);
+        }
+    }
+});
+
+fn check(uri: &str, layout: Layout, kind: Kind) {
+    let Some(path) = extract_path_in(uri, kind, layout) else {
         return;
     };
     assert!(path.is_relative(), "{uri:?} -> {path:?}");
@@ -33,5 +44,5 @@ fuzz_target!(|data: &[u8]| {
     }
     // A host and a file name at least.
     assert!(count >= 2, "{uri:?} -> {path:?}");
-    assert_eq!(extract_path(uri), Some(path), "stable");
-});
+    assert_eq!(extract_path_in(uri, kind, layout), Some(path), "stable");
+}

@@ -4,42 +4,88 @@
 use std::collections::HashMap;
 
 use super::record::OtherRecord;
+use crate::layout::{adjust_extension, escape_name, wget_last_name, Kind, Layout, Restrict};
 use crate::pipeline::Options;
 
-/// Where `--extract` writes a page: `host[:port]/path`, a directory path given `index.html`, the
-/// query kept after `?` in the name, as wget names its files. `None` for a URI with no host.
+/// Where `--extract` writes a record: `host[:port]/path` in wget's layout with `-E`
+/// ([`crate::layout`], the rule `rewrite DIR --relative` and `check` read trees by): each
+/// segment percent-decoded, a directory path given `index.html`, the query kept after `?` in
+/// the name, and `.html` (for a page, `kind` [`Kind::Html`]) or `.css` (a stylesheet) appended
+/// when the name does not end so, so that every file opens from disk as what it is
+/// (`sub.php?id=1` → `sub.php?id=1.html`, `s.css?v=1` → `s.css?v=1.css`). A default port is not
+/// written. `None` for a URI with no host.
 ///
 /// The URI is hostile (issue 21): every component of the result is a plain file name. Empty,
-/// `.` and `..` path segments are dropped (a name never climbs out). Inside a component, `/` (a
-/// query may hold one), `\`, NUL and the other control characters are percent-encoded, and a
-/// component longer than [`EXTRACT_NAME_MAX`] bytes is cut and given a stable hash of the whole.
-/// Documented collisions: a raw byte and its own `%XX` spelling (`a\b` and `a%5Cb`) give the
-/// same name, as with wget; so do `a/../b` and `a/b` (segments dropped, not resolved). Such
-/// URLs are kept apart by [`ExtractNames`], which gives all but the first another name.
-pub fn extract_path(target_uri: &str) -> Option<std::path::PathBuf> {
+/// `.` and `..` path segments (decoded) are dropped (a name never climbs out). Inside a
+/// component, `/` (a query may hold one), `\`, NUL and the other control characters are
+/// percent-encoded, and a component longer than [`EXTRACT_NAME_MAX`] bytes is cut and given a
+/// stable hash of the whole. Documented collisions: a byte and its `%XX` spelling (`a b` and
+/// `a%20b`) give the same name, as with wget; so do `a/../b` and `a/b` (segments dropped, not
+/// resolved). Such URLs are kept apart by [`ExtractNames`], which gives all but the first
+/// another name.
+pub fn extract_path(target_uri: &str, kind: Kind) -> Option<std::path::PathBuf> {
+    extract_path_in(target_uri, kind, Layout::Wget)
+}
+
+/// [`extract_path`] in another layout (`rewrite --extract --layout`): [`Layout::Plain`] names
+/// a file by its path alone (the query dropped, no extension added: query variants then meet
+/// on one name, and [`ExtractNames`] keeps them apart); [`Layout::Httrack`] as HTTrack does
+/// ([`crate::layout::httrack_last_name`]; a port after `_`).
+pub fn extract_path_in(target_uri: &str, kind: Kind, layout: Layout) -> Option<std::path::PathBuf> {
     let uri = crate::UriRef::parse(target_uri);
-    uri.scheme?;
-    let host = uri.authority?.rsplit('@').next()?.to_ascii_lowercase();
+    let scheme = uri.scheme?;
+    let mut host = uri.authority?.rsplit('@').next()?.to_ascii_lowercase();
     if host.is_empty() || host.starts_with('.') {
         return None;
     }
+    let default_port = match scheme.to_ascii_lowercase().as_str() {
+        "http" => ":80",
+        "https" => ":443",
+        _ => "",
+    };
+    if !default_port.is_empty() {
+        if let Some(h) = host.strip_suffix(default_port) {
+            host = h.to_owned();
+        }
+    }
+    if layout == Layout::Httrack {
+        if let Some((h, port)) = host.rsplit_once(':') {
+            host = format!("{h}_{port}");
+        }
+    }
     let mut path = std::path::PathBuf::from(extract_component(&host));
-    let p = uri.path;
-    let mut segments: Vec<&str> = p.split('/').skip(1).collect();
-    let mut last = segments.pop().unwrap_or("").to_owned();
-    for s in segments {
+    let decoded: Vec<String> = uri
+        .path
+        .split('/')
+        .skip(1)
+        .map(crate::uri::percent_decode)
+        .collect();
+    let (last, dirs) = match decoded.split_last() {
+        Some((last, dirs)) => (last.as_str(), dirs),
+        None => ("", &[][..]),
+    };
+    for s in dirs {
         if s.is_empty() || s == "." || s == ".." {
             continue;
         }
-        path.push(extract_component(s));
+        path.push(extract_component(&escape_name(s, Restrict::Unix)));
     }
-    if last.is_empty() || last == "." || last == ".." {
-        last = "index.html".to_owned();
-    }
-    if let Some(q) = uri.query {
-        last = format!("{last}?{q}");
-    }
-    path.push(extract_component(&last));
+    let last = if last == "." || last == ".." {
+        ""
+    } else {
+        last
+    };
+    let query = uri.query.map(crate::uri::percent_decode);
+    let name = match layout {
+        Layout::Plain => wget_last_name(last, None, Restrict::Unix),
+        Layout::Httrack => crate::layout::httrack_last_name(last, query.as_deref(), kind),
+        _ => adjust_extension(
+            &wget_last_name(last, query.as_deref(), Restrict::Unix),
+            kind,
+        )
+        .into_owned(),
+    };
+    path.push(extract_component(&name));
     Some(path)
 }
 
@@ -91,14 +137,25 @@ fn extract_component(raw: &str) -> String {
 /// nothing changes, or the text cannot be decoded or the new URLs written in its encoding
 /// (the bytes are then kept as they are).
 pub fn rewrite_stylesheet(record: &OtherRecord, options: &Options) -> Option<Vec<u8>> {
-    use crate::rewrite::css::{rewrite_css, CssKind};
     let uri = record.reference.warc_target_uri.as_deref()?;
     let charset = record
         .content_type
         .as_deref()
         .and_then(crate::decode::charset_from_content_type);
-    let body = &record.payload;
-    let (encoding, _, bom) = crate::message::css_encoding(body, charset.as_deref());
+    stylesheet_relinked(&record.payload, uri, charset.as_deref(), options)
+}
+
+/// [`rewrite_stylesheet`] for a stylesheet's bytes `body` retrieved from `uri`, with the
+/// charset its transport gave (`None` for a file of a tree): `rewrite DIR --relative` relinks
+/// a tree's stylesheets by it.
+pub fn stylesheet_relinked(
+    body: &[u8],
+    uri: &str,
+    charset: Option<&str>,
+    options: &Options,
+) -> Option<Vec<u8>> {
+    use crate::rewrite::css::{rewrite_css, CssKind};
+    let (encoding, _, bom) = crate::message::css_encoding(body, charset);
     let text = encoding
         .decode_without_bom_handling_and_without_replacement(body.get(bom..).unwrap_or_default())?;
     let resolver = crate::Resolver::new(uri, options.rewrite.resolve).ok()?;
@@ -159,6 +216,8 @@ pub struct ExtractNames {
     by_name: HashMap<std::path::PathBuf, std::path::PathBuf>,
     /// A redirect's URL → the file of where it leads ([`ExtractNames::follow`]).
     redirects: HashMap<String, std::path::PathBuf>,
+    /// The names' layout.
+    layout: Layout,
 }
 
 /// A URL that could not have its [`extract_path`] name.
@@ -221,24 +280,36 @@ fn with_suffix(name: &std::path::Path, n: u64) -> std::path::PathBuf {
 }
 
 impl ExtractNames {
-    /// Names the URLs `uris` (target URIs, in record order; repeats are later captures).
+    /// Names the URLs `uris` (target URIs, in record order, each with what wget `-E` knows of
+    /// its record; repeats are later captures).
     /// Returns the names and the URLs that could not keep theirs. A URI [`extract_path`] cannot
     /// name has no file.
     pub fn assign<'a>(
-        uris: impl IntoIterator<Item = &'a str>,
+        uris: impl IntoIterator<Item = (&'a str, Kind)>,
     ) -> (ExtractNames, Vec<ExtractCollision>) {
-        let mut order: Vec<(&str, std::path::PathBuf)> = Vec::new();
+        ExtractNames::assign_in(uris, Layout::Wget)
+    }
+
+    /// [`ExtractNames::assign`] with the names of `layout` ([`extract_path_in`]).
+    pub fn assign_in<'a>(
+        uris: impl IntoIterator<Item = (&'a str, Kind)>,
+        layout: Layout,
+    ) -> (ExtractNames, Vec<ExtractCollision>) {
+        let mut order: Vec<(&str, std::path::PathBuf, std::path::PathBuf)> = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        for uri in uris {
+        for (uri, kind) in uris {
             if seen.insert(uri) {
-                if let Some(name) = extract_path(uri) {
-                    order.push((uri, name));
+                if let (Some(name), Some(plain)) = (
+                    extract_path_in(uri, kind, layout),
+                    extract_path_in(uri, Kind::Other, layout),
+                ) {
+                    order.push((uri, name, plain));
                 }
             }
         }
         // Every directory some path needs, with the first URL needing it.
         let mut directories: HashMap<String, &str> = HashMap::new();
-        for (uri, name) in &order {
+        for (uri, name, _) in &order {
             for dir in name.ancestors().skip(1) {
                 if dir.as_os_str().is_empty() {
                     break;
@@ -246,13 +317,16 @@ impl ExtractNames {
                 directories.entry(folded(dir)).or_insert(uri);
             }
         }
-        let mut names = ExtractNames::default();
+        let mut names = ExtractNames {
+            layout,
+            ..ExtractNames::default()
+        };
         let mut files: HashMap<String, &str> = HashMap::new();
         // Per clashing name, the suffix to try next: K URLs on one name probe K times, not K²/2
         // (an archive of 100,000 case variants of one URL is hostile input too).
         let mut next_suffix: HashMap<String, u64> = HashMap::new();
         let mut collisions = Vec::new();
-        for (uri, name) in order {
+        for (uri, name, plain) in order {
             let key = folded(&name);
             let holder = files
                 .get(&key)
@@ -284,7 +358,7 @@ impl ExtractNames {
                     file
                 }
             };
-            names.by_name.entry(name).or_insert_with(|| file.clone());
+            names.by_name.entry(plain).or_insert_with(|| file.clone());
             names.by_uri.insert(uri.to_owned(), file);
         }
         (names, collisions)
@@ -296,7 +370,10 @@ impl ExtractNames {
     pub fn file(&self, uri: &str) -> Option<&std::path::Path> {
         match self.by_uri.get(uri).or_else(|| self.redirects.get(uri)) {
             Some(f) => Some(f),
-            None => self.by_name.get(&extract_path(uri)?).map(|f| f.as_path()),
+            None => self
+                .by_name
+                .get(&extract_path_in(uri, Kind::Other, self.layout)?)
+                .map(|f| f.as_path()),
         }
     }
 
@@ -394,4 +471,104 @@ pub(crate) fn file_link(
         out.push_str(f);
     }
     Some(out)
+}
+
+/// `rewrite --extract`: a page whose encoding only its archived `Content-Type` gave would be
+/// read from disk in another one (a file has no transport). Its encoding is declared with
+/// `<meta charset="…">` inserted at the top of `<head>` (after the `<head>` start tag, else
+/// after `<html>`, else before the first other element or text), where the HTML LS prescan
+/// (§13.2.3.2) finds it first; every other byte is kept. `None` for an encoding that is not
+/// ASCII-compatible (UTF-16: the bytes of a declaration would not read as one, and a BOM
+/// already says it).
+///
+/// ```
+/// use linkbase::archive::declare_charset;
+/// let page = b"<!DOCTYPE html><!-- <head> --><HTML><Head lang=ru><title>x</title>";
+/// assert_eq!(
+///     declare_charset(page, "windows-1251").unwrap(),
+///     b"<!DOCTYPE html><!-- <head> --><HTML><Head lang=ru><meta charset=\"windows-1251\"><title>x</title>"
+/// );
+/// assert_eq!(declare_charset(b"<p>x", "koi8-r").unwrap(), b"<meta charset=\"KOI8-R\"><p>x");
+/// assert_eq!(declare_charset(b"<p>x", "UTF-16LE"), None);
+/// ```
+pub fn declare_charset(html: &[u8], encoding: &str) -> Option<Vec<u8>> {
+    let known = encoding_rs::Encoding::for_label(encoding.as_bytes())?;
+    if !known.is_ascii_compatible() {
+        return None;
+    }
+    let at = head_top(html);
+    let mut out = Vec::with_capacity(html.len() + 32 + encoding.len());
+    out.extend_from_slice(html.get(..at).unwrap_or_default());
+    out.extend_from_slice(format!("<meta charset=\"{}\">", known.name()).as_bytes());
+    out.extend_from_slice(html.get(at..).unwrap_or_default());
+    Some(out)
+}
+
+/// Where the top of `<head>` is in `html` (see [`declare_charset`]): a scan of tags that
+/// skips comments, doctypes and processing instructions, reading quoted attribute values.
+fn head_top(html: &[u8]) -> usize {
+    let find = |from: usize, needle: &[u8]| {
+        html.get(from..)
+            .and_then(|rest| memchr::memmem::find(rest, needle))
+            .map(|i| from + i)
+    };
+    // The end of the tag starting at `start` (after its `>`), quotes respected.
+    let tag_end = |start: usize| {
+        let mut quote = None;
+        for (i, &b) in html.iter().enumerate().skip(start) {
+            match (quote, b) {
+                (Some(q), _) if b == q => quote = None,
+                (Some(_), _) => {}
+                (None, b'"' | b'\'') => quote = Some(b),
+                (None, b'>') => return i + 1,
+                _ => {}
+            }
+        }
+        html.len()
+    };
+    let mut after_html = None;
+    let mut i = 0;
+    // A BOM stays first.
+    if html.starts_with(b"\xEF\xBB\xBF") {
+        i = 3;
+    }
+    let mut text_start = i;
+    while let Some(lt) = html
+        .get(i..)
+        .and_then(|r| memchr::memchr(b'<', r))
+        .map(|p| i + p)
+    {
+        // Text other than white space before a tag: the head is implied before it.
+        if html
+            .get(text_start..lt)
+            .is_some_and(|t| t.iter().any(|b| !b.is_ascii_whitespace()))
+        {
+            return after_html.unwrap_or(text_start);
+        }
+        let rest = html.get(lt + 1..).unwrap_or_default();
+        if rest.starts_with(b"!--") {
+            i = find(lt + 4, b"-->").map_or(html.len(), |e| e + 3);
+        } else if rest.starts_with(b"!") || rest.starts_with(b"?") || rest.starts_with(b"/") {
+            i = tag_end(lt + 1);
+        } else if rest.first().is_some_and(u8::is_ascii_alphabetic) {
+            let name: Vec<u8> = rest
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric())
+                .map(u8::to_ascii_lowercase)
+                .collect();
+            match name.as_slice() {
+                b"head" => return tag_end(lt + 1),
+                b"html" => {
+                    i = tag_end(lt + 1);
+                    after_html = Some(i);
+                }
+                _ => return after_html.unwrap_or(lt),
+            }
+        } else {
+            // A `<` that starts no tag is text.
+            return after_html.unwrap_or(text_start);
+        }
+        text_start = i;
+    }
+    after_html.unwrap_or(text_start.min(html.len()))
 }

@@ -29,8 +29,8 @@ pub use conversion::{conversion_record, gzip_member, warc_date, warc_date_now};
 pub use document::{base, links, rewrite};
 pub(crate) use extract::file_link;
 pub use extract::{
-    extract_path, is_stylesheet, rewrite_stylesheet, ExtractCollision, ExtractNames,
-    ExtractRelinker, EXTRACT_NAME_MAX,
+    declare_charset, extract_path, extract_path_in, is_stylesheet, rewrite_stylesheet,
+    stylesheet_relinked, ExtractCollision, ExtractNames, ExtractRelinker, EXTRACT_NAME_MAX,
 };
 pub use payload::{SkipReason, MAX_DECODE_RATIO, MAX_PAYLOAD, MIN_DECODE_BUDGET};
 pub use reader::{Archive, SHARED_MEMBER_CACHE};

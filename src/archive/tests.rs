@@ -5,6 +5,7 @@ use super::payload::*;
 use super::reader::*;
 use super::*;
 use crate::input::warc;
+use crate::layout::Kind;
 use crate::pipeline::Options;
 
 #[test]
@@ -37,7 +38,7 @@ fn warc_dates_are_utc_iso8601() {
 
 #[test]
 fn extract_paths_are_wget_names_inside_the_directory() {
-    let p = |u: &str| extract_path(u).map(|p| p.display().to_string());
+    let p = |u: &str| extract_path(u, Kind::Other).map(|p| p.display().to_string());
     assert_eq!(
         p("http://Example.org/").as_deref(),
         Some("example.org/index.html")
@@ -56,7 +57,7 @@ fn extract_paths_are_wget_names_inside_the_directory() {
 
 #[test]
 fn extract_names_never_leave_the_directory() {
-    let p = |u: &str| extract_path(u).map(|p| p.display().to_string());
+    let p = |u: &str| extract_path(u, Kind::Other).map(|p| p.display().to_string());
     // D1 of issue 21: a `/` in the query no longer makes directories.
     assert_eq!(
         p("http://ex.org/p?x=/../../../../../ESCAPED.html").as_deref(),
@@ -73,7 +74,7 @@ fn extract_names_never_leave_the_directory() {
 #[test]
 fn long_extract_names_are_cut_with_a_stable_hash() {
     let long = "x".repeat(300);
-    let path = extract_path(&format!("http://h/{long}/{long}?q")).unwrap();
+    let path = extract_path(&format!("http://h/{long}/{long}?q"), Kind::Other).unwrap();
     let names: Vec<String> = path
         .components()
         .map(|c| c.as_os_str().to_str().unwrap().to_owned())
@@ -87,7 +88,7 @@ fn long_extract_names_are_cut_with_a_stable_hash() {
     );
     assert_ne!(names[1], names[2], "the hash is of the whole component");
     // A multibyte character is never cut in half.
-    let path = extract_path(&format!("http://h/{}", "é".repeat(200))).unwrap();
+    let path = extract_path(&format!("http://h/{}", "é".repeat(200)), Kind::Other).unwrap();
     assert!(path.to_str().unwrap().len() <= 2 + EXTRACT_NAME_MAX);
 }
 
@@ -195,17 +196,20 @@ fn records_inside_a_shared_gzip_member_are_read_back_from_their_place() {
 /// Issue 24: two URLs never share a file; a file never takes a directory's name.
 #[test]
 fn extract_names_never_share_a_file() {
-    let (names, collisions) = ExtractNames::assign([
-        "http://h/a",
-        "http://h/a/",
-        "http://h/A.html",
-        "http://h/a.html",
-        "http://H/a.html",
-        "http://h/a~2.html",
-        "http://h/s.css?v=1",
-        "http://h/a.html",
-        "http://h/./s.css?v=1",
-    ]);
+    let (names, collisions) = ExtractNames::assign(
+        [
+            "http://h/a",
+            "http://h/a/",
+            "http://h/A.html",
+            "http://h/a.html",
+            "http://H/a.html",
+            "http://h/a~2.html",
+            "http://h/s.css?v=1",
+            "http://h/a.html",
+            "http://h/./s.css?v=1",
+        ]
+        .map(|u| (u, Kind::Other)),
+    );
     let file = |u: &str| names.file(u).unwrap().to_str().unwrap().to_owned();
     assert_eq!(file("http://h/a"), "h/a~2");
     assert_eq!(file("http://h/a/"), "h/a/index.html");
@@ -233,10 +237,13 @@ fn extract_names_never_share_a_file() {
         ]
     );
     let long = format!("http://h/{}.html", "x".repeat(250));
-    let (names, _) = ExtractNames::assign([
-        long.as_str(),
-        &format!("http://h/./{}.html", "x".repeat(250)),
-    ]);
+    let (names, _) = ExtractNames::assign(
+        [
+            long.as_str(),
+            &format!("http://h/./{}.html", "x".repeat(250)),
+        ]
+        .map(|u| (u, Kind::Other)),
+    );
     let f = names
         .file(&format!("http://h/./{}.html", "x".repeat(250)))
         .unwrap();
@@ -248,7 +255,8 @@ fn extract_names_never_share_a_file() {
 /// with a file of its own, or leading nowhere extracted, is not.
 #[test]
 fn extract_redirects_lead_to_the_file_of_their_target() {
-    let (mut names, _) = ExtractNames::assign(["http://h/new.html", "http://h/kept"]);
+    let (mut names, _) =
+        ExtractNames::assign(["http://h/new.html", "http://h/kept"].map(|u| (u, Kind::Other)));
     let r = |a: &str, b: &str| (a.to_owned(), b.to_owned());
     let mut loop_ = vec![
         r("http://h/l1", "http://h/l2"),
@@ -272,12 +280,15 @@ fn extract_redirects_lead_to_the_file_of_their_target() {
 #[test]
 fn extracted_pages_link_to_each_other_relatively() {
     use crate::rewrite::Relink as _;
-    let (names, collisions) = ExtractNames::assign([
-        "http://h/a/b.html",
-        "http://h/",
-        "http://h/s?q=1",
-        "http://other/x.html",
-    ]);
+    let (names, collisions) = ExtractNames::assign(
+        [
+            "http://h/a/b.html",
+            "http://h/",
+            "http://h/s?q=1",
+            "http://other/x.html",
+        ]
+        .map(|u| (u, Kind::Other)),
+    );
     assert!(collisions.is_empty());
     let r = ExtractRelinker::new(std::sync::Arc::new(names));
     let rel = |d: &str, u: &str| r.relink(d, u);
@@ -309,4 +320,33 @@ fn name_uuids_are_version_5() {
     let u = name_uuid(b"x");
     assert_eq!(u.len(), 36);
     assert_eq!(u.as_bytes()[14], b'5');
+}
+
+/// Issue 24 item 1: `--extract` names files by the rule trees are read with (wget's, with
+/// `-E`): decoded names, the query in the name, `.html` and `.css` ensured, no default port.
+#[test]
+fn extract_names_are_wget_e_names() {
+    let p = |u: &str, k: Kind| extract_path(u, k).map(|p| p.display().to_string());
+    assert_eq!(
+        p("http://h:80/sub/page.php?id=1", Kind::Html).as_deref(),
+        Some("h/sub/page.php?id=1.html")
+    );
+    assert_eq!(
+        p("https://h:443/style.css?v=1", Kind::Css).as_deref(),
+        Some("h/style.css?v=1.css")
+    );
+    assert_eq!(
+        p("http://h/a%20b/%D1%81.html", Kind::Html).as_deref(),
+        Some("h/a b/с.html")
+    );
+    assert_eq!(
+        p("http://h/%2E%2E/x.png?a=%2F", Kind::Other).as_deref(),
+        Some("h/x.png?a=%2F")
+    );
+    assert_eq!(p("http://h/", Kind::Html).as_deref(), Some("h/index.html"));
+    // The same rule as a wget tree's lookup: its first candidate on Unix.
+    assert_eq!(
+        crate::layout::wget_candidates(&["sub"], "page.php", Some("id=1"))[1],
+        "sub/page.php?id=1.html"
+    );
 }

@@ -161,7 +161,11 @@ pub fn extract_page(input: &MessageInput<'_>, options: &Options) -> Result<Messa
             format!("{uri}#{}", section_name(&tree, i))
         })
         .collect();
-    let (names, collisions) = ExtractNames::assign(uris.iter().map(String::as_str));
+    // `name_uri` has given HTML and CSS parts their extensions already: named as they are.
+    let (names, collisions) = ExtractNames::assign(
+        uris.iter()
+            .map(|u| (u.as_str(), crate::layout::Kind::Other)),
+    );
     let file_of: HashMap<usize, PathBuf> = order
         .iter()
         .zip(&uris)
@@ -265,7 +269,7 @@ const MESSAGE_DIR: &str = "thismessage://message/";
 fn name_uri(tree: &MessageTree, keys: &[Option<String>], i: usize, root: bool) -> String {
     let key = keys.get(i).cloned().flatten();
     if let Some(k) = &key {
-        if extract_path(k).is_some() {
+        if extract_path(k, crate::layout::Kind::Other).is_some() {
             return with_extension(tree, i, k.clone());
         }
     }

@@ -254,6 +254,9 @@ pub(crate) struct Planner<'a> {
     /// The base outside the document (what `<base href>` is resolved against).
     outer_base: Base,
     resolver: Option<Resolver>,
+    /// `resolver`'s base under the other side of the RFC 2396 / URL Standard divide, for the
+    /// `profile-sensitive` diagnostic.
+    contrast: Option<Resolver>,
     document_resolver: Option<Resolver>,
     document_uri: Option<Uri>,
     /// docs/html-rules.md §3: same-document references stay as written when the base is the
@@ -298,6 +301,15 @@ impl<'a> Planner<'a> {
             }
         };
         let resolver = base.uri.as_ref().and_then(|u| make(u, diagnostics));
+        let contrast = base.uri.as_ref().and_then(|u| {
+            let other = match options.resolve.profile {
+                Profile::Whatwg => Profile::Rfc2396,
+                _ => Profile::Whatwg,
+            };
+            Resolver::new(u.as_str(), crate::uri::ResolveOptions::for_profile(other))
+                .ok()
+                .map(|r| r.with_query_encoding(encoding))
+        });
         let document_resolver = outer
             .document_uri
             .as_ref()
@@ -311,6 +323,7 @@ impl<'a> Planner<'a> {
             base,
             outer_base: outer.base.clone(),
             resolver,
+            contrast,
             document_resolver,
             document_uri: outer.document_uri.clone(),
             keep_same_document,
@@ -823,15 +836,68 @@ impl<'a> Planner<'a> {
                 let resolved = r.uri;
                 let replacement =
                     (resolved != raw && !is_fictitious(&resolved)).then(|| resolved.clone());
+                let diagnostic = self.profile_sensitive(resolver, value, &resolved);
                 Outcome {
                     resolved: Some(resolved),
                     replacement,
                     same_document: false,
-                    diagnostic: None,
+                    diagnostic,
                 }
             }
             Err(e) => unresolvable(e),
         }
+    }
+
+    /// The `profile-sensitive` diagnostic, when the other side of the RFC 2396 / URL Standard
+    /// divide resolves `value` against the same base to another URL. Only references where the
+    /// two can differ are tried (a query alone, a `.` or `..` segment, a `\`), so most links
+    /// cost nothing; both results are compared as the URL Standard serializes them (host case,
+    /// default port and escapes are not the difference asked about).
+    fn profile_sensitive(
+        &self,
+        resolver: &Resolver,
+        value: &str,
+        resolved: &str,
+    ) -> Option<Diagnostic> {
+        let contrast = self.contrast.as_ref()?;
+        if !std::ptr::eq(resolver, self.resolver.as_ref()?) {
+            return None;
+        }
+        let r = UriRef::parse(value);
+        let dotted = r.path.split(['/', '\\']).any(|s| s == "." || s == "..");
+        if !(value.starts_with('?') || value.contains('\\') || dotted) {
+            return None;
+        }
+        let other = contrast.resolve(value).ok()?.uri;
+        let norm = |u: &str| {
+            let valid = crate::uri::valid_uri(u, self.encoding).into_owned();
+            url::Url::parse(&valid).map_or(valid, |p| p.to_string())
+        };
+        // The URL Standard's serialization removes dot segments: one kept (RFC 2396's `/../x`
+        // above the root) is a difference by itself.
+        let kept_dots = |u: &str| {
+            UriRef::parse(u)
+                .path
+                .split('/')
+                .any(|s| s == "." || s == "..")
+        };
+        if kept_dots(&other) == kept_dots(resolved)
+            && other.contains('\\') == resolved.contains('\\')
+            && norm(&other) == norm(resolved)
+        {
+            return None;
+        }
+        let (rfc, profile, whatwg) = match self.options.resolve.profile {
+            Profile::Whatwg => (other, Profile::Rfc2396, resolved.to_owned()),
+            p => (resolved.to_owned(), p, other),
+        };
+        Some(Diagnostic::new(
+            crate::error::DiagnosticCode::ProfileSensitive,
+            format!(
+                "{} resolves it to {rfc}; whatwg (the URL Standard, as browsers) to {whatwg}",
+                profile.name()
+            ),
+        ))
     }
 
     /// A same-document reference (`#x`, or `""` on a hyperlink): kept when the base is the

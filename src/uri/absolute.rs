@@ -9,6 +9,12 @@ use super::parse::{Offsets, UriRef};
 /// is kept as written. For comparing names (file paths, fragments, Content-IDs), never for
 /// rewriting a reference.
 pub(crate) fn percent_decode(s: &str) -> String {
+    percent_decode_except(s, |_| false)
+}
+
+/// [`percent_decode`], an escape kept as written where `keep` says so of the byte it stands
+/// for (wget2 keeps the escapes of delimiters in its file names).
+pub(crate) fn percent_decode_except(s: &str, keep: impl Fn(u8) -> bool) -> String {
     if !s.contains('%') {
         return s.to_owned();
     }
@@ -19,7 +25,12 @@ pub(crate) fn percent_decode(s: &str) -> String {
         let hex = |k: usize| bytes.get(k).and_then(|c| char::from(*c).to_digit(16));
         match (b, hex(i + 1), hex(i + 2)) {
             (b'%', Some(h), Some(l)) => {
-                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+                let decoded = u8::try_from(h * 16 + l).unwrap_or(b'?');
+                if keep(decoded) {
+                    out.extend_from_slice(bytes.get(i..i + 3).unwrap_or_default());
+                } else {
+                    out.push(decoded);
+                }
                 i += 3;
             }
             _ => {

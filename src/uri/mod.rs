@@ -14,8 +14,8 @@ mod rfc1808;
 mod valid;
 mod whatwg;
 
-pub(crate) use absolute::percent_decode;
 pub use absolute::Uri;
+pub(crate) use absolute::{percent_decode, percent_decode_except};
 pub use options::{DotSegments, Profile, ResolveError, ResolveOptions, SameScheme};
 pub use parse::UriRef;
 pub(crate) use path::is_known_hierarchical;
