@@ -551,6 +551,7 @@ fn stream_path(
                     diagnostics,
                     root: None,
                     warc: None,
+                    content_type: None,
                 };
                 return Ok((record, Engine::Stream));
             }
@@ -934,6 +935,7 @@ fn report_base(analysis: &Analysis, part: Option<&str>) -> BaseRecord {
         diagnostics: diagnostics.clone(),
         root: None,
         warc: None,
+        content_type: None,
     }
 }
 

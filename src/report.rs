@@ -48,6 +48,10 @@ pub struct LinkRecord {
     /// `warc_date`); absent otherwise.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub warc: Option<crate::input::warc::RecordRef>,
+    /// In a MIME part, an archived record or an mbox message: the media type the document was
+    /// read as (see [`BaseRecord::content_type`]); absent for a bare document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
 }
 
 impl LinkRecord {
@@ -69,6 +73,7 @@ impl LinkRecord {
             target_part: None,
             root: None,
             warc: None,
+            content_type: None,
         }
     }
 
@@ -90,6 +95,7 @@ impl LinkRecord {
             target_part: None,
             root: None,
             warc: None,
+            content_type: None,
         }
     }
 }
@@ -116,6 +122,12 @@ pub struct BaseRecord {
     /// From a WARC file: the record it is about; absent otherwise.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub warc: Option<crate::input::warc::RecordRef>,
+    /// In a MIME part, an archived record or an mbox message: the media type the document was
+    /// read as, its essence only (RFC 2045 §5.1 `type/subtype`, lower-case; the charset is
+    /// `encoding`). For a record that declared none and was sniffed as HTML, `text/html`.
+    /// Absent for a bare document, whose type the caller chose.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
 }
 
 /// Everything found in one document.
@@ -154,6 +166,15 @@ impl std::fmt::Display for UnresolvedSummary {
 }
 
 impl Report {
+    /// Says the document was read as `content_type` ([`BaseRecord::content_type`]) on its base
+    /// record and every link record.
+    pub fn set_content_type(&mut self, content_type: &str) {
+        self.base.content_type = Some(content_type.to_owned());
+        for link in &mut self.links {
+            link.content_type = Some(content_type.to_owned());
+        }
+    }
+
     /// The links left relative or unresolvable, or `None` when every link (same-document
     /// references aside, which are right as they are) has an absolute resolution.
     pub fn unresolved_summary(&self) -> Option<UnresolvedSummary> {

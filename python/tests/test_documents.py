@@ -87,6 +87,7 @@ def test_eml_links_exact_and_as_the_cli():
             "srcdoc_depth": 0,
             "target_part": "2",
             "root": True,
+            "content_type": "text/html",
         },
         {
             "part": "1",
@@ -103,6 +104,7 @@ def test_eml_links_exact_and_as_the_cli():
             "srcdoc_depth": 0,
             "target_part": None,
             "root": True,
+            "content_type": "text/html",
         },
         {
             "part": "1",
@@ -119,6 +121,7 @@ def test_eml_links_exact_and_as_the_cli():
             "srcdoc_depth": 0,
             "target_part": None,
             "root": True,
+            "content_type": "text/html",
         },
     ]
     out = subprocess.run([cli(), "links", str(path)], capture_output=True, check=True).stdout
@@ -136,6 +139,7 @@ def test_message_base_is_its_root_part():
         "encoding_source": "transport",
         "diagnostics": [],
         "root": True,
+        "content_type": "text/html",
     }
     assert [(b["part"], b["root"]) for b in linkbase.bases(data)] == [("2", False), ("3", True)]
 

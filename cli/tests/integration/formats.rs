@@ -113,17 +113,25 @@ fn an_mbox_written_by_another_tool() {
     let run = linkbase(&["links", path], b"");
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stderr, format!("linkbase: {path}: 2 messages read\n"));
-    let got: Vec<(String, String, String)> = super::util::jsonl(&run.stdout)
+    let got: Vec<(String, String, String, String)> = super::util::jsonl(&run.stdout)
         .iter()
         .map(|r| {
             (
                 r["resolved"].as_str().unwrap_or_default().to_owned(),
                 r["mbox_message"].to_string(),
                 r["message_id"].as_str().unwrap_or_default().to_owned(),
+                r["content_type"].to_string(),
             )
         })
         .collect();
-    let want = |u: &str| (u.to_owned(), "0".to_owned(), "<one@example.org>".to_owned());
+    let want = |u: &str| {
+        (
+            u.to_owned(),
+            "0".to_owned(),
+            "<one@example.org>".to_owned(),
+            "\"text/html\"".to_owned(),
+        )
+    };
     assert_eq!(
         got,
         [
