@@ -28,6 +28,7 @@ mod integration {
     mod warc_salvage;
     mod formats;
     mod arc;
+    mod archives;
     mod mime_malformed;
     mod injection;
     mod feedback;
