@@ -27,6 +27,7 @@ mod integration {
     mod warc;
     mod warc_salvage;
     mod formats;
+    mod mbox_rewrite;
     mod arc;
     mod archives;
     mod mime_malformed;

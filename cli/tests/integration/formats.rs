@@ -81,24 +81,6 @@ fn mbox_links_and_base_are_each_messages_own() {
             assert_eq!(run.stderr, format!("linkbase: {shown}: 2 messages read\n"));
             assert_eq!(&run.stdout, want, "{cmd} {path}");
         }
-        let run = linkbase(
-            &[
-                "rewrite",
-                path,
-                "-o",
-                dir.path().join("out").to_str().unwrap(),
-            ],
-            stdin_for(path, &bytes),
-        );
-        assert_eq!(run.code, 2);
-        assert_eq!(
-            run.stderr,
-            format!(
-                "linkbase: {shown}: an mbox mailbox: rewrite cannot write mbox yet (links and base \
-                 read it); nothing was written\n"
-            )
-        );
-        assert!(!dir.path().join("out").exists());
     }
 }
 
