@@ -238,16 +238,7 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     }
     if let Some(source) = &loaded.warc {
         if loaded.arc && args.extract.is_none() {
-            let name = if loaded.name == "-" {
-                "stdin"
-            } else {
-                &loaded.name
-            };
-            return Err(Fatal(format!(
-                "{name}: an ARC archive: rewrite -o cannot write ARC yet (links, base and \
-                 rewrite --extract DIR read it); nothing was written"
-            ))
-            .into());
+            return warc::rewrite_arc(&source.path, &loaded.name, args, &options);
         }
         return warc::rewrite(&source.path, &loaded.name, args, &options);
     }

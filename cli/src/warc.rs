@@ -444,6 +444,131 @@ pub fn rewrite(
     Ok(finish(name, &archive, failed, &tail))
 }
 
+/// `rewrite IN.arc -o OUT.arc` (issue 23): ARC has no conversion records, so each HTML record
+/// whose links changed is replaced where it stands by the same record with the new payload
+/// (`arc::replace_payload`: its URL line's length and HTTP Content-Length recomputed); every
+/// other record is copied as it is. A record whose payload was decoded from a transfer or
+/// content coding, or read past damage, is kept as it was, and said.
+pub fn rewrite_arc(
+    path: &Path,
+    name: &str,
+    args: &RewriteArgs,
+    options: &Options,
+) -> Result<Exit, Failure> {
+    if args.in_place {
+        return Err(Fatal(
+            "--in-place does not apply to an ARC file: archives are written once; use -o OUT.arc"
+                .into(),
+        )
+        .into());
+    }
+    if args.relative {
+        return Err(Fatal(
+            "--relative with an ARC file needs --extract DIR (links between the extracted pages become relative)".into(),
+        )
+        .into());
+    }
+    let started = std::time::Instant::now();
+    let mut archive = open(path, name, &args.input)?;
+    if archive.is_gzip() {
+        return Err(Fatal(format!(
+            "{}: an .arc.gz archive: rewrite -o cannot write gzip ARC yet (links, base and \
+             rewrite --extract DIR read it; rewrite -o writes a plain .arc); nothing was written",
+            escape_controls(name)
+        ))
+        .into());
+    }
+    if let Some(out) = &args.output {
+        if out.to_string_lossy().to_ascii_lowercase().ends_with(".gz") {
+            return Err(Fatal(format!(
+                "{}: the output archive is written uncompressed like the input; name it .arc",
+                out.display()
+            ))
+            .into());
+        }
+    }
+    let mut failed = 0u64;
+    let mut replaced = 0u64;
+    let mut write = |w: &mut dyn Write| -> io::Result<()> {
+        let mut copy = RawCopy::new(path)?;
+        run(
+            &mut archive,
+            |h| rewrite_record(h, name, options).map(|(bytes, _)| bytes),
+            |event, result| {
+                say_damage(name, &event);
+                let raw_end = match &event {
+                    Event::Html(h) => h.raw_end,
+                    Event::Skipped { raw_end, .. } => *raw_end,
+                    Event::Other(o) => o.raw_end,
+                    Event::Damaged(_) => None,
+                };
+                match (&event, result, raw_end) {
+                    (Event::Html(h), Some(Err(e)), _) => {
+                        failed += 1;
+                        say_failure(name, h, &e);
+                    }
+                    (Event::Html(h), Some(Ok(bytes)), Some(end)) if bytes != h.payload => {
+                        let raw = copy.read_range(h.offset, end)?;
+                        let new = match &h.damage {
+                            Some(_) => Err("it was read past damage: left as it was".to_owned()),
+                            None => linkbase::input::arc::replace_payload(&raw, &h.payload, &bytes),
+                        };
+                        match new {
+                            Ok(record) => {
+                                copy.copy_to(h.offset, w)?;
+                                w.write_all(&record)?;
+                                copy.at = end;
+                                replaced += 1;
+                            }
+                            Err(why) => {
+                                failed += 1;
+                                eprintln!(
+                                    "linkbase: {}: record at offset {} ({}) not rewritten: {}",
+                                    escape_controls(name),
+                                    h.offset,
+                                    escape_controls(
+                                        h.reference.warc_target_uri.as_deref().unwrap_or("")
+                                    ),
+                                    why
+                                );
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if let Some(end) = raw_end {
+                    copy.copy_to(end, w)?;
+                }
+                Ok(())
+            },
+        )?;
+        copy.copy_rest(w)
+    };
+    match &args.output {
+        Some(out) => fsout::write(
+            out,
+            fsout::Contents::Written(&mut write),
+            fsout::Target::Output,
+        )
+        .map_err(|e| Fatal(format!("{}: {e}", out.display())))?,
+        None => {
+            let mut stdout = BufWriter::new(io::stdout().lock());
+            write(&mut stdout)?;
+            stdout.flush()?;
+        }
+    }
+    let tail = format!(
+        "; {} rewritten in place; written to {}; {:.2} s",
+        say::n(replaced, "record"),
+        match &args.output {
+            Some(out) => escape_controls(&out.display().to_string()).into_owned(),
+            None => "stdout".to_owned(),
+        },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(finish(name, &archive, failed, &tail))
+}
+
 /// The input's bytes, copied to the output up to a record boundary at a time.
 struct RawCopy {
     file: File,
@@ -466,6 +591,16 @@ impl RawCopy {
         let copied = io::copy(&mut (&mut self.file).take(end - self.at), w)?;
         self.at += copied;
         Ok(())
+    }
+
+    /// The input's bytes `start..end` (one record: bounded as its payload is).
+    fn read_range(&mut self, start: u64, end: u64) -> io::Result<Vec<u8>> {
+        self.file.seek(SeekFrom::Start(start))?;
+        let mut out = Vec::new();
+        (&mut self.file)
+            .take(end.saturating_sub(start))
+            .read_to_end(&mut out)?;
+        Ok(out)
     }
 
     fn copy_rest(&mut self, w: &mut dyn Write) -> io::Result<()> {

@@ -40,10 +40,14 @@ fuzz_target!(|data: &[u8]| {
         let mut changed = first.bytes.clone();
         changed.extend_from_slice(b"\nFrom x\n>From y\n");
         let mut new = vec![None; messages.len()];
-        new[0] = Some(changed);
+        new[0] = Some(changed.clone());
         let out = mbox::join(data, &messages, &new);
         let (again, _) = mbox::split(&out);
-        assert!(again.len() >= 1, "the replaced message is read back");
+        let back = again.first().expect("the replaced message is read back");
+        assert_eq!(back.offset, first.offset, "at the same place");
+        if first.framing == mbox::Framing::FromLine && back.framing == first.framing {
+            assert_eq!(back.bytes, changed, "read back as written");
+        }
     }
     // The preamble is exactly what comes before the first envelope line: the whole input when
     // there is none.
