@@ -224,9 +224,10 @@ pub fn split(bytes: &[u8]) -> (Vec<MboxMessage>, usize) {
 /// A From-line message ending at `end`: the blank line before the next envelope line is the
 /// separator's, not the message's.
 fn finish(mut m: MboxMessage, end: usize) -> MboxMessage {
-    let separator = if m.bytes.ends_with(b"\r\n\r\n") {
+    // A message that is nothing but that blank line is empty.
+    let separator = if m.bytes.ends_with(b"\r\n\r\n") || m.bytes == b"\r\n" {
         2
-    } else if m.bytes.ends_with(b"\n\n") {
+    } else if m.bytes.ends_with(b"\n\n") || m.bytes == b"\n" {
         1
     } else {
         0
@@ -261,14 +262,30 @@ pub fn join(original: &[u8], messages: &[MboxMessage], new: &[Option<Vec<u8>>]) 
         };
         let (envelope, _) = line_at(raw);
         out.extend_from_slice(envelope);
+        let separator = raw
+            .get(raw.len() - m.separator.min(raw.len())..)
+            .unwrap_or_default();
         match m.framing {
-            Framing::FromLine => quote_from_lines(bytes, &mut out),
+            Framing::FromLine => {
+                quote_from_lines(bytes, &mut out);
+                // The next envelope line is one only after a blank line: the message's last
+                // line ended, then the separator (written when the original had none).
+                if offset(m.end) < original.len() {
+                    let eol: &[u8] = if envelope.ends_with(b"\r\n") {
+                        b"\r\n"
+                    } else {
+                        b"\n"
+                    };
+                    if !out.ends_with(b"\n") {
+                        out.extend_from_slice(eol);
+                    }
+                    out.extend_from_slice(if separator.is_empty() { eol } else { separator });
+                    continue;
+                }
+            }
             Framing::ContentLength => set_content_length(bytes, &mut out),
         }
-        out.extend_from_slice(
-            raw.get(raw.len() - m.separator.min(raw.len())..)
-                .unwrap_or_default(),
-        );
+        out.extend_from_slice(separator);
     }
     out
 }
@@ -417,6 +434,32 @@ mod sniff_tests {
                 Some(messages[2].bytes.clone())
             ]
         );
+    }
+
+    /// Found by the `mbox` fuzz target: a message that is only the blank line before the next
+    /// envelope line is empty, and a replaced message is followed by a blank line, so that the
+    /// next message is still one when read back.
+    #[test]
+    fn a_replaced_message_keeps_the_next_one_apart() {
+        let mbox =
+            b"From a@x Mon Jan  1 00:00:00 2001\n\nFrom b@x Mon Jan  1 00:00:01 2001\nS: 1\n\nb\n";
+        let (messages, _) = split(mbox);
+        assert_eq!(messages.len(), 2);
+        assert_eq!(
+            (messages[0].bytes.as_slice(), messages[0].separator),
+            (&b""[..], 1)
+        );
+        for new in [&b"S: 2\n\nFrom x\n"[..], b"S: 2\n\nno line end"] {
+            let out = join(mbox, &messages, &[Some(new.to_vec()), None]);
+            let (again, _) = split(&out);
+            assert_eq!(again.len(), 2, "{}", String::from_utf8_lossy(&out));
+            assert_eq!(again[1].bytes, messages[1].bytes);
+            let mut want = new.to_vec();
+            if !want.ends_with(b"\n") {
+                want.push(b'\n');
+            }
+            assert_eq!(again[0].bytes, want);
+        }
     }
 
     /// An mbox another tool wrote: Python's `mailbox.mbox` (mboxo, `>From ` quoting), the
