@@ -386,12 +386,7 @@ pub fn rewrite(
             },
             |event, result| {
                 say_damage(name, &event);
-                let raw_end = match &event {
-                    Event::Html(h) => h.raw_end,
-                    Event::Skipped { raw_end, .. } => *raw_end,
-                    Event::Other(o) => o.raw_end,
-                    Event::Damaged(_) => None,
-                };
+                let raw_end = raw_end(&event);
                 match (&event, result) {
                     (Event::Html(h), Some(Err(e))) => {
                         failed += 1;
@@ -419,27 +414,11 @@ pub fn rewrite(
         }
         Ok(())
     };
-    match &args.output {
-        Some(out) => fsout::write(
-            out,
-            fsout::Contents::Written(&mut write),
-            fsout::Target::Output,
-        )
-        .map_err(|e| Fatal(format!("{}: {e}", out.display())))?,
-        None => {
-            let mut stdout = BufWriter::new(io::stdout().lock());
-            write(&mut stdout)?;
-            stdout.flush()?;
-        }
-    }
-    let tail = format!(
-        "; {} added; written to {}; {:.2} s",
-        say::n(converted, "conversion record"),
-        match &args.output {
-            Some(out) => escape_controls(&out.display().to_string()).into_owned(),
-            None => "stdout".to_owned(),
-        },
-        started.elapsed().as_secs_f64()
+    write_archive(args, &mut write)?;
+    let tail = written_tail(
+        &format!("{} added", say::n(converted, "conversion record")),
+        args,
+        started,
     );
     Ok(finish(name, &archive, failed, &tail))
 }
@@ -496,12 +475,7 @@ pub fn rewrite_arc(
             |h| rewrite_record(h, name, options).map(|(bytes, _)| bytes),
             |event, result| {
                 say_damage(name, &event);
-                let raw_end = match &event {
-                    Event::Html(h) => h.raw_end,
-                    Event::Skipped { raw_end, .. } => *raw_end,
-                    Event::Other(o) => o.raw_end,
-                    Event::Damaged(_) => None,
-                };
+                let raw_end = raw_end(&event);
                 match (&event, result, raw_end) {
                     (Event::Html(h), Some(Err(e)), _) => {
                         failed += 1;
@@ -544,29 +518,53 @@ pub fn rewrite_arc(
         )?;
         copy.copy_rest(w)
     };
+    write_archive(args, &mut write)?;
+    let tail = written_tail(
+        &format!("{} rewritten in place", say::n(replaced, "record")),
+        args,
+        started,
+    );
+    Ok(finish(name, &archive, failed, &tail))
+}
+
+/// Where an event's record ends in the file, when that is a boundary to copy up to.
+fn raw_end(event: &Event) -> Option<u64> {
+    match event {
+        Event::Html(h) => h.raw_end,
+        Event::Skipped { raw_end, .. } => *raw_end,
+        Event::Other(o) => o.raw_end,
+        Event::Damaged(_) => None,
+    }
+}
+
+/// A rewritten archive, written by `write` to `-o OUT` (a temporary file renamed on success)
+/// or to stdout.
+fn write_archive(
+    args: &RewriteArgs,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), Failure> {
     match &args.output {
-        Some(out) => fsout::write(
-            out,
-            fsout::Contents::Written(&mut write),
-            fsout::Target::Output,
-        )
-        .map_err(|e| Fatal(format!("{}: {e}", out.display())))?,
+        Some(out) => fsout::write(out, fsout::Contents::Written(write), fsout::Target::Output)
+            .map_err(|e| Fatal(format!("{}: {e}", out.display())))?,
         None => {
             let mut stdout = BufWriter::new(io::stdout().lock());
             write(&mut stdout)?;
             stdout.flush()?;
         }
     }
-    let tail = format!(
-        "; {} rewritten in place; written to {}; {:.2} s",
-        say::n(replaced, "record"),
+    Ok(())
+}
+
+/// The end of a rewrite's summary line: what it added, where it wrote, its time.
+fn written_tail(what: &str, args: &RewriteArgs, started: std::time::Instant) -> String {
+    format!(
+        "; {what}; written to {}; {:.2} s",
         match &args.output {
             Some(out) => escape_controls(&out.display().to_string()).into_owned(),
             None => "stdout".to_owned(),
         },
         started.elapsed().as_secs_f64()
-    );
-    Ok(finish(name, &archive, failed, &tail))
+    )
 }
 
 /// The input's bytes, copied to the output up to a record boundary at a time.
