@@ -262,6 +262,10 @@ pub fn join(original: &[u8], messages: &[MboxMessage], new: &[Option<Vec<u8>>]) 
         };
         let (envelope, _) = line_at(raw);
         out.extend_from_slice(envelope);
+        // An envelope line at the very end of the file has no line end: the message gets one.
+        if !envelope.ends_with(b"\n") {
+            out.push(b'\n');
+        }
         let separator = raw
             .get(raw.len() - m.separator.min(raw.len())..)
             .unwrap_or_default();
@@ -460,6 +464,13 @@ mod sniff_tests {
             }
             assert_eq!(again[0].bytes, want);
         }
+        // Found next: an envelope line at the end of the file, without a line end.
+        let last = b"From a@x Mon Jan  1 00:00:00 2001";
+        let (messages, _) = split(last);
+        assert_eq!(messages[0].bytes, b"");
+        let out = join(last, &messages, &[Some(b"\nFrom x\n".to_vec())]);
+        assert_eq!(out, b"From a@x Mon Jan  1 00:00:00 2001\n\n>From x\n");
+        assert_eq!(split(&out).0[0].bytes, b"\nFrom x\n");
     }
 
     /// An mbox another tool wrote: Python's `mailbox.mbox` (mboxo, `>From ` quoting), the
