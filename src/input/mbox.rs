@@ -273,9 +273,13 @@ pub fn join(original: &[u8], messages: &[MboxMessage], new: &[Option<Vec<u8>>]) 
             Framing::FromLine => {
                 quote_from_lines(bytes, &mut out);
                 // The next envelope line is one only after a blank line: the message's last
-                // line ended, then the separator (written when the original had none).
-                if offset(m.end) < original.len() {
-                    let eol: &[u8] = if envelope.ends_with(b"\r\n") {
+                // line ended, then the separator, a blank line in the line ending of that
+                // last line (so that reading takes it away again), written even where the
+                // original had none before a next message.
+                if offset(m.end) < original.len() || !separator.is_empty() {
+                    let eol: &[u8] = if out.ends_with(b"\r\n")
+                        || (!out.ends_with(b"\n") && envelope.ends_with(b"\r\n"))
+                    {
                         b"\r\n"
                     } else {
                         b"\n"
@@ -283,9 +287,9 @@ pub fn join(original: &[u8], messages: &[MboxMessage], new: &[Option<Vec<u8>>]) 
                     if !out.ends_with(b"\n") {
                         out.extend_from_slice(eol);
                     }
-                    out.extend_from_slice(if separator.is_empty() { eol } else { separator });
-                    continue;
+                    out.extend_from_slice(eol);
                 }
+                continue;
             }
             Framing::ContentLength => set_content_length(bytes, &mut out),
         }
@@ -464,6 +468,12 @@ mod sniff_tests {
             }
             assert_eq!(again[0].bytes, want);
         }
+        // Found next: a separator in another line ending than the new message's last line.
+        let crlf =
+            b"From a@x Mon Jan  1 00:00:00 2001\r\nS: 1\r\n\r\nFrom b@x Mon Jan  1 00:00:01 2001\n";
+        let (messages, _) = split(crlf);
+        let out = join(crlf, &messages, &[Some(b"S: 2\n".to_vec()), None]);
+        assert_eq!(split(&out).0[0].bytes, b"S: 2\n");
         // Found next: an envelope line at the end of the file, without a line end.
         let last = b"From a@x Mon Jan  1 00:00:00 2001";
         let (messages, _) = split(last);
