@@ -168,6 +168,7 @@ pub(crate) fn process(
             for link in &mut report.links {
                 link.root = report.base.root;
             }
+            report.set_content_type(&part.mime_type);
             reports.push(report);
             continue;
         }
@@ -237,6 +238,7 @@ pub(crate) fn process(
                 reports.push(Report {
                     base: BaseRecord {
                         root: Some(Some(i) == root),
+                        content_type: Some(part.mime_type.clone()),
                         ..empty_base(Some(path), diagnostics)
                     },
                     links: Vec::new(),
@@ -246,6 +248,7 @@ pub(crate) fn process(
         };
         let body = part.decoded.as_deref().unwrap_or_default();
         let mut part_report = report(&analysed, Some(&path), body);
+        part_report.set_content_type(&part.mime_type);
         part_report.base.root = Some(Some(i) == root);
         for link in &mut part_report.links {
             link.root = part_report.base.root;
@@ -325,6 +328,7 @@ pub(crate) fn process(
         reports.push(Report {
             base: BaseRecord {
                 root: Some(false),
+                content_type: tree.parts.first().map(|p| p.mime_type.clone()),
                 ..empty_base(Some("0".to_owned()), tree_diagnostics.clone())
             },
             links: Vec::new(),
@@ -471,6 +475,7 @@ fn css_part(
             column: None,
             root: None,
             warc: None,
+            content_type: None,
         });
         replacement
     });
@@ -521,6 +526,7 @@ fn css_part(
         diagnostics,
         root: None,
         warc: None,
+        content_type: None,
     };
     (
         Report {
@@ -542,6 +548,7 @@ fn empty_base(part: Option<String>, diagnostics: Vec<Diagnostic>) -> BaseRecord 
         diagnostics,
         root: None,
         warc: None,
+        content_type: None,
     }
 }
 
@@ -562,9 +569,15 @@ pub(crate) fn css_encoding(
     if let Some(enc) = charset.and_then(|c| encoding_rs::Encoding::for_label(c.trim().as_bytes())) {
         return (enc, EncodingSource::Transport, 0);
     }
-    let declared = body
+    // "the first 1024 bytes … begin with `@charset "` XX* `";` where each XX byte is a value
+    // other than 0x22 or 0x3B".
+    let head = body.get(..body.len().min(1024)).unwrap_or(body);
+    let declared = head
         .strip_prefix(b"@charset \"")
-        .and_then(|rest| rest.get(..rest.iter().position(|b| *b == b'"')?))
+        .and_then(|rest| {
+            let end = rest.iter().position(|b| matches!(b, b'"' | b';'))?;
+            (rest.get(end..end + 2) == Some(b"\";")).then(|| rest.get(..end))?
+        })
         .and_then(encoding_rs::Encoding::for_label)
         // "If the return value was UTF-16BE or UTF-16LE, use UTF-8."
         .map(|e| {
@@ -575,7 +588,7 @@ pub(crate) fn css_encoding(
             }
         });
     match declared {
-        Some(enc) => (enc, EncodingSource::Meta, 0),
+        Some(enc) => (enc, EncodingSource::CharsetRule, 0),
         None => (encoding_rs::UTF_8, EncodingSource::Fallback, 0),
     }
 }
@@ -884,6 +897,124 @@ mod tests {
             .replace("url( ../img/bg.png )", "url( http://h/img/bg.png )")
             .replace("href=\"../css/site.css\"", "href=\"http://h/css/site.css\"");
         assert_eq!(text, expected);
+    }
+
+    /// CSS Syntax §3.2: a BOM, the part's charset, a well-formed `@charset "…";` in the first
+    /// 1024 bytes (UTF-16 read as UTF-8), else UTF-8; each says which it was (issue 23 item 5:
+    /// a stylesheet's `@charset` is not an HTML `<meta>`).
+    #[test]
+    fn css_encoding_says_where_it_came_from() {
+        use crate::decode::EncodingSource::*;
+        // A label's surrounding whitespace is ignored (Encoding §4.2), so these two differ only
+        // in whether the rule ends inside the first 1024 bytes.
+        let inside = format!("@charset \"{}koi8-r\";", " ".repeat(1006));
+        let past = format!("@charset \"{}koi8-r\";", " ".repeat(1007));
+        type Case<'a> = (
+            &'a [u8],
+            Option<&'a str>,
+            &'a str,
+            crate::decode::EncodingSource,
+            usize,
+        );
+        let cases: [Case<'_>; 10] = [
+            (b"\xEF\xBB\xBFa{}", Some("koi8-r"), "UTF-8", Bom, 3),
+            (
+                b"@charset \"koi8-r\"; a{}",
+                Some("windows-1252"),
+                "windows-1252",
+                Transport,
+                0,
+            ),
+            (
+                b"@charset \"koi8-r\"; a{}",
+                Some("no-such"),
+                "KOI8-R",
+                CharsetRule,
+                0,
+            ),
+            (b"@charset \"koi8-r\"; a{}", None, "KOI8-R", CharsetRule, 0),
+            (b"@charset \"utf-16le\";", None, "UTF-8", CharsetRule, 0),
+            (b"@charset \"koi8-r\" ;", None, "UTF-8", Fallback, 0),
+            (b"@charset \"koi8;r\";", None, "UTF-8", Fallback, 0),
+            (b"@charset 'koi8-r';", None, "UTF-8", Fallback, 0),
+            (inside.as_bytes(), None, "KOI8-R", CharsetRule, 0),
+            (past.as_bytes(), None, "UTF-8", Fallback, 0),
+        ];
+        for (body, charset, name, source, bom) in cases {
+            let (enc, got, len) = css_encoding(body, charset);
+            assert_eq!(
+                (enc.name(), got, len),
+                (name, source, bom),
+                "{:?} {charset:?}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    /// Every record of a part says the part's media type, and a stylesheet's encoding source
+    /// is its own (issue 23 item 5).
+    #[test]
+    fn part_records_carry_content_type_and_css_encoding_source() {
+        let message = concat!(
+            "MIME-Version: 1.0\r\n",
+            "Content-Type: multipart/related; boundary=\"b\"\r\n",
+            "\r\n",
+            "--b\r\n",
+            "Content-Type: text/HTML; charset=utf-8\r\n",
+            "Content-Location: http://h/index.html\r\n",
+            "\r\n",
+            "<a href=a.html>a</a>\r\n",
+            "--b\r\n",
+            "Content-Type: text/css\r\n",
+            "Content-Location: http://h/a.css\r\n",
+            "\r\n",
+            "@charset \"iso-8859-2\"; a { background: url(x.png) }\r\n",
+            "--b\r\n",
+            "Content-Type: text/css\r\n",
+            "Content-Location: http://h/b.css\r\n",
+            "\r\n",
+            "a { background: url(y.png) }\r\n",
+            "--b--\r\n"
+        );
+        let input = MessageInput {
+            name: "t.mht",
+            bytes: message.as_bytes(),
+            layers: BaseLayers::default(),
+        };
+        let reports = links_message(&input, &Options::default()).unwrap();
+        let bases: Vec<_> = reports
+            .iter()
+            .map(|r| {
+                (
+                    r.base.part.as_deref(),
+                    r.base.content_type.as_deref(),
+                    r.base.encoding,
+                    r.base.encoding_source,
+                )
+            })
+            .collect();
+        use crate::decode::EncodingSource::*;
+        assert_eq!(
+            bases,
+            [
+                (Some("1"), Some("text/html"), "UTF-8", Transport),
+                (Some("2"), Some("text/css"), "ISO-8859-2", CharsetRule),
+                (Some("3"), Some("text/css"), "UTF-8", Fallback),
+            ]
+        );
+        let links: Vec<_> = reports
+            .iter()
+            .flat_map(|r| &r.links)
+            .map(|l| (l.original.as_str(), l.content_type.as_deref()))
+            .collect();
+        assert_eq!(
+            links,
+            [
+                ("a.html", Some("text/html")),
+                ("x.png", Some("text/css")),
+                ("y.png", Some("text/css")),
+            ]
+        );
     }
 
     #[test]

@@ -589,6 +589,7 @@ fn streamed_base_record(
         diagnostics,
         root: None,
         warc: None,
+        content_type: None,
     }
 }
 
@@ -1133,6 +1134,7 @@ fn report_base(analysis: &Analysis, part: Option<&str>) -> BaseRecord {
         diagnostics: diagnostics.clone(),
         root: None,
         warc: None,
+        content_type: None,
     }
 }
 

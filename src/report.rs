@@ -55,6 +55,10 @@ pub struct LinkRecord {
     /// `warc_date`); absent otherwise.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub warc: Option<crate::input::warc::RecordRef>,
+    /// In a MIME part, an archived record or an mbox message: the media type the document was
+    /// read as (see [`BaseRecord::content_type`]); absent for a bare document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
 }
 
 impl LinkRecord {
@@ -85,6 +89,7 @@ impl LinkRecord {
             column: None,
             root: None,
             warc: None,
+            content_type: None,
         }
     }
 
@@ -108,6 +113,7 @@ impl LinkRecord {
             column: None,
             root: None,
             warc: None,
+            content_type: None,
         }
     }
 }
@@ -134,6 +140,12 @@ pub struct BaseRecord {
     /// From a WARC file: the record it is about; absent otherwise.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub warc: Option<crate::input::warc::RecordRef>,
+    /// In a MIME part, an archived record or an mbox message: the media type the document was
+    /// read as, its essence only (RFC 2045 §5.1 `type/subtype`, lower-case; the charset is
+    /// `encoding`). For a record that declared none and was sniffed as HTML, `text/html`.
+    /// Absent for a bare document, whose type the caller chose.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
 }
 
 /// Everything found in one document.
@@ -172,6 +184,15 @@ impl std::fmt::Display for UnresolvedSummary {
 }
 
 impl Report {
+    /// Says the document was read as `content_type` ([`BaseRecord::content_type`]) on its base
+    /// record and every link record.
+    pub fn set_content_type(&mut self, content_type: &str) {
+        self.base.content_type = Some(content_type.to_owned());
+        for link in &mut self.links {
+            link.content_type = Some(content_type.to_owned());
+        }
+    }
+
     /// The links left relative or unresolvable, or `None` when every link (same-document
     /// references aside, which are right as they are) has an absolute resolution.
     pub fn unresolved_summary(&self) -> Option<UnresolvedSummary> {

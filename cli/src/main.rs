@@ -232,29 +232,16 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         single_relative(args, &mut loaded, &mut options)?;
     }
     if loaded.mbox {
-        let name = if loaded.name == "-" {
-            "stdin"
-        } else {
-            &loaded.name
-        };
-        return Err(Fatal(format!(
-            "{name}: an mbox mailbox: rewrite cannot write mbox yet (links and base read it); \
-             nothing was written"
-        ))
-        .into());
+        if args.extract.is_some() {
+            return Err(Fatal("--extract DIR needs a WARC file as INPUT".into()).into());
+        }
+        let (bytes, exit) = mbox::rewrite(&loaded, args, &options);
+        write_rewritten(args, snapshot.as_ref(), &bytes)?;
+        return Ok(exit);
     }
     if let Some(source) = &loaded.warc {
         if loaded.arc && args.extract.is_none() {
-            let name = if loaded.name == "-" {
-                "stdin"
-            } else {
-                &loaded.name
-            };
-            return Err(Fatal(format!(
-                "{name}: an ARC archive: rewrite -o cannot write ARC yet (links, base and \
-                 rewrite --extract DIR read it); nothing was written"
-            ))
-            .into());
+            return warc::rewrite_arc(&source.path, &loaded.name, args, &options);
         }
         return warc::rewrite(&source.path, &loaded.name, args, &options);
     }
@@ -294,27 +281,45 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
     // per part.
     let rewritten =
         message::rewrite_message(&loaded.message_input(), &options).map_err(Fatal::from)?;
+    let exit = say_message(args, &loaded.name, &rewritten.reports);
+    write_rewritten(args, snapshot.as_ref(), &rewritten.bytes)?;
+    Ok(exit)
+}
+
+/// What the rewrite of a message (`name`: the input, or an mbox's message) says on stderr: the
+/// links each part left relative, the parts skipped, a base `--relative` removed; and the exit
+/// code that calls for.
+fn say_message(args: &RewriteArgs, name: &str, reports: &[Report]) -> Exit {
     let mut unresolved = None;
-    for report in &rewritten.reports {
+    for report in reports {
         if let Some(summary) = report.unresolved_summary() {
             eprintln!(
                 "linkbase: {} part {}: {summary}",
-                crate::text::escape_controls(&loaded.name),
+                crate::text::escape_controls(name),
                 report.base.part.as_deref().unwrap_or("?")
             );
             unresolved = Some(summary);
         }
     }
-    let skipped = say_skipped_parts(&loaded.name, &rewritten.reports);
-    let bases: Vec<_> = rewritten.reports.iter().map(|r| r.base.clone()).collect();
-    say_base_removed_by_relative(args, &escape_controls(&loaded.name), &bases);
-    let bytes = rewritten.bytes;
-    let exit = match unresolved {
+    let skipped = say_skipped_parts(name, reports);
+    let bases: Vec<_> = reports.iter().map(|r| r.base.clone()).collect();
+    say_base_removed_by_relative(args, &escape_controls(name), &bases);
+    match unresolved {
         _ if skipped > 0 => Exit::Problems,
         Some(_) if args.fail_on_unresolved => Exit::Problems,
         _ => Exit::Ok,
-    };
-    let (path, target) = match (&args.output, args.in_place, &snapshot) {
+    }
+}
+
+/// A rewritten message's bytes to stdout, to `-o FILE`, or over the input (`--in-place`, refused
+/// if the input changed since `snapshot`).
+fn write_rewritten(
+    args: &RewriteArgs,
+    snapshot: Option<&fsout::Snapshot>,
+    bytes: &[u8],
+) -> Result<(), Failure> {
+    let input_path = Path::new(&args.input.input);
+    let (path, target) = match (&args.output, args.in_place, snapshot) {
         (_, true, Some(before)) => (input_path, fsout::Target::InPlace(before)),
         (_, true, None) => {
             return Err(Fatal(format!("{}: cannot read", input_path.display())).into())
@@ -322,14 +327,14 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         (Some(path), false, _) => (path.as_path(), fsout::Target::Output),
         (None, false, _) => {
             let mut stdout = io::stdout().lock();
-            stdout.write_all(&bytes)?;
+            stdout.write_all(bytes)?;
             stdout.flush()?;
-            return Ok(exit);
+            return Ok(());
         }
     };
-    fsout::write(path, fsout::Contents::Bytes(&bytes), target)
+    fsout::write(path, fsout::Contents::Bytes(bytes), target)
         .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
-    Ok(exit)
+    Ok(())
 }
 
 /// `-o FILE` naming the input itself (or a link to it) would replace the input: that is what

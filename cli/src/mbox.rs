@@ -9,7 +9,7 @@ use linkbase::message::{self, MessageInput};
 use linkbase::pipeline::Options;
 use linkbase::{Headers, Report};
 
-use crate::args::{BaseFormat, LinksFormat};
+use crate::args::{BaseFormat, LinksFormat, RewriteArgs};
 use crate::load::Loaded;
 use crate::text::{escape_controls, write_tsv};
 use crate::{say, say_skipped_parts, Exit, Failure};
@@ -33,8 +33,17 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Every message read through the MIME path, in order; messages that cannot be read are said.
-fn read_all(loaded: &Loaded, options: &Options) -> (Vec<(MboxMessage, Vec<Report>)>, u64) {
+/// What one message gave, and whether it had problems (said already).
+type Outcome<T> = Result<(T, bool), linkbase::Error>;
+
+/// Every message of the mbox through `run` (given its label for messages, `NAME message I
+/// (offset O)`), in order: the messages, what each gave (`None`: it could not be read, which is
+/// said), and how many problems there were (bytes before the first message, messages not read,
+/// messages with problems).
+fn each<T>(
+    loaded: &Loaded,
+    run: &mut dyn FnMut(&str, &MessageInput<'_>) -> Outcome<T>,
+) -> (Vec<MboxMessage>, Vec<Option<T>>, u64) {
     let shown = if loaded.name == "-" {
         "stdin"
     } else {
@@ -50,32 +59,66 @@ fn read_all(loaded: &Loaded, options: &Options) -> (Vec<(MboxMessage, Vec<Report
         );
         problems += 1;
     }
-    let mut out = Vec::new();
-    for m in messages {
+    let mut out = Vec::with_capacity(messages.len());
+    for m in &messages {
         let label = format!("{shown} message {} (offset {})", m.index, m.offset);
         let input = MessageInput {
             name: &label,
             bytes: &m.bytes,
             layers: loaded.layers.clone(),
         };
-        match message::links_message(&input, options) {
-            Ok(reports) => {
-                if say_skipped_parts(&label, &reports) > 0 {
-                    problems += 1;
-                }
-                out.push((m, reports));
+        match run(&label, &input) {
+            Ok((value, trouble)) => {
+                problems += u64::from(trouble);
+                out.push(Some(value));
             }
             Err(e) => {
                 eprintln!("linkbase: {}", escape_controls(&e.to_string()));
                 problems += 1;
+                out.push(None);
             }
         }
     }
     eprintln!(
         "linkbase: {name}: {} read",
-        say::n(out.len() as u64, "message")
+        say::n(out.iter().flatten().count() as u64, "message")
     );
-    (out, problems)
+    (messages, out, problems)
+}
+
+/// Every message read through the MIME path, in order; messages that cannot be read are said.
+fn read_all(loaded: &Loaded, options: &Options) -> (Vec<(MboxMessage, Vec<Report>)>, u64) {
+    let (messages, reports, problems) = each(loaded, &mut |label, input| {
+        message::links_message(input, options).map(|r| {
+            let trouble = say_skipped_parts(label, &r) > 0;
+            (r, trouble)
+        })
+    });
+    let read = messages
+        .into_iter()
+        .zip(reports)
+        .filter_map(|(m, r)| Some((m, r?)))
+        .collect();
+    (read, problems)
+}
+
+/// `rewrite MBOX`: each message through the MIME message rewrite, as an `.eml` would be; the
+/// mbox written back with only the messages that changed re-framed (`mbox::join`), and in them
+/// only the parts that changed re-encoded. A message that cannot be read is kept as it was.
+pub(crate) fn rewrite(loaded: &Loaded, args: &RewriteArgs, options: &Options) -> (Vec<u8>, Exit) {
+    let (messages, new, problems) = each(loaded, &mut |label, input| {
+        message::rewrite_message(input, options).map(|r| {
+            let trouble = crate::say_message(args, label, &r.reports) == Exit::Problems;
+            (r.bytes, trouble)
+        })
+    });
+    let bytes = mbox::join(&loaded.bytes, &messages, &new);
+    let exit = if problems > 0 {
+        Exit::Problems
+    } else {
+        Exit::Ok
+    };
+    (bytes, exit)
 }
 
 /// A record as a JSON line (fields in the order of every other input's records) with the

@@ -403,12 +403,7 @@ pub fn rewrite(
             },
             |event, result| {
                 say_damage(name, &event);
-                let raw_end = match &event {
-                    Event::Html(h) => h.raw_end,
-                    Event::Skipped { raw_end, .. } => *raw_end,
-                    Event::Other(o) => o.raw_end,
-                    Event::Damaged(_) => None,
-                };
+                let raw_end = raw_end(&event);
                 match (&event, result) {
                     (Event::Html(h), Some(Err(e))) => {
                         failed += 1;
@@ -436,6 +431,135 @@ pub fn rewrite(
         }
         Ok(())
     };
+    write_archive(args, &mut write)?;
+    let tail = written_tail(
+        &format!("{} added", say::n(converted, "conversion record")),
+        args,
+        started,
+    );
+    Ok(finish(name, &archive, failed, &tail))
+}
+
+/// `rewrite IN.arc -o OUT.arc` (issue 23): ARC has no conversion records, so each HTML record
+/// whose links changed is replaced where it stands by the same record with the new payload
+/// (`arc::replace_payload`: its URL line's length and HTTP Content-Length recomputed); every
+/// other record is copied as it is. A record whose payload was decoded from a transfer or
+/// content coding, or read past damage, is kept as it was, and said.
+pub fn rewrite_arc(
+    path: &Path,
+    name: &str,
+    args: &RewriteArgs,
+    options: &Options,
+) -> Result<Exit, Failure> {
+    if args.in_place {
+        return Err(Fatal(
+            "--in-place does not apply to an ARC file: archives are written once; use -o OUT.arc"
+                .into(),
+        )
+        .into());
+    }
+    if args.relative {
+        return Err(Fatal(
+            "--relative with an ARC file needs --extract DIR (links between the extracted pages become relative)".into(),
+        )
+        .into());
+    }
+    let started = std::time::Instant::now();
+    let mut archive = open(path, name, &args.input)?;
+    if archive.is_gzip() {
+        return Err(Fatal(format!(
+            "{}: an .arc.gz archive: rewrite -o cannot write gzip ARC yet (links, base and \
+             rewrite --extract DIR read it; rewrite -o writes a plain .arc); nothing was written",
+            escape_controls(name)
+        ))
+        .into());
+    }
+    if let Some(out) = &args.output {
+        if out.to_string_lossy().to_ascii_lowercase().ends_with(".gz") {
+            return Err(Fatal(format!(
+                "{}: the output archive is written uncompressed like the input; name it .arc",
+                out.display()
+            ))
+            .into());
+        }
+    }
+    let mut failed = 0u64;
+    let mut replaced = 0u64;
+    let mut write = |w: &mut dyn Write| -> io::Result<()> {
+        let mut copy = RawCopy::new(path)?;
+        run(
+            &mut archive,
+            |h| rewrite_record(h, name, options).map(|(bytes, _)| bytes),
+            |event, result| {
+                say_damage(name, &event);
+                let raw_end = raw_end(&event);
+                match (&event, result, raw_end) {
+                    (Event::Html(h), Some(Err(e)), _) => {
+                        failed += 1;
+                        say_failure(name, h, &e);
+                    }
+                    (Event::Html(h), Some(Ok(bytes)), Some(end)) if bytes != h.payload => {
+                        let raw = copy.read_range(h.offset, end)?;
+                        let new = match &h.damage {
+                            Some(_) => Err("it was read past damage: left as it was".to_owned()),
+                            None => linkbase::input::arc::replace_payload(&raw, &h.payload, &bytes),
+                        };
+                        match new {
+                            Ok(record) => {
+                                copy.copy_to(h.offset, w)?;
+                                w.write_all(&record)?;
+                                copy.at = end;
+                                replaced += 1;
+                            }
+                            Err(why) => {
+                                failed += 1;
+                                eprintln!(
+                                    "linkbase: {}: record at offset {} ({}) not rewritten: {}",
+                                    escape_controls(name),
+                                    h.offset,
+                                    escape_controls(
+                                        h.reference.warc_target_uri.as_deref().unwrap_or("")
+                                    ),
+                                    why
+                                );
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if let Some(end) = raw_end {
+                    copy.copy_to(end, w)?;
+                }
+                Ok(())
+            },
+        )?;
+        copy.copy_rest(w)
+    };
+    write_archive(args, &mut write)?;
+    let tail = written_tail(
+        &format!("{} rewritten in place", say::n(replaced, "record")),
+        args,
+        started,
+    );
+    Ok(finish(name, &archive, failed, &tail))
+}
+
+/// Where an event's record ends in the file, when that is a boundary to copy up to.
+fn raw_end(event: &Event) -> Option<u64> {
+    match event {
+        Event::Html(h) => h.raw_end,
+        Event::Skipped { raw_end, .. } => *raw_end,
+        Event::Other(o) => o.raw_end,
+        Event::Damaged(_) => None,
+    }
+}
+
+/// A rewritten archive, written by `write` to `-o OUT` (a temporary file renamed on success)
+/// or to stdout.
+fn write_archive(
+    args: &RewriteArgs,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), Failure> {
     match &args.output {
         Some(out) => fsout::write(
             out,
@@ -449,16 +573,19 @@ pub fn rewrite(
             stdout.flush()?;
         }
     }
-    let tail = format!(
-        "; {} added; written to {}; {:.2} s",
-        say::n(converted, "conversion record"),
+    Ok(())
+}
+
+/// The end of a rewrite's summary line: what it added, where it wrote, its time.
+fn written_tail(what: &str, args: &RewriteArgs, started: std::time::Instant) -> String {
+    format!(
+        "; {what}; written to {}; {:.2} s",
         match &args.output {
             Some(out) => escape_controls(&out.display().to_string()).into_owned(),
             None => "stdout".to_owned(),
         },
         started.elapsed().as_secs_f64()
-    );
-    Ok(finish(name, &archive, failed, &tail))
+    )
 }
 
 /// The input's bytes, copied to the output up to a record boundary at a time.
@@ -483,6 +610,16 @@ impl RawCopy {
         let copied = io::copy(&mut (&mut self.file).take(end - self.at), w)?;
         self.at += copied;
         Ok(())
+    }
+
+    /// The input's bytes `start..end` (one record: bounded as its payload is).
+    fn read_range(&mut self, start: u64, end: u64) -> io::Result<Vec<u8>> {
+        self.file.seek(SeekFrom::Start(start))?;
+        let mut out = Vec::new();
+        (&mut self.file)
+            .take(end.saturating_sub(start))
+            .read_to_end(&mut out)?;
+        Ok(out)
     }
 
     fn copy_rest(&mut self, w: &mut dyn Write) -> io::Result<()> {

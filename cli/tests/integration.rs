@@ -30,7 +30,9 @@ mod integration {
     mod crawl;
     mod warc_salvage;
     mod formats;
+    mod mbox_rewrite;
     mod arc;
+    mod archives;
     mod mime_malformed;
     mod injection;
     mod feedback;

@@ -873,6 +873,8 @@ impl WarcReader {
         dict.set_item("base", &report.base.base)?;
         dict.set_item("base_source", report.base.base_source.name())?;
         dict.set_item("encoding", report.base.encoding)?;
+        // Issue 23: the media type the record was read as, as on its link records.
+        dict.set_item("content_type", &h.content_type)?;
         dict.set_item(
             "diagnostics",
             pythonize::pythonize(py, &report.base.diagnostics)?,
@@ -972,8 +974,9 @@ impl WarcReader {
 /// Returns:
 ///     A WarcReader: an iterator of dicts (linkbase.WarcRecord): warc_record_id,
 ///     warc_target_uri, warc_date, offset, status, revisit_of, base (the URI or None),
-///     base_source, encoding, diagnostics, and links (as links() gives them, each with the
-///     record's warc_record_id, warc_target_uri and warc_date). Damage in the archive does not
+///     base_source, encoding, content_type (the media type it was read as), diagnostics, and
+///     links (as links() gives them, each with the record's warc_record_id, warc_target_uri,
+///     warc_date and content_type). Damage in the archive does not
 ///     raise: it is listed in the reader's damaged, and counts says what was read.
 ///
 /// Raises:

@@ -89,6 +89,7 @@ def test_eml_links_exact_and_as_the_cli():
             "line": 2,
             "column": 11,
             "root": True,
+            "content_type": "text/html",
         },
         {
             "part": "1",
@@ -107,6 +108,7 @@ def test_eml_links_exact_and_as_the_cli():
             "line": 3,
             "column": 10,
             "root": True,
+            "content_type": "text/html",
         },
         {
             "part": "1",
@@ -125,6 +127,7 @@ def test_eml_links_exact_and_as_the_cli():
             "line": 4,
             "column": 10,
             "root": True,
+            "content_type": "text/html",
         },
     ]
     out = subprocess.run([cli(), "links", str(path)], capture_output=True, check=True).stdout
@@ -142,6 +145,7 @@ def test_message_base_is_its_root_part():
         "encoding_source": "transport",
         "diagnostics": [],
         "root": True,
+        "content_type": "text/html",
     }
     assert [(b["part"], b["root"]) for b in linkbase.bases(data)] == [("2", False), ("3", True)]
 

@@ -71,6 +71,9 @@ def test_records_links_and_provenance(tmp_path):
     assert by_uri["http://ex.org/b.html"]["base"] == "http://cdn.ex.org/r/"
     assert by_uri["http://ex.org/b.html"]["base_source"] == "base-element"
     assert by_uri["http://ex.org/old"]["status"] == 301
+    # Issue 23: the media type each record was read as, on it and on its links.
+    assert {r["content_type"] for r in records} == {"text/html"}
+    assert {l["content_type"] for r in records for l in r["links"]} == {"text/html"}
 
 
 def test_same_links_as_the_cli(tmp_path):

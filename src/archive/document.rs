@@ -42,4 +42,5 @@ fn tag(report: &mut Report, record: &HtmlRecord) {
     for l in &mut report.links {
         l.warc = Some(record.reference.clone());
     }
+    report.set_content_type(&record.content_type);
 }

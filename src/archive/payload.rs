@@ -70,19 +70,23 @@ pub(super) fn split_http(block: &[u8]) -> (&[u8], &[u8]) {
     }
 }
 
+/// A `Content-Type`'s essence (RFC 9110 §8.3.1: `type/subtype`, case-insensitive, so
+/// lower-cased), or `None` when it is absent or empty.
+pub(super) fn essence(content_type: Option<&str>) -> Option<String> {
+    let essence = content_type?
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    (!essence.is_empty()).then_some(essence)
+}
+
 /// `text/html` or `application/xhtml+xml`; with no Content-Type, sniffed as the MIME Sniffing
 /// Standard's "HTML" patterns do (a tag name after leading whitespace).
 pub(super) fn is_html(content_type: Option<&str>, payload: &[u8]) -> bool {
-    if let Some(ct) = content_type {
-        let essence = ct
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        if !essence.is_empty() {
-            return essence == "text/html" || essence == "application/xhtml+xml";
-        }
+    if let Some(essence) = essence(content_type) {
+        return essence == "text/html" || essence == "application/xhtml+xml";
     }
     let start = payload
         .iter()

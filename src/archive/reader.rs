@@ -537,6 +537,7 @@ fn html_of(
         payload,
         layers,
         charset,
+        content_type: essence(content_type.as_deref()).unwrap_or_else(|| "text/html".to_owned()),
         diagnostics,
         revisit_of: None,
         damage: record.damage.clone(),

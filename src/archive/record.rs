@@ -30,6 +30,9 @@ pub struct HtmlRecord {
     pub layers: BaseLayers,
     /// The charset of the archived `Content-Type`.
     pub charset: Option<String>,
+    /// The media type it was read as: the archived `Content-Type`'s essence, or `text/html`
+    /// when none was declared and the payload was sniffed as HTML.
+    pub content_type: String,
     /// What was found about the record before the pipeline (ignored headers, payload decoding).
     pub diagnostics: Vec<Diagnostic>,
     /// For a resolved `revisit`: the original record's ID.

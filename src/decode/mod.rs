@@ -40,8 +40,12 @@ pub enum EncodingSource {
     /// A `<meta charset>`, a `<meta http-equiv=Content-Type content=…>` or an XML declaration
     /// found by `prescan` (step 5; confidence *tentative*).
     Meta,
+    /// A stylesheet's `@charset "…";` rule (CSS Syntax §3.2 step 3): a `text/css` part or
+    /// record only.
+    CharsetRule,
     /// Nothing declared an encoding: the default (step 8; confidence *tentative*): windows-1252,
-    /// or the one the caller chose for undeclared documents (`--default-charset`).
+    /// or the one the caller chose for undeclared documents (`--default-charset`); for a
+    /// stylesheet, UTF-8 (CSS Syntax §3.2 step 5).
     Fallback,
 }
 
@@ -52,6 +56,7 @@ impl EncodingSource {
             EncodingSource::Bom => "its byte order mark",
             EncodingSource::Transport => "the transport charset (--charset or Content-Type)",
             EncodingSource::Meta => "its <meta> charset declaration",
+            EncodingSource::CharsetRule => "its @charset rule",
             EncodingSource::Fallback => {
                 "the default (windows-1252 or --default-charset; nothing declared an encoding)"
             }

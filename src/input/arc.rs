@@ -129,6 +129,71 @@ fn parse_layout(line: &[u8], version: u8) -> Option<UrlLine> {
     })
 }
 
+/// The ARC record `raw` (its URL line, block and the line end after it, uncompressed) with its
+/// payload `old` replaced by `new`: the block's HTTP head kept (its `Content-Length` set to the
+/// new length), the URL line kept but for its last field, the block's length (ARC file format
+/// 1.0, "URL record definition": `Archive-length`, v1 and v2 alike).
+///
+/// # Errors
+/// Why the record cannot be written so: no URL line, or a block whose body is not `old` as it
+/// stands (a transfer or content coding the payload was decoded from, damage).
+pub fn replace_payload(raw: &[u8], old: &[u8], new: &[u8]) -> Result<Vec<u8>, String> {
+    let line_end = memchr::memchr(b'\n', raw).ok_or("no URL line")?;
+    let line = raw.get(..line_end).unwrap_or_default();
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let field = line
+        .iter()
+        .rposition(|&b| b == b' ')
+        .ok_or("no length field on the URL line")?;
+    let length: usize = std::str::from_utf8(line.get(field + 1..).unwrap_or_default())
+        .ok()
+        .and_then(|l| l.parse().ok())
+        .ok_or("no length field on the URL line")?;
+    let block_at = line_end + 1;
+    let block = raw
+        .get(block_at..block_at + length)
+        .ok_or("the block is shorter than its Archive-length")?;
+    let head_len = if block.starts_with(b"HTTP/") {
+        let crlf = memchr::memmem::find(block, b"\r\n\r\n").map(|i| i + 4);
+        let lf = memchr::memmem::find(block, b"\n\n").map(|i| i + 2);
+        crlf.into_iter().chain(lf).min().unwrap_or(block.len())
+    } else {
+        0
+    };
+    let (head, body) = block.split_at(head_len);
+    if body != old {
+        return Err(
+            "its payload was transfer- or content-decoded from the block: \
+                    left as it was"
+                .to_owned(),
+        );
+    }
+    let mut block = Vec::with_capacity(head.len() + new.len());
+    let mut at = 0;
+    while at < head.len() {
+        let rest = head.get(at..).unwrap_or_default();
+        let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+        let l = rest.get(..end).unwrap_or_default();
+        match l.get(..15) {
+            Some(n) if n.eq_ignore_ascii_case(b"Content-Length:") => {
+                let eol = if l.ends_with(b"\r\n") { "\r\n" } else { "\n" };
+                block.extend_from_slice(n);
+                block.extend_from_slice(format!(" {}{eol}", new.len()).as_bytes());
+            }
+            _ => block.extend_from_slice(l),
+        }
+        at += end;
+    }
+    block.extend_from_slice(new);
+    let mut out = Vec::with_capacity(raw.len() + new.len());
+    out.extend_from_slice(raw.get(..field + 1).unwrap_or_default());
+    out.extend_from_slice(block.len().to_string().as_bytes());
+    out.extend_from_slice(raw.get(line.len()..block_at).unwrap_or_default());
+    out.extend_from_slice(&block);
+    out.extend_from_slice(raw.get(block_at + length..).unwrap_or_default());
+    Ok(out)
+}
+
 /// An ARC date (`YYYYMMDDhhmmss`, or without the seconds) as a WARC date; another shape as is.
 fn warc_date(date: &str) -> String {
     let d = date.as_bytes();
@@ -737,5 +802,39 @@ mod sniff_tests {
         assert!(records[0].block.is_none(), "the version block is not held");
         assert_eq!(records[1].block.as_deref(), Some(&page[..]));
         assert_eq!(records[1].target_uri(), Some("http://ex.org/a/"));
+    }
+}
+
+#[cfg(test)]
+mod write_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::replace_payload;
+
+    /// The URL line's last field and the HTTP Content-Length follow the new payload; a body
+    /// that is not the payload as it stands (chunked here) is refused, not half-written.
+    #[test]
+    fn replace_payload_recomputes_lengths_or_refuses() {
+        let block = "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nabc";
+        let raw = format!(
+            "http://h/ 1.2.3.4 20010101000000 text/html {}\n{block}\n",
+            block.len()
+        );
+        let out = replace_payload(raw.as_bytes(), b"abc", b"abcdef").unwrap();
+        let new_block = "HTTP/1.0 200 OK\r\nContent-Length: 6\r\n\r\nabcdef";
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!(
+                "http://h/ 1.2.3.4 20010101000000 text/html {}\n{new_block}\n",
+                new_block.len()
+            )
+        );
+        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+        let raw = format!(
+            "http://h/ 1.2.3.4 20010101000000 text/html {}\n{chunked}\n",
+            chunked.len()
+        );
+        assert!(replace_payload(raw.as_bytes(), b"abc", b"abcdef").is_err());
+        assert!(replace_payload(b"no newline", b"", b"").is_err());
+        assert!(replace_payload(b"http://h/ 1 2 3 99\nshort\n", b"short", b"x").is_err());
     }
 }

@@ -343,19 +343,113 @@ fn a_truncated_gzip_member_is_said() {
     assert!(run.stderr.contains("1 damaged") || run.stderr.contains("read past damage"));
 }
 
+/// The single-document rewrite of a payload, what an ARC record's new payload must be.
+fn rewritten_payload(dir: &Path, uri: &str, head: &str, payload: &[u8]) -> Vec<u8> {
+    let page = write(dir, "page.html", payload);
+    let headers = write(dir, "head.txt", head.as_bytes());
+    let run = linkbase(
+        &["rewrite", &page, "--url", uri, "--headers", &headers],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout.into_bytes()
+}
+
+/// `rewrite -o` of an ARC writes ARC (issue 23 item 2): each HTML record whose links changed
+/// is the same record with the new payload, its URL line's length recomputed (v1 and v2);
+/// every other record byte for byte. Read back, its links are the rewritten ones.
 #[test]
-fn rewrite_of_an_arc_is_refused_until_arc_can_be_written() {
+fn rewrite_writes_arc_with_lengths_recomputed() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), "t.arc", &records(false).concat());
-    let out = dir.path().join("out.arc");
+    for v2 in [false, true] {
+        let input = records(v2);
+        let path = write(dir.path(), "t.arc", &input.concat());
+        let out = dir.path().join("out.arc");
+        let run = linkbase(&["rewrite", &path, "-o", out.to_str().unwrap()], b"");
+        assert_eq!(run.code, 0, "v2={v2}: {}", run.stderr);
+        assert!(
+            run.stderr.starts_with(&format!(
+                "linkbase: {path}: 5 records read: 2 HTML (0 of them revisits), 3 skipped, 0 \
+                 damaged; 2 records rewritten in place; written to {}; ",
+                out.display()
+            )),
+            "{}",
+            run.stderr
+        );
+        // Built independently of the writer: the test's own record layout, new payloads.
+        let page = |uri: &str, date: &str, head: &str, payload: &[u8]| {
+            let mut block = head.as_bytes().to_vec();
+            block.extend_from_slice(&rewritten_payload(dir.path(), uri, head, payload));
+            record(v2, uri, date, "text/html", &block)
+        };
+        let want = [
+            input[0].clone(),
+            page(
+                "http://example.com/a/index.html",
+                "20010203040506",
+                HEAD_A,
+                PAGE_A,
+            ),
+            input[2].clone(),
+            input[3].clone(),
+            page("http://example.com/c/", "20010203040509", HEAD_C, PAGE_C),
+        ]
+        .concat();
+        let got = std::fs::read(&out).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want),
+            "v2={v2}"
+        );
+        assert_ne!(got, input.concat());
+        // Read back: nothing damaged, every link now as rewritten (absolute).
+        let back = linkbase(&["links", out.to_str().unwrap()], b"");
+        assert_eq!(back.code, 0, "{}", back.stderr);
+        let links = jsonl(&back.stdout);
+        let originals: Vec<&str> = links
+            .iter()
+            .map(|l| l["original"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            originals,
+            [
+                "http://example.com/a/b.html",
+                "http://example.com/i.png",
+                "http://other.example/up/",
+                "http://other.example/up/x"
+            ]
+        );
+        // Rewriting the output again changes nothing.
+        let again = dir.path().join("again.arc");
+        let run = linkbase(
+            &[
+                "rewrite",
+                out.to_str().unwrap(),
+                "-o",
+                again.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(std::fs::read(&again).unwrap(), got);
+    }
+}
+
+#[test]
+fn rewrite_of_an_arc_gz_is_refused_until_gzip_arc_can_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let gz: Vec<u8> = records(false).iter().flat_map(|r| gzip(r)).collect();
+    let path = write(dir.path(), "t.arc.gz", &gz);
+    let out = dir.path().join("out.arc.gz");
     let run = linkbase(&["rewrite", &path, "-o", out.to_str().unwrap()], b"");
     assert_eq!(run.code, 2);
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
         format!(
-            "linkbase: {path}: an ARC archive: rewrite -o cannot write ARC yet (links, base and \
-             rewrite --extract DIR read it); nothing was written\n"
+            "linkbase: {path}: an .arc.gz archive: rewrite -o cannot write gzip ARC yet (links, \
+             base and rewrite --extract DIR read it; rewrite -o writes a plain .arc); nothing was \
+             written\n"
         )
     );
     assert!(!out.exists());

@@ -62,7 +62,8 @@ pub fn jsonl(stdout: &str) -> Vec<serde_json::Value> {
 }
 
 /// The single-document path on a payload: `links FILE --url URI --headers HEAD`, what an
-/// archived record's links must equal.
+/// archived record's links must equal, each with the `content_type` an archived record's
+/// link carries: the essence of the head's `Content-Type`, `text/html` when it has none.
 pub fn expected_links(
     dir: &std::path::Path,
     uri: &str,
@@ -85,5 +86,15 @@ pub fn expected_links(
         b"",
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    jsonl(&run.stdout)
+    let content_type = head
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.split(';').next().unwrap().trim().to_ascii_lowercase())
+        .unwrap_or_else(|| "text/html".to_owned());
+    let mut links = jsonl(&run.stdout);
+    for l in &mut links {
+        l["content_type"] = serde_json::Value::String(content_type.clone());
+    }
+    links
 }

@@ -1188,3 +1188,58 @@ fn one_record_one_conversion_one_page_are_singular() {
         run.stderr
     );
 }
+
+/// Issue 23 item 5: each record's base and link records say the media type the document was
+/// read as: the archived HTTP `Content-Type`'s essence, a `resource` record's own, `text/html`
+/// when none was declared and the payload was sniffed.
+#[test]
+fn records_carry_their_content_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = archive_of(
+        dir.path(),
+        "types.warc",
+        &[
+            response(
+                1,
+                "http://ex.org/x.xhtml",
+                "HTTP/1.1 200 OK\nContent-Type: Application/XHTML+XML; charset=utf-8\n",
+                b"<html xmlns=\"http://www.w3.org/1999/xhtml\"><a href=\"a\">a</a></html>",
+            ),
+            response(
+                2,
+                "http://ex.org/sniffed",
+                "HTTP/1.1 200 OK\n",
+                b"<html><a href=\"b\">b</a>",
+            ),
+            Rec {
+                kind: "resource",
+                id: id(3),
+                uri: "http://ex.org/dir/",
+                extra: Vec::new(),
+                content_type: "text/html; charset=utf-8",
+                block: b"<a href=\"c\">c</a>".to_vec(),
+            },
+        ],
+    );
+    let run = linkbase(&["links", &path], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let got: Vec<(String, String)> = jsonl(&run.stdout)
+        .iter()
+        .map(|l| (l["original"].to_string(), l["content_type"].to_string()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("\"a\"".to_owned(), "\"application/xhtml+xml\"".to_owned()),
+            ("\"b\"".to_owned(), "\"text/html\"".to_owned()),
+            ("\"c\"".to_owned(), "\"text/html\"".to_owned()),
+        ]
+    );
+    let run = linkbase(&["base", &path], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let types: Vec<Value> = jsonl(&run.stdout)
+        .iter()
+        .map(|b| b["content_type"].clone())
+        .collect();
+    assert_eq!(types, ["application/xhtml+xml", "text/html", "text/html"]);
+}
