@@ -22,9 +22,12 @@ pub fn links(record: &HtmlRecord, name: &str, options: &Options) -> Result<Repor
 /// # Errors
 /// As [`pipeline::base`]; `name` names the archive.
 pub fn base(record: &HtmlRecord, name: &str, options: &Options) -> Result<BaseRecord, Error> {
-    let mut base = pipeline::base(&record.input(name), options)?;
-    base.warc = Some(record.reference.clone());
-    Ok(base)
+    let mut report = Report {
+        base: pipeline::base(&record.input(name), options)?,
+        links: Vec::new(),
+    };
+    tag(&mut report, record);
+    Ok(report.base)
 }
 
 /// The rewritten document, its report tagged with its record.
