@@ -83,19 +83,11 @@ fn rewrite_guessing_base(
 ) -> Result<(Base, Vec<Diagnostic>, PassOut), Fallback> {
     let attempt = |chosen: Option<(usize, String)>, verify: bool| {
         let mut diagnostics = Vec::new();
-        let base = with_base_element(
-            &outer.base,
-            chosen.as_ref().map(|(_, href)| href.as_str()),
-            options.resolve,
-            &mut diagnostics,
-        );
-        let pass = Pass {
+        let (base, pass) = Pass {
             tentative,
-            report_bases: true,
-            chosen: chosen.map(|(at, _)| NodeId(at)),
-            verify,
             ..Pass::over(Mode::Rewrite, bytes, encoding, outer, options, depth)
-        };
+        }
+        .on_base(chosen, verify, &mut diagnostics);
         let mut out = pass.run_in_memory(base.clone(), links)?;
         diagnostics.append(&mut out.diagnostics);
         Ok((base, diagnostics, out))
@@ -137,6 +129,30 @@ impl<'a> Pass<'a> {
             verify: false,
         }
     }
+
+    /// This pass as pass 2 on the base element `chosen` (its start tag's offset and `href`, or
+    /// none): the base it gives (its findings to `diagnostics`), and the pass, reporting every
+    /// other base element and, with `verify`, checking the choice as it walks.
+    fn on_base(
+        self,
+        chosen: Option<(usize, String)>,
+        verify: bool,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> (Base, Pass<'a>) {
+        let base = with_base_element(
+            &self.outer.base,
+            chosen.as_ref().map(|(_, href)| href.as_str()),
+            self.options.resolve,
+            diagnostics,
+        );
+        let pass = Pass {
+            report_bases: true,
+            chosen: chosen.map(|(at, _)| NodeId(at)),
+            verify,
+            ..self
+        };
+        (base, pass)
+    }
 }
 
 /// The streaming engine over a document too large to hold, read twice from `open()`: pass 1
@@ -164,19 +180,12 @@ pub(crate) fn run_streaming<'r>(
     let mut chunks = ReaderChunks::new(open().map_err(StreamError::Io)?);
     let found = find_base_in(&mut chunks, encoding, tentative, outer, options)?;
     let mut diagnostics = Vec::new();
-    let base = with_base_element(
-        &outer.base,
-        found.as_ref().map(|(_, href)| href.as_str()),
-        options.resolve,
+    // Pass 1 has read every `<meta>`: the encoding is settled (`tentative` false).
+    let (base, pass) = Pass::over(Mode::Rewrite, &[], encoding, outer, options, 0).on_base(
+        found,
+        false,
         &mut diagnostics,
     );
-    let pass = Pass {
-        chosen: found.map(|(at, _)| NodeId(at)),
-        // Pass 1 has read every `<meta>`.
-        tentative: false,
-        report_bases: true,
-        ..Pass::over(Mode::Rewrite, &[], encoding, outer, options, 0)
-    };
     let io = StreamIo::new(out, on_link);
     let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
     let mut out = pass.run_chunks(base.clone(), &mut chunks, Some(io), None)?;
@@ -212,19 +221,11 @@ pub(crate) fn run_streaming_rewinding<'r>(
     let mut attempt =
         |chosen: Option<(usize, String)>, verify: bool, out: &mut dyn crate::engine::Rewind| {
             let mut diagnostics = Vec::new();
-            let base = with_base_element(
-                &outer.base,
-                chosen.as_ref().map(|(_, href)| href.as_str()),
-                options.resolve,
-                &mut diagnostics,
-            );
-            let pass = Pass {
+            let (base, pass) = Pass {
                 tentative,
-                report_bases: true,
-                chosen: chosen.map(|(at, _)| NodeId(at)),
-                verify,
                 ..Pass::over(Mode::Rewrite, &[], encoding, outer, options, 0)
-            };
+            }
+            .on_base(chosen, verify, &mut diagnostics);
             let mut tally = LinkTally::default();
             let mut count = |l: Link| tally.add_link(&l);
             let io = StreamIo {
