@@ -5,7 +5,7 @@
 //! are 1-based and count characters (Unicode scalar values) of the document as decoded, as
 //! lychee counts them (`RawUriSpan`: the column of the value's first character after its
 //! quote). A byte order mark is not counted. A document whose encoding is not ASCII-compatible
-//! (UTF-16, ISO-2022-JP) is located in its UTF-8 decoding ([`located_text`]), so its positions
+//! (UTF-16, ISO-2022-JP) is located in its UTF-8 decoding (`located_text`), so its positions
 //! are in its own lines and characters too.
 //!
 //! Positions are counted in one forward sweep per document, never from the start per link: a

@@ -118,7 +118,7 @@ pub struct Link {
     /// Where it is in the input: the byte offset of the attribute value's first byte (of the
     /// element's text for `<style>`), set by the engine that found it; `None` where no engine
     /// located it. A value inside other markup (an `iframe srcdoc` document, `<noscript>`
-    /// markup) is where that attribute or text is; see [`crate::report::Positions`].
+    /// markup) is where that attribute or text is; see [`crate::position`].
     pub offset: Option<usize>,
 }
 
