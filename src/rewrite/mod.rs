@@ -590,6 +590,22 @@ impl<'a> Planner<'a> {
                 continue;
             };
             let mut outcome = self.resolve_value(ctx, raw, false);
+            if kind == LinkKind::Refresh {
+                // HTML LS §4.2.5.3 step 11.9: a quoted URL ends at its matching quote, so that
+                // quote inside the new URL is percent-encoded (else the refresh would stop there).
+                let quote = value
+                    .get(..range.start)
+                    .and_then(|before| before.chars().last())
+                    .filter(|&c| c == '\'' || c == '"');
+                if let Some(q) = quote {
+                    let escaped = if q == '\'' { "%27" } else { "%22" };
+                    // Reported as written, as `resolve_value` reports a URI made valid.
+                    if outcome.resolved == outcome.replacement {
+                        outcome.resolved = outcome.resolved.map(|r| r.replace(q, escaped));
+                    }
+                    outcome.replacement = outcome.replacement.map(|r| r.replace(q, escaped));
+                }
+            }
             if matches!(kind, LinkKind::Srcset | LinkKind::List) {
                 // Inside a list a space (or, in srcset, a trailing comma) would split the URL.
                 outcome.replacement = outcome
