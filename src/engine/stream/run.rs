@@ -92,7 +92,8 @@ fn rewrite_guessing_base(
         diagnostics.append(&mut out.diagnostics);
         Ok((base, diagnostics, out))
     };
-    let guess = guess_base(bytes, encoding, &mut GUESS_TAGS.clone());
+    let mut budget = GUESS_TAGS;
+    let guess = guess_base(bytes, encoding, &mut budget);
     // Without a `<base href` in the bytes there is no base element to find.
     let verify = guess != Guess::NoBase;
     let (base, diagnostics, out) = attempt(guess.chosen(), verify)?;
