@@ -233,7 +233,12 @@ pub(crate) fn splice(
             }
         }
     }
-    if changes.values().any(|(_, _, n)| *n == 0) || removals.values().any(|(_, n)| *n == 0) {
+    // Every edit must have found its own occurrence, no more and no fewer: lol_html's namespace
+    // can differ from the tree's (`<svg><math><mi><image>` is an SVG `image` in the tree, an
+    // HTML `img` to lol_html), and an edit left unmatched would be reported made but not written.
+    if changes.values().any(|(_, edits, n)| n != edits)
+        || removals.values().any(|(edits, n)| n != edits)
+    {
         return Err(Fallback::Unmatched);
     }
     splices.sort_by_key(|(r, _)| r.start);
