@@ -124,7 +124,7 @@ impl BaseLayers {
                 HeaderBase::Browser => diagnostics.push(Diagnostic::new(
                     crate::error::DiagnosticCode::HeaderIgnored,
                     format!(
-                        "{name}: {value} is not a base under --header-base browser (RFC 7231 §3.1.4.2)"
+                        "{name}: {value} is not a base in the browser header mode (browsers take none from headers; RFC 7231 §3.1.4.2)"
                     ),
                 )),
             }

@@ -6,6 +6,11 @@ use crate::decode::DecodeError;
 use crate::engine::dom::LimitHit;
 use crate::uri::ResolveError;
 
+/// Why a MIME message could not be read at all (its top-level heading).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a readable MIME message: {0}")]
+pub struct MimeError(pub(crate) String);
+
 /// Why a document could not be processed. The CLI maps every variant to exit code 2.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -39,13 +44,71 @@ pub enum Error {
         #[source]
         source: ResolveError,
     },
-    /// The document's encoding cannot be written back.
-    #[error("{input}: {message}")]
-    Unsupported {
+    /// Rewriting would replace the document's malformed bytes with U+FFFD and lose text (issue
+    /// 14): nothing is written. `links` and `base` still report, with a diagnostic.
+    #[error("{input}: {}", crate::decode::text_loss_reason(encoding, *encoding_source))]
+    TextLoss {
         /// The input's name.
         input: String,
-        /// What is unsupported.
-        message: String,
+        /// The encoding the bytes were read in.
+        encoding: &'static str,
+        /// Where that encoding came from.
+        encoding_source: crate::decode::EncodingSource,
+    },
+    /// Raw text (`<script>`, `<style>`, …) holds a character the output encoding cannot
+    /// represent: a character reference there would change the content, so nothing is written.
+    #[error(
+        "{input}: <{tag}> holds U+{:04X} ({character}), which {encoding} cannot represent, and in \
+         its raw text a character reference would change the content; nothing was written \
+         (choose an output encoding that can represent it, such as UTF-8)",
+        u32::from(*character)
+    )]
+    RawTextLoss {
+        /// The input's name.
+        input: String,
+        /// The raw-text element.
+        tag: &'static str,
+        /// The first character the output encoding lacks.
+        character: char,
+        /// The output encoding.
+        encoding: &'static str,
+    },
+    /// The charset maps to the "replacement" encoding (HTML LS: ISO-2022-KR, HZ-GB-2312, …),
+    /// which decodes the whole document to one U+FFFD.
+    #[error(
+        "{input}: its charset maps to the \"replacement\" encoding (HTML LS), which cannot be \
+         decoded without destroying it"
+    )]
+    ReplacementEncoding {
+        /// The input's name.
+        input: String,
+    },
+    /// A file read twice (its base first, then its links) changed between the two reads.
+    #[error("{input}: it changed while it was being read")]
+    Changed {
+        /// The input's name.
+        input: String,
+    },
+    /// A MIME message whose top-level heading cannot be read.
+    #[error("{input}: {source}")]
+    Message {
+        /// The input's name.
+        input: String,
+        /// Why.
+        #[source]
+        source: MimeError,
+    },
+    /// A message asked for as a page (`rewrite --extract`) has no HTML part.
+    #[error("{input}: the message has no HTML part to write as a page")]
+    NoHtmlPart {
+        /// The input's name.
+        input: String,
+    },
+    /// A message asked for as a page has an HTML part whose body cannot be decoded.
+    #[error("{input}: the body of the message's HTML part cannot be decoded")]
+    UndecodableHtmlPart {
+        /// The input's name.
+        input: String,
     },
     /// Reading or writing failed.
     #[error("{input}: {source}")]

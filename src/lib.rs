@@ -75,12 +75,15 @@
 #![deny(missing_docs)]
 
 // The stages, in the order data flows through them. The API is the documented modules and the
-// re-exports below; `decode` and the DOM engine (`dom`) are public only for this repository's
-// tests, benches and fuzz targets, which use the DOM engine as the streaming engine's oracle:
-// hidden from the documentation, no stability promise.
+// re-exports below; `decode` and the DOM engine (`dom`) are public only with the `oracle`
+// feature, for this repository's tests, benches and fuzz targets, which use the DOM engine as
+// the streaming engine's oracle: hidden from the documentation, no stability promise.
 pub mod input;
+#[cfg(feature = "oracle")]
 #[doc(hidden)]
 pub mod decode;
+#[cfg(not(feature = "oracle"))]
+mod decode;
 pub(crate) mod tree;
 mod tokenize;
 pub mod base;
@@ -101,6 +104,7 @@ mod testutil;
 
 pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
 pub use decode::EncodingSource;
+#[cfg(feature = "oracle")]
 #[doc(hidden)]
 pub use engine::dom;
 pub use engine::dom::{NodeId, ParseLimits};

@@ -132,9 +132,9 @@ pub(crate) fn process(
         options.rewrite.resolve,
         &mut Vec::new(),
     )?;
-    let tree = mime::parse(input.bytes).map_err(|e| Error::Unsupported {
+    let tree = mime::parse(input.bytes).map_err(|source| Error::Message {
         input: input.name.to_owned(),
-        message: e.to_string(),
+        source,
     })?;
     let resolve = options.rewrite.resolve;
     let keys = part_keys(&tree, &input.layers, resolve);
@@ -276,7 +276,10 @@ pub(crate) fn process(
             let why = if !lossless {
                 format!(
                     "the part left as it was: {}",
-                    crate::pipeline::text_loss_message(analysed.decoded())
+                    crate::decode::text_loss_reason(
+                        analysed.decoded().encoding.name(),
+                        analysed.decoded().source
+                    )
                 )
             } else if part.body.is_none() {
                 "inside an encoded message/rfc822: links reported, the part left as it was"

@@ -1,5 +1,5 @@
 //! The stages, in order, and nothing else:
-//! input → [`decode`] → [`Document::parse`] → [`base`](crate::base) →
+//! input → `decode` → `Document::parse` → [`base`](crate::base) →
 //! the DOM engine's plan and its application → the serializer / [`report`](crate::report);
 //! the streaming engine does the same in one walk of the bytes.
 
@@ -171,8 +171,8 @@ pub(crate) fn write_into(
 /// Rewrites every relative URL of an HTML document to absolute form.
 ///
 /// # Errors
-/// [`Error::Decode`] for binary input, [`Error::Unsupported`] for an encoding that cannot be
-/// written back, [`Error::Limit`] for crafted input past the parser bounds, [`Error::BadBase`]
+/// [`Error::Decode`] for binary input, [`Error::ReplacementEncoding`], [`Error::TextLoss`] or
+/// [`Error::RawTextLoss`] for text that cannot be written back, [`Error::Limit`] for crafted input past the parser bounds, [`Error::BadBase`]
 /// for an unusable `--url` or `--default-base`.
 ///
 /// ```
@@ -300,10 +300,7 @@ pub(crate) fn refuse_text_loss(name: &str, a: &Analysed) -> Result<(), Error> {
     if !a.decoded.had_errors {
         return Ok(());
     }
-    Err(Error::Unsupported {
-        input: name.to_owned(),
-        message: text_loss_message(&a.decoded),
-    })
+    Err(text_loss(name, &a.decoded))
 }
 
 /// `--output-charset`: a character the output encoding cannot represent is written as `&#N;`,
@@ -349,28 +346,23 @@ pub(crate) fn refuse_raw_text_loss(
             .chars()
             .find(|c| encoding.encode(c.encode_utf8(&mut buffer)).2)
             .unwrap_or('\u{FFFD}');
-        return Err(Error::Unsupported {
+        return Err(Error::RawTextLoss {
             input: name.to_owned(),
-            message: format!(
-                "<{tag}> holds U+{:04X} ({first}), which {} cannot represent, and in its raw \
-                 text a character reference would change the content; nothing was written \
-                 (choose an --output-charset that can represent it, such as UTF-8)",
-                u32::from(first),
-                encoding.name()
-            ),
+            tag,
+            character: first,
+            encoding: encoding.name(),
         });
     }
     Ok(())
 }
 
-pub(crate) fn text_loss_message(decoded: &Decoded) -> String {
-    format!(
-        "its bytes are not valid {} (the encoding {} gave); rewriting would replace the \
-         malformed bytes with U+FFFD and lose text, so nothing was written (name the right \
-         encoding with --charset LABEL)",
-        decoded.encoding.name(),
-        decoded.source.describe()
-    )
+/// The refusal of [`refuse_text_loss`], for a document decoded as `decoded`.
+pub(crate) fn text_loss(name: &str, decoded: &Decoded) -> Error {
+    Error::TextLoss {
+        input: name.to_owned(),
+        encoding: decoded.encoding.name(),
+        encoding_source: decoded.source,
+    }
 }
 
 /// An HTML document in a file, read as a stream ([`rewrite_path`], [`links_path`]).
@@ -466,6 +458,7 @@ pub fn links_path(
 }
 
 /// A reader of a document that can be read again from its start ([`stream_reopened`]).
+#[cfg(feature = "oracle")]
 #[doc(hidden)]
 pub type Reopen<'a> = dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'a>> + 'a;
 
@@ -487,6 +480,7 @@ fn open_file(
 ///
 /// # Errors
 /// As [`rewrite_path`].
+#[cfg(feature = "oracle")]
 #[doc(hidden)]
 pub fn stream_reopened(
     input: &PathInput<'_>,
@@ -507,6 +501,7 @@ pub fn stream_reopened(
 ///
 /// # Errors
 /// As [`rewrite_path`].
+#[cfg(feature = "oracle")]
 #[doc(hidden)]
 pub fn stream_reopened_rewinding(
     input: &PathInput<'_>,
@@ -689,9 +684,8 @@ fn stream_path<'r>(
             Err(StreamError::Fallback(why)) => {
                 if counted.written > 0 {
                     // Pass 1 saw nothing of this: the file changed between the two reads.
-                    return Err(Error::Unsupported {
+                    return Err(Error::Changed {
                         input: name.to_owned(),
-                        message: "it changed while it was being read".into(),
                     });
                 }
                 fallback = Some(why);
@@ -1068,9 +1062,8 @@ fn decode_and_parse(
 /// document to one U+FFFD: rewriting would destroy it, so refuse instead.
 fn refuse_replacement(name: &str, decoded: &Decoded) -> Result<(), Error> {
     if decoded.encoding == encoding_rs::REPLACEMENT {
-        return Err(Error::Unsupported {
+        return Err(Error::ReplacementEncoding {
             input: name.to_owned(),
-            message: "its charset maps to the \"replacement\" encoding (HTML LS), which cannot be decoded without destroying it".into(),
         });
     }
     Ok(())

@@ -129,7 +129,7 @@ impl Verdict {
 #[non_exhaustive]
 pub enum SiteError {
     /// The site URL cannot serve.
-    #[error("--site-url {0:?} must be an absolute hierarchical URI with an authority, like https://example.com/docs/")]
+    #[error("{0:?} is not a site URL: it must be an absolute hierarchical URI with an authority, like https://example.com/docs/")]
     BadUrl(String),
 }
 

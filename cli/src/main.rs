@@ -664,7 +664,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         (Some(url), _) => url.clone(),
         (None, _) => local_url(&args.dir)?,
     };
-    let mut site = linkbase::site::Site::new(&site_url).map_err(Fatal::from)?;
+    let mut site = tree::site(&site_url)?;
     if args.site_url.is_none() {
         // `--local`: the checked directory (or --root-dir) is the web root of /-rooted links.
         let root = match &args.root_dir {

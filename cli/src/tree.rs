@@ -9,6 +9,11 @@ use crate::args::{LayoutArg, RewriteArgs};
 use crate::load::{options, Loaded};
 use crate::{fsout, say, set_jobs, walk, Exit, Failure, Fatal};
 
+/// The site `--site-url` names (the library's error says what is wrong with it, the flag is ours).
+pub(crate) fn site(url: &str) -> Result<linkbase::site::Site, Fatal> {
+    linkbase::site::Site::new(url).map_err(|e| Fatal(format!("--site-url {e}")))
+}
+
 /// `rewrite DIR --site-url URL (-o OUTDIR | --in-place)`.
 pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     let started = std::time::Instant::now();
@@ -24,7 +29,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
             }
         ))
     })?;
-    let mut site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;
+    let mut site = site(site_url)?;
     if args.output.is_none() && !args.in_place {
         return Err(Fatal(format!(
             "{}: a directory needs -o OUTDIR or --in-place",
@@ -386,7 +391,7 @@ pub(crate) fn single_relative(
             "--relative with a single INPUT needs --site-url URL and --root DIR (the tree the page belongs to)".into(),
         ));
     };
-    let mut site = linkbase::site::Site::new(site_url).map_err(Fatal::from)?;
+    let mut site = site(site_url)?;
     let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
     for entry in &tree.entries {
         site.add_file(&entry.rel);

@@ -15,7 +15,7 @@
 //!
 //! - nothing panics (and nothing hangs: run with `-timeout=10`);
 //! - `rewrite` fails exactly when `links` fails, only with `Error::Decode` (binary input),
-//!   `Error::Limit` (parser bounds) or `Error::Unsupported` (the "replacement" encoding), except
+//!   `Error::Limit` (parser bounds) or `Error::ReplacementEncoding`, except
 //!   that `rewrite` alone refuses input whose bytes are malformed in its encoding (issue 14: no
 //!   text is ever replaced by U+FFFD) while `links` reports it with a diagnostic; and when it
 //!   succeeds its report is the one `links` gives;
@@ -99,15 +99,13 @@ fuzz_target!(|data: &[u8]| {
             assert!(
                 matches!(
                     a,
-                    Error::Decode { .. } | Error::Limit { .. } | Error::Unsupported { .. }
+                    Error::Decode { .. } | Error::Limit { .. } | Error::ReplacementEncoding { .. }
                 ),
                 "unexpected error {a:?}"
             );
             return;
         }
-        (Err(Error::Unsupported { message, .. }), Ok(report))
-            if message.contains("rewriting would replace the malformed bytes") =>
-        {
+        (Err(Error::TextLoss { .. }), Ok(report)) => {
             assert!(
                 report
                     .base

@@ -256,7 +256,12 @@ fn to_py(e: linkbase::Error) -> PyErr {
         linkbase::Error::Decode { .. } => DecodeError::new_err(message),
         linkbase::Error::Limit { .. } => LimitError::new_err(message),
         linkbase::Error::BadBase { .. } => BadBase::new_err(message),
-        linkbase::Error::Unsupported { .. } => UnsupportedError::new_err(message),
+        linkbase::Error::TextLoss { .. }
+        | linkbase::Error::RawTextLoss { .. }
+        | linkbase::Error::ReplacementEncoding { .. }
+        | linkbase::Error::Message { .. }
+        | linkbase::Error::NoHtmlPart { .. }
+        | linkbase::Error::UndecodableHtmlPart { .. } => UnsupportedError::new_err(message),
         // Io cannot happen on bytes in memory; any variant added later is still a linkbase.Error.
         _ => Error::new_err(message),
     }

@@ -54,14 +54,25 @@ impl EncodingSource {
     pub fn describe(self) -> &'static str {
         match self {
             EncodingSource::Bom => "its byte order mark",
-            EncodingSource::Transport => "the transport charset (--charset or Content-Type)",
+            EncodingSource::Transport => "the transport charset (Content-Type or the caller's)",
             EncodingSource::Meta => "its <meta> charset declaration",
             EncodingSource::CharsetRule => "its @charset rule",
             EncodingSource::Fallback => {
-                "the default (windows-1252 or --default-charset; nothing declared an encoding)"
+                "the default (windows-1252, or the caller's default charset; nothing declared an encoding)"
             }
         }
     }
+}
+
+/// Why a document whose bytes are malformed in `encoding` is not rewritten (issue 14): what
+/// [`crate::Error::TextLoss`] says, and a MIME part left as it was for that reason.
+pub fn text_loss_reason(encoding: &str, source: EncodingSource) -> String {
+    format!(
+        "its bytes are not valid {encoding} (the encoding {} gave); rewriting would replace the \
+         malformed bytes with U+FFFD and lose text, so nothing was written (give the right \
+         encoding as its charset)",
+        source.describe()
+    )
 }
 
 /// A decoded document: its text and how the encoding was determined.
@@ -100,7 +111,7 @@ pub enum DecodeError {
 /// Content-Type header value (parse that with the `mime` crate: `value.parse::<mime::Mime>()`,
 /// `get_param(mime::CHARSET)`).
 ///
-/// The label is returned as found (lowercased by `mime`), not resolved: [`decode`] resolves it, so
+/// The label is returned as found (lowercased by `mime`), not resolved: `decode` resolves it, so
 /// that an unknown label becomes a diagnostic there. Surrounding whitespace of the header value is
 /// trimmed first (HTTP strips it; `mime` would reject it). A value `mime` cannot parse, a missing
 /// parameter and an empty `charset=` all give `None`.
@@ -197,6 +208,7 @@ pub fn decode_with_default(
 ///
 /// # Errors
 /// As [`decode`].
+#[cfg(test)]
 pub fn sniff_only(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded, DecodeError> {
     sniff_only_with_default(bytes, transport_label, None)
 }
@@ -231,16 +243,8 @@ pub fn sniff_only_with_default(
 }
 
 /// [`decode`]'s sniffing of a document's first bytes (the binary check reads 8,192, the
-/// prescan 1,024), for a document read as a stream: the text is left empty and malformed bytes
-/// are not looked for here.
-///
-/// # Errors
-/// As [`decode`].
-pub fn sniff_head(head: &[u8], transport_label: Option<&str>) -> Result<Decoded, DecodeError> {
-    sniff_head_with_default(head, transport_label, None)
-}
-
-/// [`sniff_head`] with the default encoding of [`decode_with_default`].
+/// prescan 1,024), for a document read as a stream, with the default encoding of
+/// [`decode_with_default`]: the text is left empty and malformed bytes are not looked for here.
 ///
 /// # Errors
 /// As [`decode`].

@@ -92,7 +92,7 @@ impl Fallback {
                 "a <base> inside a table or after <frameset>, where tree order is not source order"
             }
             Fallback::LateMeta => "a <meta> beyond the prescan changes the encoding",
-            Fallback::DropBase => "--drop-base",
+            Fallback::DropBase => "dropping the <base>, which depends on every link of the document",
             Fallback::ForeignNesting => "a <math> inside <svg> or an <svg> inside <math>",
             Fallback::TemplateEnd => "an end tag that closes a <template> to lol_html only",
             Fallback::Frame => {

@@ -95,10 +95,7 @@ pub struct MessageTree {
     pub skipped: Vec<(String, Diagnostic)>,
 }
 
-/// Why a message could not be read at all.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not a readable MIME message: {0}")]
-pub struct MimeError(String);
+pub use crate::error::MimeError;
 
 /// Whether `bytes` look like a MIME message rather than an HTML document: an RFC 822 heading
 /// (a `Name:` field on the first line, no `<` before it) that names MIME or a content type.

@@ -84,25 +84,24 @@ impl crate::rewrite::Relink for PartRelinker {
 /// [`MessagePage::left_out`], not written.
 ///
 /// # Errors
-/// As [`super::rewrite_message`]; [`Error::Unsupported`] when the message has no HTML part.
+/// As [`super::rewrite_message`]; [`Error::NoHtmlPart`] or [`Error::UndecodableHtmlPart`] when
+/// the message has no HTML part that can be a page.
 pub fn extract_page(input: &MessageInput<'_>, options: &Options) -> Result<MessagePage, Error> {
     let mut options = options.clone();
     options.rewrite.drop_base = true;
     let reports = process(input, &options, Mode::Links)?.reports;
-    let tree = mime::parse(input.bytes).map_err(|e| Error::Unsupported {
+    let tree = mime::parse(input.bytes).map_err(|source| Error::Message {
         input: input.name.to_owned(),
-        message: e.to_string(),
+        source,
     })?;
     let Some(root) = tree.root_document() else {
-        return Err(Error::Unsupported {
+        return Err(Error::NoHtmlPart {
             input: input.name.to_owned(),
-            message: "the message has no HTML part to write as a page".to_owned(),
         });
     };
     if tree.parts.get(root).is_none_or(|p| p.decoded.is_none()) {
-        return Err(Error::Unsupported {
+        return Err(Error::UndecodableHtmlPart {
             input: input.name.to_owned(),
-            message: "the body of the message's HTML part cannot be decoded".to_owned(),
         });
     }
     let by_path: HashMap<&str, usize> = tree

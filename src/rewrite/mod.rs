@@ -519,7 +519,8 @@ impl<'a> Planner<'a> {
                 target: EditTarget::Remove,
                 old: value.to_owned(),
                 new: String::new(),
-                reason: "--drop-base: the base element is removed; every URL is absolute already",
+                reason:
+                    "dropping the base: the base element is removed; every URL is absolute already",
             });
             rewritten = true;
         } else if let Some(new) = resolved.as_ref().filter(|r| *r != value) {

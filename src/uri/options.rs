@@ -175,6 +175,6 @@ pub enum ResolveError {
         reason: String,
     },
     /// A [`DotSegments`] policy was given to a profile that has no such choice.
-    #[error("the {0} profile always removes dot segments; --dot-segments keep|error applies to rfc2396 and rfc1808 only")]
+    #[error("the {0} profile always removes dot segments; a policy to keep or refuse them applies to rfc2396 and rfc1808 only")]
     PolicyNotApplicable(Profile),
 }

@@ -1366,7 +1366,7 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stdout.is_empty());
     assert!(
-        stderr.contains("its bytes are not valid UTF-8 (the encoding the transport charset (--charset or Content-Type) gave)"),
+        stderr.contains("its bytes are not valid UTF-8 (the encoding the transport charset (Content-Type or the caller's) gave)"),
         "{stderr}"
     );
     let (code, _, stderr) = linkbase_bytes(

@@ -18,8 +18,6 @@ use crate::uri::{Profile, ResolveOptions, SameScheme, UriRef};
 pub struct Plan {
     /// The base that applies, and where it came from.
     pub base: Base,
-    /// The `<base>` element that supplied or tried to supply it.
-    pub base_element: Option<NodeId>,
     /// The changes, in document order.
     pub edits: Vec<Edit>,
     /// Every URL occurrence, in document order.
@@ -148,7 +146,6 @@ fn plan_with_base(
     }
     Plan {
         base,
-        base_element: chosen_id,
         edits,
         links,
         diagnostics,
@@ -236,7 +233,7 @@ fn drop_bases(
         }
         diagnostics.push(Diagnostic::new(
             crate::error::DiagnosticCode::BaseKept,
-            format!("--drop-base: the base element is kept, {count} relative reference(s) could not be made absolute and still need it"),
+            format!("the base element is kept although dropping it was asked for: {count} relative reference(s) could not be made absolute and still need it"),
         ));
         return;
     }
@@ -248,7 +245,7 @@ fn drop_bases(
                     target: EditTarget::Remove,
                     old,
                     new: String::new(),
-                    reason: "--drop-base: every base element with an href is removed",
+                    reason: "dropping the base: every base element with an href is removed",
                 });
             }
         }
