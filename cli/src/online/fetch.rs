@@ -10,6 +10,9 @@ use linkbase::site::FragmentIds;
 
 use super::*;
 
+/// The most of an unwanted body read so that its connection can be used again.
+const DRAIN: u64 = 16 << 10;
+
 /// One page to request: its URL (no fragment), its host, the fragments links ask of it.
 pub(super) struct Job {
     pub(super) url: String,
@@ -17,6 +20,116 @@ pub(super) struct Job {
     /// Some link names the URL without a fragment.
     pub(super) bare: bool,
     pub(super) fragments: BTreeSet<String>,
+    /// The answer to its HEAD, set aside while another request learns whether HEAD can be
+    /// trusted in its directory (see [`HeadTrust`]).
+    pub(super) head: Option<Answer>,
+}
+
+/// Whether a HEAD answer stands for a GET's, per host and directory. RFC 9110 §9.3.2 says a
+/// server answers HEAD as it would GET, but some do not: 405 or 501 (HEAD not implemented), a
+/// 403 from bot filters, a 404 from routes that know only GET. So a HEAD answered 405, 501 or
+/// 4xx (but 429) is asked again with GET — except a 404 or 410 where an earlier GET in the same
+/// directory of the same host confirmed a HEAD 404/410: a missing page is the common answer of
+/// a broken link, and checking every one twice doubles the cost of the broken ones (lychee
+/// asks only GET; linkinator asks GET again after any non-2xx HEAD). A directory where GET
+/// contradicted HEAD is asked with GET alone from then on.
+#[derive(Default)]
+pub(super) struct HeadTrust {
+    by_dir: Mutex<HashMap<String, Trust>>,
+    /// Told when a directory is no longer `Checking`.
+    learnt: Condvar,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    /// A GET is confirming a HEAD 404/410 in this directory.
+    Checking,
+    /// A GET confirmed a HEAD 404/410 here.
+    Trusted,
+    /// A GET contradicted a HEAD here.
+    Distrusted,
+}
+
+/// What to do with a HEAD 404/410.
+#[derive(Debug, PartialEq, Eq)]
+enum Claim {
+    /// Keep it: HEAD's 404s are confirmed here.
+    Keep,
+    /// Ask GET (this request is the one that learns).
+    Verify,
+    /// Another request is learning: set the answer aside for now.
+    Wait,
+}
+
+impl HeadTrust {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Trust>> {
+        self.by_dir
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Host and directory of `url`: `h:8080/docs/` for `http://h:8080/docs/a.html?q`.
+    fn key(url: &str) -> String {
+        let path = linkbase::UriRef::parse(url).path;
+        let dir = path.rfind('/').map_or("/", |i| &path[..=i]);
+        format!("{}{dir}", authority(url).unwrap_or_default())
+    }
+
+    fn distrusted(&self, url: &str) -> bool {
+        self.lock().get(&Self::key(url)) == Some(&Trust::Distrusted)
+    }
+
+    fn claim(&self, url: &str) -> Claim {
+        let mut map = self.lock();
+        match map.entry(Self::key(url)) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(Trust::Checking);
+                Claim::Verify
+            }
+            std::collections::hash_map::Entry::Occupied(o) => match o.get() {
+                Trust::Trusted => Claim::Keep,
+                Trust::Checking => Claim::Wait,
+                Trust::Distrusted => Claim::Verify,
+            },
+        }
+    }
+
+    /// As [`HeadTrust::claim`], but waiting for the request that is learning (for an answer
+    /// already set aside once: it is not given back twice).
+    fn settle(&self, url: &str) -> Claim {
+        let key = Self::key(url);
+        let mut map = self.lock();
+        while map.get(&key) == Some(&Trust::Checking) {
+            map = self
+                .learnt
+                .wait(map)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        drop(map);
+        self.claim(url)
+    }
+
+    /// What a GET after a refused HEAD taught: the same status confirms a 404/410; another
+    /// status contradicts HEAD; no answer teaches nothing (another request may learn).
+    fn learn(&self, url: &str, head: &Answer, get: &Answer) {
+        let mut map = self.lock();
+        let key = Self::key(url);
+        let now = map.get(&key).copied();
+        match (head.status, get.status) {
+            (Some(h), Some(g)) if h != g => {
+                map.insert(key, Trust::Distrusted);
+            }
+            (Some(404 | 410), Some(_)) if now != Some(Trust::Distrusted) => {
+                map.insert(key, Trust::Trusted);
+            }
+            _ if now == Some(Trust::Checking) => {
+                map.remove(&key);
+            }
+            _ => {}
+        }
+        drop(map);
+        self.learnt.notify_all();
+    }
 }
 
 /// Per host: requests in flight and the earliest start of the next one.
@@ -122,6 +235,17 @@ impl Scheduler {
         }
     }
 
+    /// A job handed out and given back: to the end of its host's queue.
+    pub(super) fn requeue(&self, job: Job) {
+        let mut st = self.lock();
+        st.queues
+            .entry(job.host.clone())
+            .or_default()
+            .push_back(job);
+        drop(st);
+        self.wake.notify_all();
+    }
+
     pub(super) fn release(&self, host: &str) {
         let mut st = self.lock();
         if let Some(h) = st.hosts.get_mut(host) {
@@ -210,6 +334,7 @@ pub(super) fn fetch_all(
         .max_idle_connections_per_host(config.host_concurrency)
         .build()
         .into();
+    let trust = HeadTrust::default();
     let done: Mutex<Vec<Fetched>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -219,13 +344,18 @@ pub(super) fn fetch_all(
                     config,
                     sched: &sched,
                     bodies: &bodies,
+                    trust: &trust,
                 };
                 while let Some(job) = sched.next_job() {
-                    let (answer, fragments) = fetcher.run(&job);
-                    progress.inc();
-                    done.lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push((job, answer, fragments));
+                    match fetcher.run(job) {
+                        Ok(fetched) => {
+                            progress.inc();
+                            done.lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .push(fetched);
+                        }
+                        Err(job) => sched.requeue(*job),
+                    }
                 }
             });
         }
@@ -239,6 +369,7 @@ pub(super) struct Fetcher<'a> {
     pub(super) config: &'a Config,
     pub(super) sched: &'a Scheduler,
     pub(super) bodies: &'a Bodies,
+    pub(super) trust: &'a HeadTrust,
 }
 
 /// How a URL is asked for.
@@ -272,28 +403,58 @@ pub(super) enum Reply<'a> {
 }
 
 impl<'a> Fetcher<'a> {
-    /// The job's URL checked: its answer, and each fragment's fate.
-    pub(super) fn run(&self, job: &Job) -> (Answer, Vec<(String, Option<Fragment>)>) {
+    /// The job's URL checked: its answer, and each fragment's fate; or the job given back,
+    /// its HEAD answer kept, to wait for what another request learns of its directory.
+    pub(super) fn run(&self, mut job: Job) -> Result<Fetched, Box<Job>> {
         // A first slot of the job's host was taken when it was handed out.
         let mut held = true;
         let wants_body = job
             .fragments
             .iter()
             .any(|f| !FragmentIds::default().names(f) && !f.starts_with(":~:"));
-        let mut answer;
-        let mut page;
-        if wants_body {
-            (answer, page) = self.chain(Method::GetPage, &job.url, &mut held);
+        let (answer, page) = if wants_body {
+            self.chain(Method::GetPage, &job.url, &mut held)
+        } else if self.trust.distrusted(&job.url) {
+            self.chain(Method::Get, &job.url, &mut held)
         } else {
-            (answer, page) = self.chain(Method::Head, &job.url, &mut held);
-            let refused = answer.status.is_some_and(|s| {
+            let set_aside = job.head.take();
+            let waited = set_aside.is_some();
+            let head = match set_aside {
+                Some(head) => head,
+                None => self.chain(Method::Head, &job.url, &mut held).0,
+            };
+            let refused = head.status.is_some_and(|s| {
                 !self.config.accept.accepts(s)
                     && (s == 501 || ((400..500).contains(&s) && s != 429))
             });
-            if refused {
-                (answer, page) = self.chain(Method::Get, &job.url, &mut held);
+            let claim = match head.status {
+                _ if !refused => Claim::Keep,
+                Some(404 | 410) if waited => {
+                    // The learning request may need this host's slot.
+                    if std::mem::take(&mut held) {
+                        self.sched.release(&job.host);
+                    }
+                    self.trust.settle(&job.url)
+                }
+                Some(404 | 410) => self.trust.claim(&job.url),
+                _ => Claim::Verify,
+            };
+            match claim {
+                Claim::Keep => (head, None),
+                Claim::Wait => {
+                    if held {
+                        self.sched.release(&job.host);
+                    }
+                    job.head = Some(head);
+                    return Err(Box::new(job));
+                }
+                Claim::Verify => {
+                    let get = self.chain(Method::Get, &job.url, &mut held);
+                    self.trust.learn(&job.url, &head, &get.0);
+                    get
+                }
             }
-        }
+        };
         if held {
             self.sched.release(&job.host);
         }
@@ -326,7 +487,7 @@ impl<'a> Fetcher<'a> {
                 _ => job.fragments.iter().map(|f| (f.clone(), None)).collect(),
             }
         };
-        (answer, fragments)
+        Ok((job, answer, fragments))
     }
 
     /// The page of `response`, read up to [`MAX_PAGE`] if it is HTML.
@@ -526,7 +687,7 @@ impl<'a> Fetcher<'a> {
             request = request.header(h.name.as_str(), h.value.as_str());
         }
         match request.call() {
-            Ok(response) => {
+            Ok(mut response) => {
                 let header = |name: &str| {
                     response
                         .headers()
@@ -539,6 +700,14 @@ impl<'a> Fetcher<'a> {
                 let wanted = method == Method::GetPage
                     && self.config.accept.accepts(status)
                     && !is_redirect(status);
+                if !wanted {
+                    // A short body read to its end lets the connection serve the host's next
+                    // request; a longer one is dropped with its connection.
+                    let _ = std::io::copy(
+                        &mut response.body_mut().as_reader().take(DRAIN),
+                        &mut std::io::sink(),
+                    );
+                }
                 Reply::Status {
                     status,
                     location,

@@ -5,8 +5,8 @@
 //! pages). Verdicts can be kept in a cache file so that a rerun makes no request for a URL
 //! checked recently.
 //!
-//! Requests: HEAD first, GET where HEAD is refused (405, 501, and any other 4xx but 429: many
-//! servers answer HEAD wrongly) or a fragment must be found in the body; redirects followed one
+//! Requests: HEAD first, GET where HEAD is refused or unreliable (see `fetch::HeadTrust`) or
+//! a fragment must be found in the body; redirects followed one
 //! by one (the chain is reported; a loop or more than `--max-redirects` is unreachable);
 //! retries with a doubling wait on 429, 500, 502, 503, 504 and timeouts, a `Retry-After`
 //! replacing the wait when it is at most [`MAX_RETRY_AFTER`].
@@ -470,6 +470,7 @@ pub fn check(
             url,
             bare,
             fragments,
+            head: None,
         })
         .collect();
     progress.restart("check: online");

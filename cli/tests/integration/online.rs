@@ -292,6 +292,20 @@ fn records(run: &Run) -> Vec<(String, String, Value)> {
         .collect()
 }
 
+/// `(original, verdict)` of every `--format jsonl` record, the server's address written as
+/// `SERVER`.
+fn verdicts(run: &Run, server: &Server) -> Vec<(String, String)> {
+    records(run)
+        .into_iter()
+        .map(|(o, v, _)| {
+            (
+                o.replace(&format!("127.0.0.1:{}", server.port), "SERVER"),
+                v,
+            )
+        })
+        .collect()
+}
+
 /// A port nothing listens on (bound, then closed).
 fn closed_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -307,8 +321,8 @@ fn routes(r: &Seen, before: usize) -> Reply {
         (_, "/gone") => reply(404),
         (_, "/410") => reply(410),
         (_, "/forbidden") => reply(403),
-        ("HEAD", "/no-head") => reply(405),
-        ("GET", "/no-head") => reply(200),
+        ("HEAD", "/get-only/page") => reply(405),
+        ("GET", "/get-only/page") => reply(200),
         (_, "/r1") => redirect(301, "/r2"),
         (_, "/r2") => redirect(302, "r3"),
         (_, "/r3") => redirect(307, "/ok"),
@@ -346,7 +360,7 @@ fn external_links_get_verdicts_with_their_answers() {
         u("/ok"),
         u("/gone"),
         u("/410"),
-        u("/no-head"),
+        u("/get-only/page"),
         u("/r1"),
         u("/to-gone"),
         u("/loop-a"),
@@ -362,7 +376,11 @@ fn external_links_get_verdicts_with_their_answers() {
         "javascript:void(0)".into(),
         u("/ok"),
     ]);
-    let run = check(dir.path(), &["--online", "--retry-wait", "10ms"]);
+    // One request at a time: the order of the log below is the order of the URLs.
+    let run = check(
+        dir.path(),
+        &["--online", "--retry-wait", "10ms", "--max-concurrency", "1"],
+    );
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(
         report(&run, &server),
@@ -382,33 +400,29 @@ bad-address mailto:nobody  (1 link on 1 page): \"nobody\" is not an e-mail addre
 "
     );
     assert_eq!(summary(&run), run.stdout.lines().last().unwrap());
-    // Each distinct URL once; HEAD first, GET after a refused HEAD (405, and 404/410, which
-    // some servers answer to HEAD alone), GET at once for a fragment; one GET for a page
-    // whatever its fragments.
-    let mut log = server.log();
-    log.sort();
+    // Each distinct URL once; HEAD first, GET after a refused HEAD (405 here), GET at once
+    // for a fragment, one GET for a page whatever its fragments. A HEAD 404/410 is asked again
+    // with GET until one GET has confirmed it in that directory of the host (/410): /gone and
+    // the /gone that /to-gone leads to are then taken as HEAD answered them.
     assert_eq!(
-        log,
+        server.log(),
         [
+            "HEAD /410",
             "GET /410",
             "GET /file.pdf",
-            "GET /gone",
-            "GET /gone",
-            "GET /no-head",
-            "GET /page",
-            "GET /to-gone",
-            "HEAD /410",
-            "HEAD /gone",
+            "HEAD /get-only/page",
+            "GET /get-only/page",
             "HEAD /gone",
             "HEAD /loop-a",
             "HEAD /loop-b",
-            "HEAD /no-head",
             "HEAD /ok",
-            "HEAD /ok",
+            "GET /page",
             "HEAD /r1",
             "HEAD /r2",
             "HEAD /r3",
+            "HEAD /ok",
             "HEAD /to-gone",
+            "HEAD /gone",
         ]
     );
     // The redirect chain of a link that ends well is in its record.
@@ -494,6 +508,59 @@ fn accept_decides_which_statuses_are_ok() {
     // Online options without --online are bad usage, not silently ignored.
     let run = check(dir.path(), &["--accept", "200"]);
     assert_eq!(run.code, 2);
+}
+
+/// A host whose HEAD is right in one directory and wrong in another (routes that know only
+/// GET answer HEAD 404).
+fn head_lies_in_app(r: &Seen, _: usize) -> Reply {
+    match (r.method.as_str(), r.path.as_str()) {
+        (_, p) if p.starts_with("/static/") => reply(404),
+        ("HEAD", p) if p.starts_with("/app/") => reply(404),
+        (_, p) if p.starts_with("/app/") => reply(200),
+        _ => reply(500),
+    }
+}
+
+#[test]
+fn a_head_404_is_asked_again_with_get_until_its_directory_has_shown_which_to_trust() {
+    let server = Server::start(head_lies_in_app);
+    let mut links: Vec<String> = (0..6)
+        .map(|i| server.url(&format!("/static/{i}")))
+        .collect();
+    links.extend((0..4).map(|i| server.url(&format!("/app/{i}"))));
+    let dir = site(&links);
+    // Concurrently: several HEAD 404s of a directory come back before the first GET has
+    // answered; they wait for it rather than each asking GET.
+    let run = check(dir.path(), &["--online", "--format", "jsonl"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let mut expected: Vec<(String, String)> = (0..6)
+        .map(|i| (format!("http://SERVER/static/{i}"), "http-error".to_owned()))
+        .collect();
+    expected.extend((0..4).map(|i| (format!("http://SERVER/app/{i}"), "ok".to_owned())));
+    assert_eq!(verdicts(&run, &server), expected);
+    let count = |method: &str, dir: &str| {
+        server
+            .seen()
+            .iter()
+            .filter(|s| s.method == method && s.path.starts_with(dir))
+            .count()
+    };
+    assert_eq!(count("HEAD", "/static/"), 6);
+    assert_eq!(count("GET", "/static/"), 1);
+    // Every /app/ URL is asked with GET, most without a HEAD first (how many HEADs were sent
+    // before the first GET answered depends on timing).
+    assert_eq!(count("GET", "/app/"), 4);
+    // One request at a time, the order is known: once GET contradicted HEAD in /app/, the
+    // rest of /app/ is asked with GET alone.
+    let server = Server::start(head_lies_in_app);
+    let links: Vec<String> = (0..3).map(|i| server.url(&format!("/app/{i}"))).collect();
+    let dir = site(&links);
+    let run = check(dir.path(), &["--online", "--max-concurrency", "1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        server.log(),
+        ["HEAD /app/0", "GET /app/0", "GET /app/1", "GET /app/2"]
+    );
 }
 
 #[test]
