@@ -170,8 +170,11 @@ impl Scheduler {
             }
             let now = Instant::now();
             let mut wake_at: Option<Instant> = None;
-            let mut chosen = None;
-            for host in st.queues.keys() {
+            // Of the hosts that can take a request now, the one with the fewest in flight, then
+            // the most left to do: every host advances together, so the run does not end on a
+            // few hosts held to their limit while the other threads have nothing to do.
+            let mut chosen: Option<(&String, (usize, std::cmp::Reverse<usize>))> = None;
+            for (host, queue) in &st.queues {
                 let h = st.hosts.get(host);
                 let in_flight = h.map_or(0, |h| h.in_flight);
                 let next = h.and_then(|h| h.next_start);
@@ -181,11 +184,14 @@ impl Scheduler {
                 match next {
                     Some(t) if t > now => wake_at = Some(wake_at.map_or(t, |w| w.min(t))),
                     _ => {
-                        chosen = Some(host.clone());
-                        break;
+                        let rank = (in_flight, std::cmp::Reverse(queue.len()));
+                        if chosen.as_ref().is_none_or(|(_, best)| rank < *best) {
+                            chosen = Some((host, rank));
+                        }
                     }
                 }
             }
+            let chosen = chosen.map(|(host, _)| host.clone());
             if let Some(host) = chosen {
                 let job = st.queues.get_mut(&host).and_then(VecDeque::pop_front);
                 if st.queues.get(&host).is_some_and(VecDeque::is_empty) {
@@ -831,4 +837,62 @@ pub(super) fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn job(host: &str, n: usize) -> Job {
+        Job {
+            url: format!("http://{host}/{n}"),
+            host: host.to_owned(),
+            bare: true,
+            fragments: BTreeSet::new(),
+            head: None,
+        }
+    }
+
+    /// Jobs are handed out to the host with the fewest requests in flight, then the most left:
+    /// hosts advance together rather than one after the other.
+    #[test]
+    fn hosts_are_served_in_turn() {
+        let mut queues: BTreeMap<String, VecDeque<Job>> = BTreeMap::new();
+        for (host, n) in [("a", 3), ("b", 5), ("c", 1)] {
+            queues.insert(host.to_owned(), (0..n).map(|i| job(host, i)).collect());
+        }
+        let sched = Scheduler {
+            state: Mutex::new(SchedState {
+                queues,
+                hosts: HashMap::new(),
+            }),
+            wake: Condvar::new(),
+            host_limit: 2,
+            interval: Duration::ZERO,
+        };
+        // b (most left), a, then c (none in flight), b again (more left than a), a.
+        let first: Vec<String> = (0..5).map(|_| sched.next_job().unwrap().url).collect();
+        assert_eq!(
+            first,
+            [
+                "http://b/0",
+                "http://a/0",
+                "http://c/0",
+                "http://b/1",
+                "http://a/1"
+            ]
+        );
+        // a and b at their limit: each finished request lets its host go on.
+        let mut rest = Vec::new();
+        for host in ["b", "a", "b", "b"] {
+            sched.release(host);
+            rest.push(sched.next_job().unwrap().url);
+        }
+        assert_eq!(
+            rest,
+            ["http://b/2", "http://a/2", "http://b/3", "http://b/4"]
+        );
+        assert!(sched.next_job().is_none());
+    }
 }
