@@ -336,6 +336,7 @@ pub(super) fn fetch_all(
         .max_redirects(0)
         .timeout_global(Some(config.timeout))
         .user_agent(config.user_agent.as_str())
+        .tls_config(config.tls.config())
         .max_idle_connections(config.max_concurrency)
         .max_idle_connections_per_host(config.host_concurrency)
         .build()
@@ -768,6 +769,14 @@ pub(super) fn ids_of(url: &str, page: Page<'_>) -> Result<FragmentIds, String> {
 /// An error in words, without OS error numbers.
 pub(super) fn failure_text(e: &ureq::Error) -> String {
     use std::io::ErrorKind as K;
+    let tls = match e {
+        ureq::Error::Rustls(t) => Some(t),
+        ureq::Error::Io(io) => io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()),
+        _ => None,
+    };
+    if let Some(t) = tls {
+        return tls_text(t);
+    }
     match e {
         ureq::Error::Io(io) => match io.kind() {
             K::ConnectionRefused => "connection refused".to_owned(),
@@ -781,6 +790,25 @@ pub(super) fn failure_text(e: &ureq::Error) -> String {
         ureq::Error::BadUri(u) => format!("not a URL a request can be made for: {u}"),
         e => e.to_string(),
     }
+}
+
+/// A TLS failure in words; a certificate refused says how to accept it.
+fn tls_text(e: &rustls::Error) -> String {
+    use rustls::CertificateError as C;
+    let rustls::Error::InvalidCertificate(c) = e else {
+        return format!("TLS: {e}");
+    };
+    let why = match c {
+        C::UnknownIssuer => "not issued by a trusted authority (self-signed?)".to_owned(),
+        C::Expired | C::ExpiredContext { .. } => "expired".to_owned(),
+        C::NotValidYet | C::NotValidYetContext { .. } => "not valid yet".to_owned(),
+        C::NotValidForName | C::NotValidForNameContext { .. } => {
+            "not valid for this host name".to_owned()
+        }
+        C::Revoked => "revoked".to_owned(),
+        c => format!("refused ({c:?})"),
+    };
+    format!("the server's certificate is {why}; --insecure or --cacert FILE accepts it")
 }
 
 pub(super) fn say_duration(d: Duration) -> String {
