@@ -622,6 +622,22 @@ fn a_head_404_is_asked_again_with_get_until_its_directory_has_shown_which_to_tru
 }
 
 #[test]
+fn redirects_past_the_limit_are_unreachable_and_the_last_is_not_requested() {
+    let server = Server::start(routes);
+    let dir = site(&[server.url("/r1")]);
+    let run = check(dir.path(), &["--online", "--max-redirects", "2"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        report(&run, &server).lines().next().unwrap(),
+        "unreachable http://SERVER/r1  (1 link on 1 page): more than 2 redirects after 301 http://SERVER/r2 -> 302 http://SERVER/r3 -> 307 http://SERVER/ok"
+    );
+    assert_eq!(server.log(), ["HEAD /r1", "HEAD /r2", "HEAD /r3"]);
+    // Three are allowed with 3.
+    let run = check(dir.path(), &["--online", "--max-redirects", "3"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
+#[test]
 fn retries_wait_for_retry_after_and_give_up_in_the_end() {
     let server = Server::start(routes);
     let dir = site(&[
