@@ -110,7 +110,8 @@ impl HeadTrust {
     }
 
     /// What a GET after a refused HEAD taught: the same status confirms a 404/410; another
-    /// status contradicts HEAD; no answer teaches nothing (another request may learn).
+    /// status contradicts HEAD; no answer teaches nothing (another request may learn). Only
+    /// the request that claimed a directory ends its `Checking`.
     fn learn(&self, url: &str, head: &Answer, get: &Answer) {
         let mut map = self.lock();
         let key = Self::key(url);
@@ -122,7 +123,8 @@ impl HeadTrust {
             (Some(404 | 410), Some(_)) if now != Some(Trust::Distrusted) => {
                 map.insert(key, Trust::Trusted);
             }
-            _ if now == Some(Trust::Checking) => {
+            // The learning request got no answer: the next 404 learns instead.
+            (Some(404 | 410), _) if now == Some(Trust::Checking) => {
                 map.remove(&key);
             }
             _ => {}
