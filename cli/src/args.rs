@@ -361,6 +361,21 @@ pub struct OnlineArgs {
         help_heading = "Online"
     )]
     pub host_interval: Option<String>,
+    /// Accept any certificate from an https server (self-signed, expired, issued for another
+    /// name), as lychee's --insecure: the link is judged by its status alone.
+    #[arg(long, requires = "online", help_heading = "Online")]
+    pub insecure: bool,
+    /// Verify https servers against the CA certificates in this PEM file instead of the bundled
+    /// Mozilla roots (as curl's --cacert). To keep the public roots too, give a file that holds
+    /// them as well, e.g. /etc/ssl/certs/ca-certificates.crt with your CA appended.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "online",
+        conflicts_with = "insecure",
+        help_heading = "Online"
+    )]
+    pub cacert: Option<std::path::PathBuf>,
     /// The User-Agent header of every request [default: linkbase/VERSION].
     #[arg(long, value_name = "UA", requires = "online", help_heading = "Online")]
     pub user_agent: Option<String>,

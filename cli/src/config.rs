@@ -70,6 +70,8 @@ struct Online {
     host_concurrency: Option<usize>,
     host_interval: Option<String>,
     user_agent: Option<String>,
+    insecure: Option<bool>,
+    cacert: Option<PathBuf>,
     /// `--header 'HOST: NAME: VALUE'`.
     headers: Option<OneOrMany>,
     cache: Option<Cache>,
@@ -175,6 +177,8 @@ impl Config {
         out.extend(o.host_concurrency.map(|v| flag("host_concurrency", v)));
         out.extend(o.host_interval.as_ref().map(|v| flag("host_interval", v)));
         out.extend(o.user_agent.as_ref().map(|v| flag("user_agent", v)));
+        out.extend(switch("insecure", o.insecure));
+        out.extend(o.cacert.as_ref().map(|v| flag("cacert", path(v))));
         if let Some(h) = list("header", &o.headers) {
             // The flag is `--header`; its clap id is the field's, `headers`.
             out.push(Setting {

@@ -10,6 +10,9 @@ use linkbase::site::FragmentIds;
 
 use super::*;
 
+/// The most of an unwanted body read so that its connection can be used again.
+const DRAIN: u64 = 16 << 10;
+
 /// One page to request: its URL (no fragment), its host, the fragments links ask of it.
 pub(super) struct Job {
     pub(super) url: String,
@@ -17,6 +20,118 @@ pub(super) struct Job {
     /// Some link names the URL without a fragment.
     pub(super) bare: bool,
     pub(super) fragments: BTreeSet<String>,
+    /// The answer to its HEAD, set aside while another request learns whether HEAD can be
+    /// trusted in its directory (see [`HeadTrust`]).
+    pub(super) head: Option<Answer>,
+}
+
+/// Whether a HEAD answer stands for a GET's, per host and directory. RFC 9110 §9.3.2 says a
+/// server answers HEAD as it would GET, but some do not: 405 or 501 (HEAD not implemented), a
+/// 403 from bot filters, a 404 from routes that know only GET. So a HEAD answered 405, 501 or
+/// 4xx (but 429) is asked again with GET — except a 404 or 410 where an earlier GET in the same
+/// directory of the same host confirmed a HEAD 404/410: a missing page is the common answer of
+/// a broken link, and checking every one twice doubles the cost of the broken ones (lychee
+/// asks only GET; linkinator asks GET again after any non-2xx HEAD). A directory where GET
+/// contradicted HEAD is asked with GET alone from then on.
+#[derive(Default)]
+pub(super) struct HeadTrust {
+    by_dir: Mutex<HashMap<String, Trust>>,
+    /// Told when a directory is no longer `Checking`.
+    learnt: Condvar,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    /// A GET is confirming a HEAD 404/410 in this directory.
+    Checking,
+    /// A GET confirmed a HEAD 404/410 here.
+    Trusted,
+    /// A GET contradicted a HEAD here.
+    Distrusted,
+}
+
+/// What to do with a HEAD 404/410.
+#[derive(Debug, PartialEq, Eq)]
+enum Claim {
+    /// Keep it: HEAD's 404s are confirmed here.
+    Keep,
+    /// Ask GET (this request is the one that learns).
+    Verify,
+    /// Another request is learning: set the answer aside for now.
+    Wait,
+}
+
+impl HeadTrust {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Trust>> {
+        self.by_dir
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Host and directory of `url`: `h:8080/docs/` for `http://h:8080/docs/a.html?q`.
+    fn key(url: &str) -> String {
+        let path = linkbase::UriRef::parse(url).path;
+        let dir = path.rfind('/').map_or("/", |i| &path[..=i]);
+        format!("{}{dir}", authority(url).unwrap_or_default())
+    }
+
+    fn distrusted(&self, url: &str) -> bool {
+        self.lock().get(&Self::key(url)) == Some(&Trust::Distrusted)
+    }
+
+    fn claim(&self, url: &str) -> Claim {
+        let mut map = self.lock();
+        match map.entry(Self::key(url)) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(Trust::Checking);
+                Claim::Verify
+            }
+            std::collections::hash_map::Entry::Occupied(o) => match o.get() {
+                Trust::Trusted => Claim::Keep,
+                Trust::Checking => Claim::Wait,
+                Trust::Distrusted => Claim::Verify,
+            },
+        }
+    }
+
+    /// As [`HeadTrust::claim`], but waiting for the request that is learning (for an answer
+    /// already set aside once: it is not given back twice).
+    fn settle(&self, url: &str) -> Claim {
+        let key = Self::key(url);
+        let mut map = self.lock();
+        while map.get(&key) == Some(&Trust::Checking) {
+            map = self
+                .learnt
+                .wait(map)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        drop(map);
+        self.claim(url)
+    }
+
+    /// What a GET after a refused HEAD taught: the same status confirms a 404/410; another
+    /// status contradicts HEAD; no answer teaches nothing (another request may learn). Only
+    /// the request that claimed a directory ends its `Checking`.
+    fn learn(&self, url: &str, head: &Answer, get: &Answer) {
+        let mut map = self.lock();
+        let key = Self::key(url);
+        let now = map.get(&key).copied();
+        match (head.status, get.status) {
+            (Some(h), Some(g)) if h != g => {
+                map.insert(key, Trust::Distrusted);
+            }
+            (Some(404 | 410), Some(_)) if now != Some(Trust::Distrusted) => {
+                map.insert(key, Trust::Trusted);
+            }
+            // The learning request got no answer: the next 404 learns instead.
+            (Some(404 | 410), _) if now == Some(Trust::Checking) => {
+                map.remove(&key);
+            }
+            _ => {}
+        }
+        drop(map);
+        self.learnt.notify_all();
+    }
 }
 
 /// Per host: requests in flight and the earliest start of the next one.
@@ -57,8 +172,11 @@ impl Scheduler {
             }
             let now = Instant::now();
             let mut wake_at: Option<Instant> = None;
-            let mut chosen = None;
-            for host in st.queues.keys() {
+            // Of the hosts that can take a request now, the one with the fewest in flight, then
+            // the most left to do: every host advances together, so the run does not end on a
+            // few hosts held to their limit while the other threads have nothing to do.
+            let mut chosen: Option<(&String, (usize, std::cmp::Reverse<usize>))> = None;
+            for (host, queue) in &st.queues {
                 let h = st.hosts.get(host);
                 let in_flight = h.map_or(0, |h| h.in_flight);
                 let next = h.and_then(|h| h.next_start);
@@ -68,11 +186,14 @@ impl Scheduler {
                 match next {
                     Some(t) if t > now => wake_at = Some(wake_at.map_or(t, |w| w.min(t))),
                     _ => {
-                        chosen = Some(host.clone());
-                        break;
+                        let rank = (in_flight, std::cmp::Reverse(queue.len()));
+                        if chosen.as_ref().is_none_or(|(_, best)| rank < *best) {
+                            chosen = Some((host, rank));
+                        }
                     }
                 }
             }
+            let chosen = chosen.map(|(host, _)| host.clone());
             if let Some(host) = chosen {
                 let job = st.queues.get_mut(&host).and_then(VecDeque::pop_front);
                 if st.queues.get(&host).is_some_and(VecDeque::is_empty) {
@@ -120,6 +241,17 @@ impl Scheduler {
                 .wait(st)
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
+    }
+
+    /// A job handed out and given back: to the end of its host's queue.
+    pub(super) fn requeue(&self, job: Job) {
+        let mut st = self.lock();
+        st.queues
+            .entry(job.host.clone())
+            .or_default()
+            .push_back(job);
+        drop(st);
+        self.wake.notify_all();
     }
 
     pub(super) fn release(&self, host: &str) {
@@ -206,10 +338,12 @@ pub(super) fn fetch_all(
         .max_redirects(0)
         .timeout_global(Some(config.timeout))
         .user_agent(config.user_agent.as_str())
+        .tls_config(config.tls.config())
         .max_idle_connections(config.max_concurrency)
         .max_idle_connections_per_host(config.host_concurrency)
         .build()
         .into();
+    let trust = HeadTrust::default();
     let done: Mutex<Vec<Fetched>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -219,13 +353,18 @@ pub(super) fn fetch_all(
                     config,
                     sched: &sched,
                     bodies: &bodies,
+                    trust: &trust,
                 };
                 while let Some(job) = sched.next_job() {
-                    let (answer, fragments) = fetcher.run(&job);
-                    progress.inc();
-                    done.lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push((job, answer, fragments));
+                    match fetcher.run(job) {
+                        Ok(fetched) => {
+                            progress.inc();
+                            done.lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .push(fetched);
+                        }
+                        Err(job) => sched.requeue(*job),
+                    }
                 }
             });
         }
@@ -239,6 +378,7 @@ pub(super) struct Fetcher<'a> {
     pub(super) config: &'a Config,
     pub(super) sched: &'a Scheduler,
     pub(super) bodies: &'a Bodies,
+    pub(super) trust: &'a HeadTrust,
 }
 
 /// How a URL is asked for.
@@ -272,28 +412,58 @@ pub(super) enum Reply<'a> {
 }
 
 impl<'a> Fetcher<'a> {
-    /// The job's URL checked: its answer, and each fragment's fate.
-    pub(super) fn run(&self, job: &Job) -> (Answer, Vec<(String, Option<Fragment>)>) {
+    /// The job's URL checked: its answer, and each fragment's fate; or the job given back,
+    /// its HEAD answer kept, to wait for what another request learns of its directory.
+    pub(super) fn run(&self, mut job: Job) -> Result<Fetched, Box<Job>> {
         // A first slot of the job's host was taken when it was handed out.
         let mut held = true;
         let wants_body = job
             .fragments
             .iter()
             .any(|f| !FragmentIds::default().names(f) && !f.starts_with(":~:"));
-        let mut answer;
-        let mut page;
-        if wants_body {
-            (answer, page) = self.chain(Method::GetPage, &job.url, &mut held);
+        let (answer, page) = if wants_body {
+            self.chain(Method::GetPage, &job.url, &mut held)
+        } else if self.trust.distrusted(&job.url) {
+            self.chain(Method::Get, &job.url, &mut held)
         } else {
-            (answer, page) = self.chain(Method::Head, &job.url, &mut held);
-            let refused = answer.status.is_some_and(|s| {
+            let set_aside = job.head.take();
+            let waited = set_aside.is_some();
+            let head = match set_aside {
+                Some(head) => head,
+                None => self.chain(Method::Head, &job.url, &mut held).0,
+            };
+            let refused = head.status.is_some_and(|s| {
                 !self.config.accept.accepts(s)
                     && (s == 501 || ((400..500).contains(&s) && s != 429))
             });
-            if refused {
-                (answer, page) = self.chain(Method::Get, &job.url, &mut held);
+            let claim = match head.status {
+                _ if !refused => Claim::Keep,
+                Some(404 | 410) if waited => {
+                    // The learning request may need this host's slot.
+                    if std::mem::take(&mut held) {
+                        self.sched.release(&job.host);
+                    }
+                    self.trust.settle(&job.url)
+                }
+                Some(404 | 410) => self.trust.claim(&job.url),
+                _ => Claim::Verify,
+            };
+            match claim {
+                Claim::Keep => (head, None),
+                Claim::Wait => {
+                    if held {
+                        self.sched.release(&job.host);
+                    }
+                    job.head = Some(head);
+                    return Err(Box::new(job));
+                }
+                Claim::Verify => {
+                    let get = self.chain(Method::Get, &job.url, &mut held);
+                    self.trust.learn(&job.url, &head, &get.0);
+                    get
+                }
             }
-        }
+        };
         if held {
             self.sched.release(&job.host);
         }
@@ -326,7 +496,7 @@ impl<'a> Fetcher<'a> {
                 _ => job.fragments.iter().map(|f| (f.clone(), None)).collect(),
             }
         };
-        (answer, fragments)
+        Ok((job, answer, fragments))
     }
 
     /// The page of `response`, read up to [`MAX_PAGE`] if it is HTML.
@@ -526,7 +696,7 @@ impl<'a> Fetcher<'a> {
             request = request.header(h.name.as_str(), h.value.as_str());
         }
         match request.call() {
-            Ok(response) => {
+            Ok(mut response) => {
                 let header = |name: &str| {
                     response
                         .headers()
@@ -539,6 +709,14 @@ impl<'a> Fetcher<'a> {
                 let wanted = method == Method::GetPage
                     && self.config.accept.accepts(status)
                     && !is_redirect(status);
+                if !wanted {
+                    // A short body read to its end lets the connection serve the host's next
+                    // request; a longer one is dropped with its connection.
+                    let _ = std::io::copy(
+                        &mut response.body_mut().as_reader().take(DRAIN),
+                        &mut std::io::sink(),
+                    );
+                }
                 Reply::Status {
                     status,
                     location,
@@ -593,6 +771,14 @@ pub(super) fn ids_of(url: &str, page: Page<'_>) -> Result<FragmentIds, String> {
 /// An error in words, without OS error numbers.
 pub(super) fn failure_text(e: &ureq::Error) -> String {
     use std::io::ErrorKind as K;
+    let tls = match e {
+        ureq::Error::Rustls(t) => Some(t),
+        ureq::Error::Io(io) => io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()),
+        _ => None,
+    };
+    if let Some(t) = tls {
+        return tls_text(t);
+    }
     match e {
         ureq::Error::Io(io) => match io.kind() {
             K::ConnectionRefused => "connection refused".to_owned(),
@@ -606,6 +792,25 @@ pub(super) fn failure_text(e: &ureq::Error) -> String {
         ureq::Error::BadUri(u) => format!("not a URL a request can be made for: {u}"),
         e => e.to_string(),
     }
+}
+
+/// A TLS failure in words; a certificate refused says how to accept it.
+fn tls_text(e: &rustls::Error) -> String {
+    use rustls::CertificateError as C;
+    let rustls::Error::InvalidCertificate(c) = e else {
+        return format!("TLS: {e}");
+    };
+    let why = match c {
+        C::UnknownIssuer => "not issued by a trusted authority (self-signed?)".to_owned(),
+        C::Expired | C::ExpiredContext { .. } => "expired".to_owned(),
+        C::NotValidYet | C::NotValidYetContext { .. } => "not valid yet".to_owned(),
+        C::NotValidForName | C::NotValidForNameContext { .. } => {
+            "not valid for this host name".to_owned()
+        }
+        C::Revoked => "revoked".to_owned(),
+        c => format!("refused ({c:?})"),
+    };
+    format!("the server's certificate is {why}; --insecure or --cacert FILE accepts it")
 }
 
 pub(super) fn say_duration(d: Duration) -> String {
@@ -662,4 +867,62 @@ pub(super) fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn job(host: &str, n: usize) -> Job {
+        Job {
+            url: format!("http://{host}/{n}"),
+            host: host.to_owned(),
+            bare: true,
+            fragments: BTreeSet::new(),
+            head: None,
+        }
+    }
+
+    /// Jobs are handed out to the host with the fewest requests in flight, then the most left:
+    /// hosts advance together rather than one after the other.
+    #[test]
+    fn hosts_are_served_in_turn() {
+        let mut queues: BTreeMap<String, VecDeque<Job>> = BTreeMap::new();
+        for (host, n) in [("a", 3), ("b", 5), ("c", 1)] {
+            queues.insert(host.to_owned(), (0..n).map(|i| job(host, i)).collect());
+        }
+        let sched = Scheduler {
+            state: Mutex::new(SchedState {
+                queues,
+                hosts: HashMap::new(),
+            }),
+            wake: Condvar::new(),
+            host_limit: 2,
+            interval: Duration::ZERO,
+        };
+        // b (most left), a, then c (none in flight), b again (more left than a), a.
+        let first: Vec<String> = (0..5).map(|_| sched.next_job().unwrap().url).collect();
+        assert_eq!(
+            first,
+            [
+                "http://b/0",
+                "http://a/0",
+                "http://c/0",
+                "http://b/1",
+                "http://a/1"
+            ]
+        );
+        // a and b at their limit: each finished request lets its host go on.
+        let mut rest = Vec::new();
+        for host in ["b", "a", "b", "b"] {
+            sched.release(host);
+            rest.push(sched.next_job().unwrap().url);
+        }
+        assert_eq!(
+            rest,
+            ["http://b/2", "http://a/2", "http://b/3", "http://b/4"]
+        );
+        assert!(sched.next_job().is_none());
+    }
 }

@@ -5,8 +5,8 @@
 //! pages). Verdicts can be kept in a cache file so that a rerun makes no request for a URL
 //! checked recently.
 //!
-//! Requests: HEAD first, GET where HEAD is refused (405, 501, and any other 4xx but 429: many
-//! servers answer HEAD wrongly) or a fragment must be found in the body; redirects followed one
+//! Requests: HEAD first, GET where HEAD is refused or unreliable (see `fetch::HeadTrust`) or
+//! a fragment must be found in the body; redirects followed one
 //! by one (the chain is reported; a loop or more than `--max-redirects` is unreachable);
 //! retries with a doubling wait on 429, 500, 502, 503, 504 and timeouts, a `Retry-After`
 //! replacing the wait when it is at most [`MAX_RETRY_AFTER`].
@@ -50,9 +50,54 @@ pub struct Config {
     pub host_concurrency: usize,
     pub host_interval: Duration,
     pub user_agent: String,
+    pub tls: Tls,
     pub headers: Vec<HostHeader>,
     /// The cache file and the age past which its verdicts are not used.
     pub cache: Option<(CacheFile, Duration)>,
+}
+
+/// How https servers are verified.
+#[derive(Debug, Clone)]
+pub enum Tls {
+    /// Against the Mozilla roots built in (webpki-roots).
+    Mozilla,
+    /// Not at all (`--insecure`).
+    Insecure,
+    /// Against these CAs (`--cacert FILE`).
+    Roots(Vec<ureq::tls::Certificate<'static>>),
+}
+
+impl Tls {
+    fn from_args(args: &crate::args::OnlineArgs) -> Result<Tls, Fatal> {
+        if args.insecure {
+            return Ok(Tls::Insecure);
+        }
+        let Some(file) = &args.cacert else {
+            return Ok(Tls::Mozilla);
+        };
+        let bad = |why: String| Fatal(format!("--cacert {}: {why}", file.display()));
+        let pem = std::fs::read(file).map_err(|e| bad(e.to_string()))?;
+        let mut certs = Vec::new();
+        for item in ureq::tls::parse_pem(&pem) {
+            if let ureq::tls::PemItem::Certificate(c) = item.map_err(|e| bad(e.to_string()))? {
+                certs.push(c);
+            }
+        }
+        if certs.is_empty() {
+            return Err(bad("no PEM certificate in it".to_owned()));
+        }
+        Ok(Tls::Roots(certs))
+    }
+
+    fn config(&self) -> ureq::tls::TlsConfig {
+        let b = ureq::tls::TlsConfig::builder();
+        match self {
+            Tls::Mozilla => b,
+            Tls::Insecure => b.disable_verification(true),
+            Tls::Roots(certs) => b.root_certs(ureq::tls::RootCerts::new_with_certs(certs)),
+        }
+        .build()
+    }
 }
 
 /// Where the cache lives: the tree's own file (read and written without following a symbolic
@@ -104,6 +149,7 @@ impl Config {
                 .user_agent
                 .clone()
                 .unwrap_or_else(|| format!("linkbase/{}", env!("CARGO_PKG_VERSION"))),
+            tls: Tls::from_args(args)?,
             headers: args
                 .headers
                 .iter()
@@ -470,6 +516,7 @@ pub fn check(
             url,
             bare,
             fragments,
+            head: None,
         })
         .collect();
     progress.restart("check: online");

@@ -3,8 +3,8 @@
 //! the one that tests them, whose proxy is such a server), and its cache.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -99,6 +99,16 @@ impl Server {
         route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
     ) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        Server::start_on(listener, total, None, route)
+    }
+
+    /// Serves on `listener`, over TLS when `tls` is given.
+    fn start_on(
+        listener: TcpListener,
+        total: Arc<Gauge>,
+        tls: Option<Arc<rustls::ServerConfig>>,
+        route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
+    ) -> Server {
         let port = listener.local_addr().unwrap().port();
         let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
         let gauge = Arc::new(Gauge::default());
@@ -107,15 +117,62 @@ impl Server {
             let (seen, gauge) = (seen.clone(), gauge.clone());
             std::thread::spawn(move || {
                 for stream in listener.incoming().flatten() {
-                    let (seen, gauge, total, route) =
-                        (seen.clone(), gauge.clone(), total.clone(), route.clone());
+                    let (seen, gauge, total, route, tls) = (
+                        seen.clone(),
+                        gauge.clone(),
+                        total.clone(),
+                        route.clone(),
+                        tls.clone(),
+                    );
                     std::thread::spawn(move || {
-                        let _ = serve(stream, &seen, &[&gauge, &total], &*route);
+                        let gauges: [&Gauge; 2] = [&gauge, &total];
+                        let _ = match tls {
+                            // A handshake the client refuses ends in the first read.
+                            Some(config) => rustls::ServerConnection::new(config)
+                                .map_err(std::io::Error::other)
+                                .and_then(|c| {
+                                    serve(
+                                        rustls::StreamOwned::new(c, stream),
+                                        &seen,
+                                        &gauges,
+                                        &*route,
+                                    )
+                                }),
+                            None => serve(stream, &seen, &gauges, &*route),
+                        };
                     });
                 }
             });
         }
         Server { port, seen, gauge }
+    }
+
+    /// An HTTPS server on 127.0.0.1 with a self-signed certificate for 127.0.0.1 made for this
+    /// run (rcgen), and that certificate in PEM.
+    fn start_tls(
+        route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
+    ) -> (Server, String) {
+        let rcgen::CertifiedKey { cert, signing_key } =
+            rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+        let key = rustls::pki_types::PrivateKeyDer::Pkcs8(
+            rustls::pki_types::PrivatePkcs8KeyDer::from(signing_key.serialize_der()),
+        );
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert.der().clone()], key)
+        .unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let server = Server::start_on(
+            listener,
+            Arc::new(Gauge::default()),
+            Some(Arc::new(config)),
+            route,
+        );
+        (server, cert.pem())
     }
 
     fn url(&self, path: &str) -> String {
@@ -136,13 +193,12 @@ impl Server {
 }
 
 fn serve(
-    stream: TcpStream,
+    stream: impl Read + Write,
     seen: &Mutex<Vec<Seen>>,
     gauges: &[&Gauge],
     route: &Route,
 ) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut out = stream;
+    let mut reader = BufReader::new(stream);
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line)? == 0 {
@@ -179,7 +235,9 @@ fn serve(
             n
         };
         if request.method == "CONNECT" {
-            out.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")?;
+            reader
+                .get_mut()
+                .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")?;
             continue;
         }
         for g in gauges {
@@ -205,8 +263,8 @@ fn serve(
         for g in gauges {
             g.leave();
         }
-        out.write_all(&bytes)?;
-        out.flush()?;
+        reader.get_mut().write_all(&bytes)?;
+        reader.get_mut().flush()?;
     }
 }
 
@@ -292,6 +350,20 @@ fn records(run: &Run) -> Vec<(String, String, Value)> {
         .collect()
 }
 
+/// `(original, verdict)` of every `--format jsonl` record, the server's address written as
+/// `SERVER`.
+fn verdicts(run: &Run, server: &Server) -> Vec<(String, String)> {
+    records(run)
+        .into_iter()
+        .map(|(o, v, _)| {
+            (
+                o.replace(&format!("127.0.0.1:{}", server.port), "SERVER"),
+                v,
+            )
+        })
+        .collect()
+}
+
 /// A port nothing listens on (bound, then closed).
 fn closed_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -307,8 +379,8 @@ fn routes(r: &Seen, before: usize) -> Reply {
         (_, "/gone") => reply(404),
         (_, "/410") => reply(410),
         (_, "/forbidden") => reply(403),
-        ("HEAD", "/no-head") => reply(405),
-        ("GET", "/no-head") => reply(200),
+        ("HEAD", "/get-only/page") => reply(405),
+        ("GET", "/get-only/page") => reply(200),
         (_, "/r1") => redirect(301, "/r2"),
         (_, "/r2") => redirect(302, "r3"),
         (_, "/r3") => redirect(307, "/ok"),
@@ -346,7 +418,7 @@ fn external_links_get_verdicts_with_their_answers() {
         u("/ok"),
         u("/gone"),
         u("/410"),
-        u("/no-head"),
+        u("/get-only/page"),
         u("/r1"),
         u("/to-gone"),
         u("/loop-a"),
@@ -362,7 +434,11 @@ fn external_links_get_verdicts_with_their_answers() {
         "javascript:void(0)".into(),
         u("/ok"),
     ]);
-    let run = check(dir.path(), &["--online", "--retry-wait", "10ms"]);
+    // One request at a time: the order of the log below is the order of the URLs.
+    let run = check(
+        dir.path(),
+        &["--online", "--retry-wait", "10ms", "--max-concurrency", "1"],
+    );
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(
         report(&run, &server),
@@ -382,33 +458,29 @@ bad-address mailto:nobody  (1 link on 1 page): \"nobody\" is not an e-mail addre
 "
     );
     assert_eq!(summary(&run), run.stdout.lines().last().unwrap());
-    // Each distinct URL once; HEAD first, GET after a refused HEAD (405, and 404/410, which
-    // some servers answer to HEAD alone), GET at once for a fragment; one GET for a page
-    // whatever its fragments.
-    let mut log = server.log();
-    log.sort();
+    // Each distinct URL once; HEAD first, GET after a refused HEAD (405 here), GET at once
+    // for a fragment, one GET for a page whatever its fragments. A HEAD 404/410 is asked again
+    // with GET until one GET has confirmed it in that directory of the host (/410): /gone and
+    // the /gone that /to-gone leads to are then taken as HEAD answered them.
     assert_eq!(
-        log,
+        server.log(),
         [
+            "HEAD /410",
             "GET /410",
             "GET /file.pdf",
-            "GET /gone",
-            "GET /gone",
-            "GET /no-head",
-            "GET /page",
-            "GET /to-gone",
-            "HEAD /410",
-            "HEAD /gone",
+            "HEAD /get-only/page",
+            "GET /get-only/page",
             "HEAD /gone",
             "HEAD /loop-a",
             "HEAD /loop-b",
-            "HEAD /no-head",
             "HEAD /ok",
-            "HEAD /ok",
+            "GET /page",
             "HEAD /r1",
             "HEAD /r2",
             "HEAD /r3",
+            "HEAD /ok",
             "HEAD /to-gone",
+            "HEAD /gone",
         ]
     );
     // The redirect chain of a link that ends well is in its record.
@@ -494,6 +566,75 @@ fn accept_decides_which_statuses_are_ok() {
     // Online options without --online are bad usage, not silently ignored.
     let run = check(dir.path(), &["--accept", "200"]);
     assert_eq!(run.code, 2);
+}
+
+/// A host whose HEAD is right in one directory and wrong in another (routes that know only
+/// GET answer HEAD 404).
+fn head_lies_in_app(r: &Seen, _: usize) -> Reply {
+    match (r.method.as_str(), r.path.as_str()) {
+        (_, p) if p.starts_with("/static/") => reply(404),
+        ("HEAD", p) if p.starts_with("/app/") => reply(404),
+        (_, p) if p.starts_with("/app/") => reply(200),
+        _ => reply(500),
+    }
+}
+
+#[test]
+fn a_head_404_is_asked_again_with_get_until_its_directory_has_shown_which_to_trust() {
+    let server = Server::start(head_lies_in_app);
+    let mut links: Vec<String> = (0..6)
+        .map(|i| server.url(&format!("/static/{i}")))
+        .collect();
+    links.extend((0..4).map(|i| server.url(&format!("/app/{i}"))));
+    let dir = site(&links);
+    // Concurrently: several HEAD 404s of a directory come back before the first GET has
+    // answered; they wait for it rather than each asking GET.
+    let run = check(dir.path(), &["--online", "--format", "jsonl"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let mut expected: Vec<(String, String)> = (0..6)
+        .map(|i| (format!("http://SERVER/static/{i}"), "http-error".to_owned()))
+        .collect();
+    expected.extend((0..4).map(|i| (format!("http://SERVER/app/{i}"), "ok".to_owned())));
+    assert_eq!(verdicts(&run, &server), expected);
+    let count = |method: &str, dir: &str| {
+        server
+            .seen()
+            .iter()
+            .filter(|s| s.method == method && s.path.starts_with(dir))
+            .count()
+    };
+    assert_eq!(count("HEAD", "/static/"), 6);
+    assert_eq!(count("GET", "/static/"), 1);
+    // Every /app/ URL is asked with GET, most without a HEAD first (how many HEADs were sent
+    // before the first GET answered depends on timing).
+    assert_eq!(count("GET", "/app/"), 4);
+    // One request at a time, the order is known: once GET contradicted HEAD in /app/, the
+    // rest of /app/ is asked with GET alone.
+    let server = Server::start(head_lies_in_app);
+    let links: Vec<String> = (0..3).map(|i| server.url(&format!("/app/{i}"))).collect();
+    let dir = site(&links);
+    let run = check(dir.path(), &["--online", "--max-concurrency", "1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        server.log(),
+        ["HEAD /app/0", "GET /app/0", "GET /app/1", "GET /app/2"]
+    );
+}
+
+#[test]
+fn redirects_past_the_limit_are_unreachable_and_the_last_is_not_requested() {
+    let server = Server::start(routes);
+    let dir = site(&[server.url("/r1")]);
+    let run = check(dir.path(), &["--online", "--max-redirects", "2"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        report(&run, &server).lines().next().unwrap(),
+        "unreachable http://SERVER/r1  (1 link on 1 page): more than 2 redirects after 301 http://SERVER/r2 -> 302 http://SERVER/r3 -> 307 http://SERVER/ok"
+    );
+    assert_eq!(server.log(), ["HEAD /r1", "HEAD /r2", "HEAD /r3"]);
+    // Three are allowed with 3.
+    let run = check(dir.path(), &["--online", "--max-redirects", "3"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
 }
 
 #[test]
@@ -916,4 +1057,106 @@ fn online_reports_in_every_grouped_format() {
         "{}",
         run.stdout
     );
+}
+
+#[test]
+fn an_untrusted_certificate_is_a_verdict_and_insecure_or_cacert_accept_it() {
+    let (server, pem) = Server::start_tls(routes);
+    let dir = site(&[
+        server.url("/ok").replace("http:", "https:"),
+        server.url("/gone").replace("http:", "https:"),
+    ]);
+    // Self-signed: not a root the client knows. A verdict for each link, no request made.
+    let run = check(dir.path(), &["--online", "--max-retries", "0"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        report(&run, &server),
+        "unreachable https://SERVER/gone  (1 link on 1 page): the server's certificate is not issued by a trusted authority (self-signed?); --insecure or --cacert FILE accepts it
+    index.html:2:10: <a href> \"https://SERVER/gone\"
+unreachable https://SERVER/ok  (1 link on 1 page): the server's certificate is not issued by a trusted authority (self-signed?); --insecure or --cacert FILE accepts it
+    index.html:1:10: <a href> \"https://SERVER/ok\"
+1 page, 2 links: 0 internal, 2 broken (0 outside the site root, 2 external) to 2 targets; 2 external (2 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 0 not checked
+"
+    );
+    assert!(server.seen().is_empty());
+    // --insecure: the links are judged by their statuses.
+    let run = check(dir.path(), &["--online", "--insecure", "--format", "jsonl"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let expected = [
+        ("https://SERVER/ok".to_owned(), "ok".to_owned()),
+        ("https://SERVER/gone".to_owned(), "http-error".to_owned()),
+    ];
+    assert_eq!(verdicts(&run, &server), expected);
+    // --cacert with the server's certificate: the same, with verification.
+    let ca = tmp();
+    let ca_file = ca.path().join("ca.pem");
+    std::fs::write(&ca_file, &pem).unwrap();
+    let run = check(
+        dir.path(),
+        &["--online", "--cacert", s(&ca_file), "--format", "jsonl"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(verdicts(&run, &server), expected);
+    // A file with no certificate is refused before any request.
+    std::fs::write(&ca_file, "not a certificate\n").unwrap();
+    let before = server.seen().len();
+    let run = check(dir.path(), &["--online", "--cacert", s(&ca_file)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: --cacert {}: no PEM certificate in it\n",
+            ca_file.display()
+        )
+    );
+    assert_eq!(server.seen().len(), before);
+    // The same from linkbase.toml, its path relative to the file.
+    std::fs::create_dir(dir.path().join("certs")).unwrap();
+    std::fs::write(dir.path().join("certs/ca.pem"), &pem).unwrap();
+    std::fs::write(
+        dir.path().join("linkbase.toml"),
+        "[online]\nenabled = true\ncacert = \"certs/ca.pem\"\n",
+    )
+    .unwrap();
+    let run = check(dir.path(), &["--format", "jsonl"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(verdicts(&run, &server), expected);
+}
+
+#[test]
+fn an_ipv6_loopback_server_is_checked_by_its_bracketed_address() {
+    let listener = match TcpListener::bind("[::1]:0") {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("skipped: this machine has no IPv6 loopback ([::1]): {e}");
+            return;
+        }
+    };
+    let server = Server::start_on(listener, Arc::new(Gauge::default()), None, routes);
+    let base = format!("http://[::1]:{}", server.port);
+    let dir = site(&[
+        format!("{base}/ok"),
+        format!("{base}/gone"),
+        format!("{base}/r1"),
+        format!("{base}/page#intro"),
+        format!("{base}/page#nowhere"),
+    ]);
+    let header = format!("[::1]:{}: X-Token: t", server.port);
+    let run = check(dir.path(), &["--online", "--header", &header]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.replace(&format!("[::1]:{}", server.port), "[::1]:PORT"),
+        "missing-fragment http://[::1]:PORT/page#nowhere  (1 link on 1 page): 200 OK, no such id in the page
+    index.html:5:10: <a href> \"http://[::1]:PORT/page#nowhere\"
+http-error http://[::1]:PORT/gone  (1 link on 1 page): 404 Not Found
+    index.html:2:10: <a href> \"http://[::1]:PORT/gone\"
+1 page, 5 links: 0 internal, 2 broken (0 outside the site root, 2 external) to 2 targets; 5 external (5 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 0 not checked
+"
+    );
+    // The header scoped to [::1]:PORT went with every request, redirects included.
+    let seen = server.seen();
+    assert!(!seen.is_empty());
+    assert!(seen
+        .iter()
+        .all(|r| r.headers.get("x-token").map(String::as_str) == Some("t")));
 }
