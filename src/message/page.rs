@@ -312,8 +312,8 @@ fn name_uri(tree: &MessageTree, keys: &[Option<String>], i: usize, root: bool) -
 }
 
 /// What the file-naming rule ([`crate::layout::adjust_extension`], through [`ExtractNames`])
-/// needs of part `i`: the parts the message is read as HTML and CSS by ([`super`]) are named
-/// as pages and stylesheets, so their files end in `.html` / `.css`.
+/// needs of part `i`: the parts the message module reads as HTML and CSS (`text/html`,
+/// `text/css`) are named as pages and stylesheets, so their files end in `.html` / `.css`.
 fn name_kind(tree: &MessageTree, i: usize) -> Kind {
     match tree.parts.get(i).map(|p| p.mime_type.as_str()) {
         Some("text/html") => Kind::Html,
