@@ -52,22 +52,17 @@ def with_linkbase(url, page):
     return linkbase.rewrite(page, url=url)
 
 
-def best(fn, work, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for url, page in work:
-            fn(url, page)
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def best_threaded(work, repeat, threads):
+def best(fn, work, repeat, threads=1):
+    """The best wall time of `repeat` runs of fn(url, page) over `work`, on `threads` threads."""
     times = []
     with ThreadPoolExecutor(max_workers=threads) as pool:
         for _ in range(repeat):
             start = time.perf_counter()
-            list(pool.map(lambda p: with_linkbase(*p), work))
+            if threads == 1:
+                for url, page in work:
+                    fn(url, page)
+            else:
+                list(pool.map(lambda p: fn(*p), work))
             times.append(time.perf_counter() - start)
     return min(times)
 
@@ -86,7 +81,7 @@ def main():
     print(f"linkbase.rewrite, 1 thread:          {lb:.3f} s ({mb / lb:.1f} MB/s)")
     print(f"lxml time / linkbase time:           {lx / lb:.2f}")
     if args.threads > 1:
-        lt = best_threaded(work, args.repeat, args.threads)
+        lt = best(with_linkbase, work, args.repeat, args.threads)
         print(f"linkbase.rewrite, {args.threads} threads:         {lt:.3f} s ({mb / lt:.1f} MB/s)")
 
 

@@ -2,8 +2,11 @@
 //! `linkbase` (python/linkbase/__init__.py), which re-exports everything from here.
 //!
 //! Every entry point copies what it needs out of Python objects, then runs the library with the
-//! GIL released (`Python::detach`), so threads calling it run on all cores.
+//! GIL released (`Python::detach`), so threads calling it run on all cores; only the result
+//! objects are made with it held (`topy.rs`), and the records are freed without it.
 #![forbid(unsafe_code)]
+
+mod topy;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -549,9 +552,11 @@ fn links<'py>(
     let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
     let (_, reports) = job.run(py, false)?;
     job.unresolved(py, &reports, strict)?;
-    let records: Vec<_> = reports.into_iter().flat_map(|r| r.links).collect();
     // The records' own serde form, so the dicts have exactly the CLI's JSONL fields.
-    Ok(pythonize::pythonize(py, &records)?)
+    let list = topy::to_python(py, &topy::LinksOf(&reports))?;
+    // Freeing the records is Rust work too: done without the GIL.
+    py.detach(move || drop(reports));
+    Ok(list)
 }
 
 /// The base records of a job: one for a document (without its links, as the CLI's `base`),
@@ -608,7 +613,7 @@ fn base<'py>(
     let record = records
         .get(index)
         .ok_or_else(|| Error::new_err("<message>: no HTML or CSS part to give a base of"))?;
-    Ok(pythonize::pythonize(py, record)?)
+    topy::to_python(py, record)
 }
 
 #[pyfunction]
@@ -638,7 +643,7 @@ fn bases<'py>(
     header_base: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
-    Ok(pythonize::pythonize(py, &base_records(py, &job)?)?)
+    topy::to_python(py, &base_records(py, &job)?)
 }
 
 /// The iterator read_warc() returns: one dict per HTML record of a WARC file, in file order
@@ -882,9 +887,9 @@ impl WarcReader {
         dict.set_item("content_type", &h.content_type)?;
         dict.set_item(
             "diagnostics",
-            pythonize::pythonize(py, &report.base.diagnostics)?,
+            topy::to_python(py, &report.base.diagnostics)?,
         )?;
-        dict.set_item("links", pythonize::pythonize(py, &report.links)?)?;
+        dict.set_item("links", topy::to_python(py, &report.links)?)?;
         Ok(Some(dict.into_any()))
     }
 
@@ -942,7 +947,7 @@ impl WarcReader {
             .as_ref()
             .map(linkbase::archive::Archive::counts)
             .unwrap_or_default();
-        Ok(pythonize::pythonize(py, &counts)?)
+        topy::to_python(py, &counts)
     }
 
     /// The damage met so far: (offset, record id or None, message) tuples.

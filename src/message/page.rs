@@ -17,6 +17,7 @@ use super::{part_keys, process, MessageInput, Mode};
 use crate::archive::{extract_path, file_link, ExtractCollision, ExtractNames};
 use crate::error::Error;
 use crate::input::mime::{self, MessageTree, PartKind};
+use crate::layout::Kind;
 use crate::pipeline::Options;
 use crate::report::Report;
 
@@ -160,10 +161,11 @@ pub fn extract_page(input: &MessageInput<'_>, options: &Options) -> Result<Messa
             format!("{uri}#{}", section_name(&tree, i))
         })
         .collect();
-    // `name_uri` has given HTML and CSS parts their extensions already: named as they are.
     let (names, collisions) = ExtractNames::assign(
-        uris.iter()
-            .map(|u| (u.as_str(), crate::layout::Kind::Other)),
+        order
+            .iter()
+            .zip(&uris)
+            .map(|(&i, u)| (u.as_str(), name_kind(&tree, i))),
     );
     let file_of: HashMap<usize, PathBuf> = order
         .iter()
@@ -262,14 +264,15 @@ const MESSAGE_DIR: &str = "thismessage://message/";
 /// that has a host (`http://h/img/a.png` → `h/img/a.png`, as a WARC extraction names it); else
 /// `message/NAME`, NAME being the last segment of its Content-Location (`thismessage:/image1`),
 /// else the file name its heading gives (Content-Disposition `filename`, Content-Type `name`),
-/// else `index.html` for the root page, else `part-SECTION`. An HTML or CSS part's name ends in
-/// `.html` or `.css` (added when missing): from `file://` a browser takes a file's type from
-/// its extension, and applies a stylesheet only as `text/css`.
+/// else `index.html` for the root page, else `part-SECTION`. An HTML or CSS part's file ends in
+/// `.html` or `.css` ([`name_kind`]: added by the names' one rule, wget `-E`'s): from `file://`
+/// a browser takes a file's type from its extension, and applies a stylesheet only as
+/// `text/css`.
 fn name_uri(tree: &MessageTree, keys: &[Option<String>], i: usize, root: bool) -> String {
     let key = keys.get(i).cloned().flatten();
     if let Some(k) = &key {
-        if extract_path(k, crate::layout::Kind::Other).is_some() {
-            return with_extension(tree, i, k.clone());
+        if extract_path(k, Kind::Other).is_some() {
+            return k.clone();
         }
     }
     let part = tree.parts.get(i);
@@ -304,25 +307,18 @@ fn name_uri(tree: &MessageTree, keys: &[Option<String>], i: usize, root: bool) -
         true => "index.html".to_owned(),
         false => format!("part-{}", section_name(tree, i)),
     });
-    with_extension(tree, i, format!("{MESSAGE_DIR}{name}"))
+    format!("{MESSAGE_DIR}{name}")
 }
 
-/// `uri` ending in `.html`/`.htm` for an HTML part, `.css` for a stylesheet (see [`name_uri`]).
-fn with_extension(tree: &MessageTree, i: usize, uri: String) -> String {
-    let (wanted, add): (&[&str], &str) = match tree.parts.get(i).map(|p| p.mime_type.as_str()) {
-        Some("text/html") => (&[".html", ".htm"], ".html"),
-        Some("text/css") => (&[".css"], ".css"),
-        _ => return uri,
-    };
-    // The name's last segment, before a query: what the file name ends with.
-    let name = uri.split(['?', '#']).next().unwrap_or(&uri);
-    let lower = name.to_ascii_lowercase();
-    if name.ends_with('/') || wanted.iter().any(|w| lower.ends_with(w)) {
-        return uri;
+/// What the file-naming rule ([`crate::layout::adjust_extension`], through [`ExtractNames`])
+/// needs of part `i`: the parts the message module reads as HTML and CSS (`text/html`,
+/// `text/css`) are named as pages and stylesheets, so their files end in `.html` / `.css`.
+fn name_kind(tree: &MessageTree, i: usize) -> Kind {
+    match tree.parts.get(i).map(|p| p.mime_type.as_str()) {
+        Some("text/html") => Kind::Html,
+        Some("text/css") => Kind::Css,
+        _ => Kind::Other,
     }
-    // A query stays after the name, as `extract_path` keeps it.
-    let (name, rest) = uri.split_at(uri.find(['?', '#']).unwrap_or(uri.len()));
-    format!("{name}{add}{rest}")
 }
 
 /// Part `i`'s IMAP section as a file name (`1.2`).
@@ -358,6 +354,7 @@ fn left(tree: &MessageTree, i: usize, why: &'static str) -> LeftOut {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use std::path::Path;
 
     /// A one-part message of `mime_type`, for the names of its part.
     fn tree(mime_type: &str) -> MessageTree {
@@ -365,35 +362,25 @@ mod tests {
         mime::parse(message.as_bytes()).unwrap()
     }
 
+    /// HTML and CSS parts are named by the extraction's rule with their kind: `.html` / `.css`
+    /// after the whole name, query included, as wget `-E` (`layout::adjust_extension`).
     #[test]
-    fn html_and_css_names_get_their_extension() {
+    fn html_and_css_files_end_in_their_extension() {
         let html = tree("text/html");
         let css = tree("text/css");
         let png = tree("image/png");
         let cases = [
-            (
-                &html,
-                "thismessage://message/page",
-                "thismessage://message/page.html",
-            ),
-            (
-                &html,
-                "thismessage://message/a.HTM",
-                "thismessage://message/a.HTM",
-            ),
-            (&html, "http://h/dir/", "http://h/dir/"),
-            (&html, "http://h/p?x=1", "http://h/p.html?x=1"),
-            (&html, "http://h/p#2", "http://h/p.html#2"),
-            (&css, "http://h/site.css?v=2", "http://h/site.css?v=2"),
-            (&css, "http://h/style", "http://h/style.css"),
-            (
-                &png,
-                "thismessage://message/image1",
-                "thismessage://message/image1",
-            ),
+            (&html, "thismessage://message/page#1", "message/page.html"),
+            (&html, "thismessage://message/a.HTM#1", "message/a.HTM"),
+            (&html, "http://h/dir/#1", "h/dir/index.html"),
+            (&html, "http://h/p?x=1#1", "h/p?x=1.html"),
+            (&css, "http://h/site.css#1", "h/site.css"),
+            (&css, "http://h/style#1", "h/style.css"),
+            (&png, "thismessage://message/image1#1", "message/image1"),
         ];
         for (t, uri, expected) in cases {
-            assert_eq!(with_extension(t, 0, uri.to_owned()), expected, "{uri}");
+            let (names, _) = ExtractNames::assign([(uri, name_kind(t, 0))]);
+            assert_eq!(names.file(uri), Some(Path::new(expected)), "{uri}");
         }
     }
 
