@@ -71,6 +71,25 @@ impl Layout {
     }
 }
 
+/// Whether a crawler saves what `url` names as a file of its mirror: an `http:` or `https:`
+/// URL (scheme compared case-insensitively, RFC 3986 §3.1). Other schemes are not the site's
+/// files: links to them (`mailto:`, `data:`) stay as they are, and archived records of them
+/// (wget's `metadata://gnu.org/software/wget/warc/…` resources: its arguments and log;
+/// Heritrix's `dns:` responses) are the crawler's own, never extracted into the mirror.
+///
+/// ```
+/// use linkbase::layout::of_the_web;
+/// assert!(of_the_web("HTTPS://h/x.css"));
+/// assert!(!of_the_web("metadata://gnu.org/software/wget/warc/wget.log"));
+/// assert!(!of_the_web("dns:example.com"));
+/// assert!(!of_the_web("x.html"));
+/// ```
+pub fn of_the_web(url: &str) -> bool {
+    crate::uri::UriRef::parse(url)
+        .scheme
+        .is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"))
+}
+
 /// The system wget restricts names for (`--restrict-file-names=unix|windows`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Restrict {

@@ -292,13 +292,10 @@ impl Site {
 
     /// The file of the tree a URL on a mirrored host names, when the tree has it.
     fn mirrored_file(&self, resolved: &str) -> Option<String> {
-        let r = UriRef::parse(resolved);
-        if !r
-            .scheme
-            .is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"))
-        {
+        if !crate::layout::of_the_web(resolved) {
             return None;
         }
+        let r = UriRef::parse(resolved);
         let authority = normal_authority(r.authority?);
         let (_, dir) = self.mirrored.iter().find(|(a, _)| *a == authority)?;
         // The same URL on the site: the site URL, the host's directory, the path.

@@ -254,6 +254,24 @@ fn our_extract_of_the_crawl_browses_from_disk() {
         "--header-base",
         "browser",
     ]);
+    // wget's own records (its arguments and log, `metadata://` resources of `--warc-file`)
+    // are said and left out of the mirror; the site's files are all there.
+    assert!(
+        run.stderr
+            .contains("; 9 pages and 7 other files written to ")
+            && run.stderr.contains(
+                " (1 redirect to an extracted file followed; 2 records not of the web left out \
+             (metadata://gnu.org/software/wget/warc/wget_arguments.txt, …: the crawler's own, \
+             not the site's)); "
+            ),
+        "{}",
+        run.stderr
+    );
+    let tops: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(tops, ["127.0.0.1:8724"]);
     // Every page of the crawl had its charset only in the HTTP header.
     assert!(
         run.stderr.contains(
