@@ -476,6 +476,7 @@ fn css_part(
             root: None,
             warc: None,
             content_type: None,
+            relinked: None,
         });
         replacement
     });

@@ -669,6 +669,22 @@ impl crate::rewrite::Relink for Site {
     fn relink(&self, document: &str, resolved: &str) -> Option<String> {
         self.relative(document, resolved)
     }
+
+    /// Why [`Site::relative`] declined: a URL of the site the tree has no file of is said
+    /// apart from other sites' (issue 24: a link left on the live site although it is the
+    /// site's own page is what a mirror's user needs to see).
+    fn why_absolute(&self, _document: &str, resolved: &str) -> crate::rewrite::KeptAbsolute {
+        use crate::rewrite::KeptAbsolute;
+        match self.locate(resolved, Written::Absolute) {
+            (Target::Internal { path, .. }, slash) if slash || !self.files.contains(&path) => {
+                KeptAbsolute::NotSaved
+            }
+            (Target::Internal { .. }, _) => KeptAbsolute::Declined,
+            (Target::OutsideRoot, _) => KeptAbsolute::OutsideRoot,
+            (Target::External, _) if crate::layout::of_the_web(resolved) => KeptAbsolute::OtherSite,
+            (Target::External, _) => KeptAbsolute::NotWeb,
+        }
+    }
 }
 
 /// One link of a checked page, with its verdict: a line of `check --format jsonl`.

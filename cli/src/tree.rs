@@ -86,6 +86,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
             .map(|r| r.iter().copied().collect())
             .unwrap_or_default(),
         relative: args.relative,
+        relinked: counts.relinked.lock().map(|t| *t).unwrap_or_default(),
         others: load(&counts.others),
         failed,
         copied: load(&counts.copied_unchanged),
@@ -262,6 +263,8 @@ pub(crate) struct TreeSummary<'a> {
     pub(crate) left_pages: usize,
     pub(crate) reasons: Vec<&'static str>,
     pub(crate) relative: bool,
+    /// `--relative`: what became of the resolved links (made relative, or left absolute and why).
+    pub(crate) relinked: linkbase::LinkTally,
     /// Files that are not pages: copied to OUT, or left in place.
     pub(crate) others: usize,
     /// Files that could not be rewritten, of `total`; `copied` of them copied unchanged.
@@ -282,18 +285,18 @@ pub(crate) struct TreeSummary<'a> {
 
 impl TreeSummary<'_> {
     pub(crate) fn line(&self) -> String {
+        let resolved = self.links - self.left.min(self.links);
         let mut line = format!(
-            "{}, {}: {} {}, {}",
+            "{}, {}: ",
             say::n(self.pages, "page"),
-            say::n(self.links, "link"),
-            self.links - self.left.min(self.links),
-            if self.relative {
-                "absolute or relative"
-            } else {
-                "absolute"
-            },
-            self.left
+            say::n(self.links, "link")
         );
+        if self.relative {
+            line += &self.relinked_part(resolved);
+        } else {
+            line += &format!("{resolved} absolute");
+        }
+        line += &format!(", {}", self.left);
         line += " left relative or unresolvable";
         if self.left > 0 {
             line += &format!(
@@ -371,6 +374,32 @@ impl TreeSummary<'_> {
             None => "; rewritten in place".to_owned(),
         };
         line + &format!("; {:.2} s", self.seconds)
+    }
+
+    /// `--relative`: how many of the `resolved` links were made relative, and how many were left
+    /// absolute and why (issue 24: a link to the site's own page left on the live site is said
+    /// apart from links to other sites). Links the relinker is not asked about (a `<base>`
+    /// element's href, which --relative removes; a MIME part's links) are said as such, so the
+    /// parts add up to `resolved`.
+    fn relinked_part(&self, resolved: usize) -> String {
+        let reasons: Vec<String> = self
+            .relinked
+            .left_absolute()
+            .map(|(k, n)| format!("{n} {}", k.name()))
+            .collect();
+        let absolute: usize = self.relinked.left_absolute().map(|(_, n)| n).sum();
+        let mut part = format!(
+            "{} made relative, {absolute} left absolute",
+            self.relinked.relative
+        );
+        if !reasons.is_empty() {
+            part += &format!(" ({})", reasons.join(", "));
+        }
+        let rest = resolved.saturating_sub(self.relinked.relative + absolute);
+        if rest > 0 {
+            part += &format!(", {rest} not relinked (<base> hrefs, MIME parts' links)");
+        }
+        part
     }
 }
 

@@ -311,6 +311,8 @@ pub struct Counts {
     pub bases_removed: AtomicUsize,
     /// Why links were left relative, each reason once (`no base`, `bad base`, …).
     pub reasons: std::sync::Mutex<std::collections::BTreeSet<&'static str>>,
+    /// `--relative`: the links made relative and those left absolute, by reason.
+    pub relinked: std::sync::Mutex<linkbase::LinkTally>,
 }
 
 /// What one page of `rewrite DIR` came to.
@@ -322,11 +324,14 @@ pub struct PageTally {
     pub unresolved: usize,
     pub reasons: Vec<&'static str>,
     pub base_removed: bool,
+    /// Every link counted, for what the relinker made of them.
+    pub tally: linkbase::LinkTally,
 }
 
 impl PageTally {
     fn add(&mut self, base: &linkbase::BaseRecord, tally: linkbase::LinkTally, drop_base: bool) {
         self.page = true;
+        self.tally += tally;
         self.links += tally.links;
         if let Some(summary) = tally.unresolved_summary(base) {
             self.unresolved += summary.unresolved;
@@ -446,6 +451,9 @@ pub fn rewrite_tree(
                     counts.links.fetch_add(page.links, Ordering::Relaxed);
                     if page.base_removed {
                         counts.bases_removed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if let Ok(mut relinked) = counts.relinked.lock() {
+                        *relinked += page.tally;
                     }
                     if page.unresolved > 0 {
                         counts.unresolved_pages.fetch_add(1, Ordering::Relaxed);
