@@ -255,10 +255,14 @@ impl Site {
     /// site.set_layout(Layout::Httrack);
     /// assert_eq!(site.relative("http://h/index.html", "http://h/sub/page.php?id=1#x").as_deref(), Some("sub/page681a.html#x"));
     /// assert_eq!(site.file_url("sub/page681a.html"), "http://h/sub/page.php?id=1");
+    /// // HTTrack writes escapes lower-case: the same URL (RFC 3986 §6.2.2.1).
+    /// site.add_file("enc/x.html");
+    /// site.add_saved("http://H:80/enc/%d1%81.html", "enc/x.html");
+    /// assert_eq!(site.relative("http://h/index.html", "http://h/enc/%D1%81.html").as_deref(), Some("enc/x.html"));
     /// ```
     pub fn add_saved(&mut self, url: &str, path: &str) {
         self.saved
-            .entry(url.to_owned())
+            .entry(saved_key(url))
             .or_insert_with(|| path.to_owned());
         self.saved_urls
             .entry(path.to_owned())
@@ -408,8 +412,7 @@ impl Site {
     fn locate(&self, resolved: &str, written: Written) -> (Target, bool) {
         let r = UriRef::parse(resolved);
         if !self.saved.is_empty() {
-            let without_fragment = resolved.split('#').next().unwrap_or(resolved);
-            if let Some(path) = self.saved.get(without_fragment) {
+            if let Some(path) = self.saved.get(&saved_key(resolved)) {
                 return (
                     Target::Internal {
                         path: path.clone(),
@@ -838,6 +841,45 @@ impl Written {
             Written::Relative
         }
     }
+}
+
+/// A URL as a crawler's index is looked up by ([`Site::add_saved`]): without its fragment, the
+/// scheme and authority as [`normal_authority`] makes them, and the hex digits of each `%XX`
+/// upper-case (RFC 3986 §6.2.2.1: `%d1` and `%D1` are one URL; HTTrack's `new.txt` writes them
+/// lower-case, a page's resolved links upper-case).
+fn saved_key(url: &str) -> String {
+    let r = UriRef::parse(url);
+    let mut key = String::with_capacity(url.len());
+    if let Some(scheme) = r.scheme {
+        key.push_str(&scheme.to_ascii_lowercase());
+        key.push(':');
+    }
+    if let Some(authority) = r.authority {
+        key.push_str("//");
+        key.push_str(&normal_authority(authority));
+    }
+    let mut rest = r.path.to_owned();
+    if let Some(q) = r.query {
+        rest.push('?');
+        rest.push_str(q);
+    }
+    let mut bytes = rest.into_bytes();
+    let mut i = 0;
+    while i + 2 < bytes.len() {
+        if bytes.get(i) == Some(&b'%')
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+        {
+            for b in bytes.get_mut(i + 1..i + 3).into_iter().flatten() {
+                b.make_ascii_uppercase();
+            }
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    key.push_str(&String::from_utf8_lossy(&bytes));
+    key
 }
 
 /// An http(s) authority as one key: no user information, the host lower-cased, no default port.
