@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::base::BaseSource;
 use crate::decode::EncodingSource;
-use crate::error::Diagnostic;
+use crate::error::{Diagnostic, DiagnosticCode};
 use crate::rewrite::{KeptAbsolute, Link, LinkKind, Relinked};
 
 /// One line of `linkbase links`.
@@ -220,16 +220,28 @@ pub struct LinkTally {
     pub relative: usize,
     /// And those left absolute, by reason (indexed as [`KeptAbsolute::ALL`]).
     pub absolute: [usize; KeptAbsolute::ALL.len()],
+    /// Links RFC 2396 and the URL Standard resolve differently (`profile-sensitive`).
+    pub profile_sensitive: usize,
 }
 
 impl LinkTally {
     /// Counts one link.
     pub fn add(&mut self, link: &LinkRecord) {
+        let sensitive = link
+            .diagnostic
+            .as_deref()
+            .is_some_and(|d| DiagnosticCode::ProfileSensitive.names(d));
         self.count(link.same_document, link.resolved.is_some(), link.relinked);
+        self.profile_sensitive += usize::from(sensitive);
     }
 
     pub(crate) fn add_link(&mut self, link: &crate::rewrite::Link) {
+        let sensitive = link
+            .diagnostic
+            .as_ref()
+            .is_some_and(|d| d.code == DiagnosticCode::ProfileSensitive);
         self.count(link.same_document, link.resolved.is_some(), link.relinked);
+        self.profile_sensitive += usize::from(sensitive);
     }
 
     fn count(&mut self, same_document: bool, resolved: bool, relinked: Option<Relinked>) {
@@ -272,6 +284,7 @@ impl std::ops::AddAssign for LinkTally {
         self.links += other.links;
         self.unresolved += other.unresolved;
         self.relative += other.relative;
+        self.profile_sensitive += other.profile_sensitive;
         for (a, b) in self.absolute.iter_mut().zip(other.absolute) {
             *a += b;
         }

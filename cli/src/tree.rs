@@ -87,6 +87,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
             .unwrap_or_default(),
         relative: args.relative,
         relinked: counts.relinked.lock().map(|t| *t).unwrap_or_default(),
+        as_browsers: options.rewrite.resolve.profile == linkbase::Profile::Whatwg,
         others: load(&counts.others),
         failed,
         copied: load(&counts.copied_unchanged),
@@ -263,8 +264,11 @@ pub(crate) struct TreeSummary<'a> {
     pub(crate) left_pages: usize,
     pub(crate) reasons: Vec<&'static str>,
     pub(crate) relative: bool,
-    /// `--relative`: what became of the resolved links (made relative, or left absolute and why).
+    /// The links counted together: with `--relative`, what became of the resolved ones (made
+    /// relative, or left absolute and why); the profile-sensitive ones.
     pub(crate) relinked: linkbase::LinkTally,
+    /// Links were resolved as browsers resolve them (`--profile whatwg`).
+    pub(crate) as_browsers: bool,
     /// Files that are not pages: copied to OUT, or left in place.
     pub(crate) others: usize,
     /// Files that could not be rewritten, of `total`; `copied` of them copied unchanged.
@@ -303,6 +307,20 @@ impl TreeSummary<'_> {
                 " on {} ({})",
                 say::n(self.left_pages, "page"),
                 self.reasons.join(", ")
+            );
+        }
+        if self.relinked.profile_sensitive > 0 {
+            // Issue 24 item 4: where the profiles part, a mirror follows the one it was made
+            // with, and a browser follows the URL Standard.
+            line += &format!(
+                "; {} that RFC 2396 and browsers resolve differently (profile-sensitive, \
+                 listed by `links`{})",
+                say::n(self.relinked.profile_sensitive, "link"),
+                if self.as_browsers {
+                    ""
+                } else {
+                    "; --profile whatwg resolves as browsers"
+                }
             );
         }
         line += &match self.output {

@@ -311,7 +311,8 @@ pub struct Counts {
     pub bases_removed: AtomicUsize,
     /// Why links were left relative, each reason once (`no base`, `bad base`, …).
     pub reasons: std::sync::Mutex<std::collections::BTreeSet<&'static str>>,
-    /// `--relative`: the links made relative and those left absolute, by reason.
+    /// Every page's links counted together: with `--relative`, those made relative and those
+    /// left absolute, by reason; the profile-sensitive ones.
     pub relinked: std::sync::Mutex<linkbase::LinkTally>,
 }
 
