@@ -713,6 +713,9 @@ pub struct CheckTotals {
     pub external: usize,
     pub broken: usize,
     pub outside_root: usize,
+    /// Of `internal` and `broken`: links to a file of the copy written as its address on the
+    /// web (`left-absolute`, issue 24): counted as the site's own, not as external.
+    pub left_absolute: usize,
     pub unresolvable: usize,
     pub excluded: usize,
     /// Pages whose links were not checked (`--exclude-path`).
@@ -893,6 +896,10 @@ pub fn check_tree(
                             Verdict::Unresolvable => totals.unresolvable += 1,
                             Verdict::OutsideRoot => totals.outside_root += 1,
                             Verdict::Excluded => totals.excluded += 1,
+                            Verdict::LeftAbsolute => {
+                                totals.internal += 1;
+                                totals.left_absolute += 1;
+                            }
                             _ => totals.internal += 1,
                         }
                         if r.verdict.is_broken() {

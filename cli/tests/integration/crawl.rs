@@ -658,6 +658,24 @@ fn check_local_sees_links_left_on_the_live_site() {
             .map(|b| b["links"].as_u64().unwrap() as usize)
             .sum();
         assert_eq!(left, broken, "{layout}: {}", run.stdout);
+        // The summary counts them as the site's own links, not as external ones.
+        let summary = &report["summary"];
+        assert_eq!(
+            summary["left_absolute"].as_u64(),
+            (broken > 0).then_some(broken as u64),
+            "{layout}: {summary}"
+        );
+        if broken > 0 {
+            let human = linkbase(&["check", host.to_str().unwrap(), "--local"], b"");
+            let line = human.stdout.lines().last().unwrap_or_default().to_owned();
+            assert!(
+                line.contains(&format!(
+                    " broken (0 outside the site root, {broken} left absolute to a file of the \
+                     copy) to "
+                )),
+                "{line}"
+            );
+        }
     }
 }
 
