@@ -202,6 +202,14 @@ impl DiagnosticCode {
             DiagnosticCode::NestingLimit => "nesting-limit",
         }
     }
+
+    /// Whether `diagnostic`, as a record prints it ([`Diagnostic`]'s `code: message`), is of
+    /// this code.
+    pub fn names(self, diagnostic: &str) -> bool {
+        diagnostic
+            .strip_prefix(self.as_str())
+            .is_some_and(|rest| rest.starts_with(':'))
+    }
 }
 
 impl std::fmt::Display for DiagnosticCode {

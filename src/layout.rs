@@ -71,6 +71,25 @@ impl Layout {
     }
 }
 
+/// Whether a crawler saves what `url` names as a file of its mirror: an `http:` or `https:`
+/// URL (scheme compared case-insensitively, RFC 3986 §3.1). Other schemes are not the site's
+/// files: links to them (`mailto:`, `data:`) stay as they are, and archived records of them
+/// (wget's `metadata://gnu.org/software/wget/warc/…` resources: its arguments and log;
+/// Heritrix's `dns:` responses) are the crawler's own, never extracted into the mirror.
+///
+/// ```
+/// use linkbase::layout::of_the_web;
+/// assert!(of_the_web("HTTPS://h/x.css"));
+/// assert!(!of_the_web("metadata://gnu.org/software/wget/warc/wget.log"));
+/// assert!(!of_the_web("dns:example.com"));
+/// assert!(!of_the_web("x.html"));
+/// ```
+pub fn of_the_web(url: &str) -> bool {
+    crate::uri::UriRef::parse(url)
+        .scheme
+        .is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"))
+}
+
 /// The system wget restricts names for (`--restrict-file-names=unix|windows`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Restrict {
@@ -213,16 +232,22 @@ pub fn httrack_last_name(last: &str, query: Option<&str>, kind: Kind) -> String 
 
 /// The URLs HTTrack saved and where, from its index `hts-cache/new.txt` (tab-separated; the
 /// 8th field the URL, the 9th the file's path as written at crawl time, empty when nothing was
-/// saved; the first line names the fields): each `(url, path)` of a 2xx response. The fields
-/// are as HTTrack's `escape_check_url_addr` wrote them.
+/// saved; the first line names the fields): each `(url, path)` of a 2xx response. The URL is
+/// as HTTrack's `escape_check_url_addr` wrote it (escapes in lower case); the path is
+/// percent-decoded, since HTTrack escapes it in the index but not on disk (`enc/страница.html`
+/// is listed as `enc/%d1%81…`).
 ///
 /// ```
 /// let index = "date\tsize\tflags\tstatuscode\tstatus\tMIME\tEtag|Date\tURL\tlocalfile\t(from URL)\n\
 ///     04:17:08\t453/453\t---M--\t200\tadded ('OK')\ttext/html\tdate:x\thttp://h/sub/page.php?id=1\t/tmp/p/h/sub/page681a.html\t(from )\n\
-///     04:17:08\t0/0\t---M--\t200\tadded ('OK')\ttext/plain\tdate:x\thttp://h/robots.txt\t\t(from )\n";
+///     04:17:08\t0/0\t---M--\t200\tadded ('OK')\ttext/plain\tdate:x\thttp://h/robots.txt\t\t(from )\n\
+///     04:17:09\t9/9\t---M--\t200\tadded ('OK')\ttext/html\tdate:x\thttp://h/%d1%8f.html\t/tmp/p/h/%d1%8f.html\t(from )\n";
 /// assert_eq!(
 ///     linkbase::layout::httrack_index(index),
-///     [("http://h/sub/page.php?id=1".to_owned(), "/tmp/p/h/sub/page681a.html".to_owned())]
+///     [
+///         ("http://h/sub/page.php?id=1".to_owned(), "/tmp/p/h/sub/page681a.html".to_owned()),
+///         ("http://h/%d1%8f.html".to_owned(), "/tmp/p/h/я.html".to_owned()),
+///     ]
 /// );
 /// ```
 pub fn httrack_index(text: &str) -> Vec<(String, String)> {
@@ -233,7 +258,7 @@ pub fn httrack_index(text: &str) -> Vec<(String, String)> {
             let status = fields.get(3)?.trim();
             let (url, path) = (fields.get(7)?.trim(), fields.get(8)?.trim());
             (status.starts_with('2') && !url.is_empty() && !path.is_empty())
-                .then(|| (url.to_owned(), path.to_owned()))
+                .then(|| (url.to_owned(), crate::uri::percent_decode(path)))
         })
         .collect()
 }

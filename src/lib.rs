@@ -111,7 +111,7 @@ pub use engine::dom::{NodeId, ParseLimits};
 pub use error::{Diagnostic, DiagnosticCode, Error};
 pub use input::Headers;
 pub use report::{BaseRecord, LinkRecord, LinkTally, Report};
-pub use rewrite::{Link, LinkKind, Relink, Relinker, RewriteOptions};
+pub use rewrite::{KeptAbsolute, Link, LinkKind, Relink, Relinked, Relinker, RewriteOptions};
 pub use uri::{
     resolve, DotSegments, Profile, ResolveError, ResolveOptions, Resolved, Resolver, SameScheme,
     Uri, UriRef,

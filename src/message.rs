@@ -479,6 +479,7 @@ fn css_part(
             root: None,
             warc: None,
             content_type: None,
+            relinked: None,
         });
         replacement
     });

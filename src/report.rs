@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use crate::base::BaseSource;
 use crate::decode::EncodingSource;
-use crate::error::Diagnostic;
-use crate::rewrite::{Link, LinkKind};
+use crate::error::{Diagnostic, DiagnosticCode};
+use crate::rewrite::{KeptAbsolute, Link, LinkKind, Relinked};
 
 /// One line of `linkbase links`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -59,6 +59,9 @@ pub struct LinkRecord {
     /// read as (see [`BaseRecord::content_type`]); absent for a bare document.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_type: Option<String>,
+    /// What a relinker made of it (`rewrite --relative`); not part of the JSON record.
+    #[serde(skip)]
+    pub relinked: Option<crate::rewrite::Relinked>,
 }
 
 impl LinkRecord {
@@ -90,6 +93,7 @@ impl LinkRecord {
             root: None,
             warc: None,
             content_type: None,
+            relinked: link.relinked,
         }
     }
 
@@ -114,6 +118,7 @@ impl LinkRecord {
             root: None,
             warc: None,
             content_type: None,
+            relinked: link.relinked,
         }
     }
 }
@@ -210,23 +215,62 @@ pub struct LinkTally {
     pub links: usize,
     /// Of those, the ones with no absolute resolution.
     pub unresolved: usize,
+    /// Of the resolved ones, with a relinker ([`crate::RewriteOptions::relink`]): those written
+    /// in its form (relative).
+    pub relative: usize,
+    /// And those left absolute, by reason (indexed as [`KeptAbsolute::ALL`]).
+    pub absolute: [usize; KeptAbsolute::ALL.len()],
+    /// Links RFC 2396 and the URL Standard resolve differently (`profile-sensitive`).
+    pub profile_sensitive: usize,
 }
 
 impl LinkTally {
     /// Counts one link.
     pub fn add(&mut self, link: &LinkRecord) {
-        self.count(link.same_document, link.resolved.is_some());
+        let sensitive = link
+            .diagnostic
+            .as_deref()
+            .is_some_and(|d| DiagnosticCode::ProfileSensitive.names(d));
+        self.count(link.same_document, link.resolved.is_some(), link.relinked);
+        self.profile_sensitive += usize::from(sensitive);
     }
 
     pub(crate) fn add_link(&mut self, link: &crate::rewrite::Link) {
-        self.count(link.same_document, link.resolved.is_some());
+        let sensitive = link
+            .diagnostic
+            .as_ref()
+            .is_some_and(|d| d.code == DiagnosticCode::ProfileSensitive);
+        self.count(link.same_document, link.resolved.is_some(), link.relinked);
+        self.profile_sensitive += usize::from(sensitive);
     }
 
-    fn count(&mut self, same_document: bool, resolved: bool) {
+    fn count(&mut self, same_document: bool, resolved: bool, relinked: Option<Relinked>) {
         if !same_document {
             self.links += 1;
             self.unresolved += usize::from(!resolved);
+            match relinked {
+                Some(Relinked::Relative) => self.relative += 1,
+                Some(Relinked::Absolute(why)) => {
+                    if let Some(n) = KeptAbsolute::ALL
+                        .iter()
+                        .position(|k| *k == why)
+                        .and_then(|i| self.absolute.get_mut(i))
+                    {
+                        *n += 1;
+                    }
+                }
+                None => {}
+            }
         }
+    }
+
+    /// The links left absolute by a relinker, by reason, in [`KeptAbsolute::ALL`]'s order
+    /// (reasons with none left out).
+    pub fn left_absolute(&self) -> impl Iterator<Item = (KeptAbsolute, usize)> + '_ {
+        KeptAbsolute::ALL
+            .into_iter()
+            .zip(self.absolute)
+            .filter(|(_, n)| *n > 0)
     }
 
     /// The links left relative or unresolvable, or `None` when there are none.
@@ -239,6 +283,11 @@ impl std::ops::AddAssign for LinkTally {
     fn add_assign(&mut self, other: LinkTally) {
         self.links += other.links;
         self.unresolved += other.unresolved;
+        self.relative += other.relative;
+        self.profile_sensitive += other.profile_sensitive;
+        for (a, b) in self.absolute.iter_mut().zip(other.absolute) {
+            *a += b;
+        }
     }
 }
 

@@ -255,10 +255,14 @@ impl Site {
     /// site.set_layout(Layout::Httrack);
     /// assert_eq!(site.relative("http://h/index.html", "http://h/sub/page.php?id=1#x").as_deref(), Some("sub/page681a.html#x"));
     /// assert_eq!(site.file_url("sub/page681a.html"), "http://h/sub/page.php?id=1");
+    /// // HTTrack writes escapes lower-case: the same URL (RFC 3986 §6.2.2.1).
+    /// site.add_file("enc/x.html");
+    /// site.add_saved("http://H:80/enc/%d1%81.html", "enc/x.html");
+    /// assert_eq!(site.relative("http://h/index.html", "http://h/enc/%D1%81.html").as_deref(), Some("enc/x.html"));
     /// ```
     pub fn add_saved(&mut self, url: &str, path: &str) {
         self.saved
-            .entry(url.to_owned())
+            .entry(saved_key(url))
             .or_insert_with(|| path.to_owned());
         self.saved_urls
             .entry(path.to_owned())
@@ -292,13 +296,10 @@ impl Site {
 
     /// The file of the tree a URL on a mirrored host names, when the tree has it.
     fn mirrored_file(&self, resolved: &str) -> Option<String> {
-        let r = UriRef::parse(resolved);
-        if !r
-            .scheme
-            .is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"))
-        {
+        if !crate::layout::of_the_web(resolved) {
             return None;
         }
+        let r = UriRef::parse(resolved);
         let authority = normal_authority(r.authority?);
         let (_, dir) = self.mirrored.iter().find(|(a, _)| *a == authority)?;
         // The same URL on the site: the site URL, the host's directory, the path.
@@ -411,8 +412,7 @@ impl Site {
     fn locate(&self, resolved: &str, written: Written) -> (Target, bool) {
         let r = UriRef::parse(resolved);
         if !self.saved.is_empty() {
-            let without_fragment = resolved.split('#').next().unwrap_or(resolved);
-            if let Some(path) = self.saved.get(without_fragment) {
+            if let Some(path) = self.saved.get(&saved_key(resolved)) {
                 return (
                     Target::Internal {
                         path: path.clone(),
@@ -672,6 +672,22 @@ impl crate::rewrite::Relink for Site {
     fn relink(&self, document: &str, resolved: &str) -> Option<String> {
         self.relative(document, resolved)
     }
+
+    /// Why [`Site::relative`] declined: a URL of the site the tree has no file of is said
+    /// apart from other sites' (issue 24: a link left on the live site although it is the
+    /// site's own page is what a mirror's user needs to see).
+    fn why_absolute(&self, _document: &str, resolved: &str) -> crate::rewrite::KeptAbsolute {
+        use crate::rewrite::KeptAbsolute;
+        match self.locate(resolved, Written::Absolute) {
+            (Target::Internal { path, .. }, slash) if slash || !self.files.contains(&path) => {
+                KeptAbsolute::NotSaved
+            }
+            (Target::Internal { .. }, _) => KeptAbsolute::Declined,
+            (Target::OutsideRoot, _) => KeptAbsolute::OutsideRoot,
+            (Target::External, _) if crate::layout::of_the_web(resolved) => KeptAbsolute::OtherSite,
+            (Target::External, _) => KeptAbsolute::NotWeb,
+        }
+    }
 }
 
 /// One link of a checked page, with its verdict: a line of `check --format jsonl`.
@@ -825,6 +841,45 @@ impl Written {
             Written::Relative
         }
     }
+}
+
+/// A URL as a crawler's index is looked up by ([`Site::add_saved`]): without its fragment, the
+/// scheme and authority as [`normal_authority`] makes them, and the hex digits of each `%XX`
+/// upper-case (RFC 3986 §6.2.2.1: `%d1` and `%D1` are one URL; HTTrack's `new.txt` writes them
+/// lower-case, a page's resolved links upper-case).
+fn saved_key(url: &str) -> String {
+    let r = UriRef::parse(url);
+    let mut key = String::with_capacity(url.len());
+    if let Some(scheme) = r.scheme {
+        key.push_str(&scheme.to_ascii_lowercase());
+        key.push(':');
+    }
+    if let Some(authority) = r.authority {
+        key.push_str("//");
+        key.push_str(&normal_authority(authority));
+    }
+    let mut rest = r.path.to_owned();
+    if let Some(q) = r.query {
+        rest.push('?');
+        rest.push_str(q);
+    }
+    let mut bytes = rest.into_bytes();
+    let mut i = 0;
+    while i + 2 < bytes.len() {
+        if bytes.get(i) == Some(&b'%')
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+        {
+            for b in bytes.get_mut(i + 1..i + 3).into_iter().flatten() {
+                b.make_ascii_uppercase();
+            }
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    key.push_str(&String::from_utf8_lossy(&bytes));
+    key
 }
 
 /// An http(s) authority as one key: no user information, the host lower-cased, no default port.

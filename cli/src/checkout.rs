@@ -304,6 +304,11 @@ pub fn summary(t: &CheckTotals, targets: usize) -> String {
     } else {
         String::new()
     };
+    let left_absolute = if t.left_absolute > 0 {
+        format!(", {} left absolute to a file of the copy", t.left_absolute)
+    } else {
+        String::new()
+    };
     let (broken_external, external) = if t.online {
         (
             format!(", {} external", t.broken_external),
@@ -316,7 +321,7 @@ pub fn summary(t: &CheckTotals, targets: usize) -> String {
         (String::new(), "listed, not fetched".to_owned())
     };
     format!(
-        "{}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root{broken_external}) to {}; {} external ({external}); {} unresolvable; {} excluded",
+        "{}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root{left_absolute}{broken_external}) to {}; {} external ({external}); {} unresolvable; {} excluded",
         say::n(t.pages, "page"),
         say::n(t.links, "link"),
         t.internal + t.outside_root,
@@ -420,6 +425,9 @@ struct JsonSummary {
     broken: usize,
     broken_targets: usize,
     outside_root: usize,
+    /// Of `internal` and `broken`: `left-absolute` links (only when there are some).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    left_absolute: Option<usize>,
     external: usize,
     unresolvable: usize,
     excluded: usize,
@@ -449,6 +457,7 @@ pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> i
             broken: t.broken,
             broken_targets: targets.len(),
             outside_root: t.outside_root,
+            left_absolute: (t.left_absolute > 0).then_some(t.left_absolute),
             external: t.external,
             unresolvable: t.unresolvable,
             excluded: t.excluded,

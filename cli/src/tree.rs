@@ -91,6 +91,8 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
             .map(|r| r.iter().copied().collect())
             .unwrap_or_default(),
         relative: args.relative,
+        relinked: counts.relinked.lock().map(|t| *t).unwrap_or_default(),
+        as_browsers: options.rewrite.resolve.profile == linkbase::Profile::Whatwg,
         others: load(&counts.others),
         failed,
         copied: load(&counts.copied_unchanged),
@@ -267,6 +269,11 @@ pub(crate) struct TreeSummary<'a> {
     pub(crate) left_pages: usize,
     pub(crate) reasons: Vec<&'static str>,
     pub(crate) relative: bool,
+    /// The links counted together: with `--relative`, what became of the resolved ones (made
+    /// relative, or left absolute and why); the profile-sensitive ones.
+    pub(crate) relinked: linkbase::LinkTally,
+    /// Links were resolved as browsers resolve them (`--profile whatwg`).
+    pub(crate) as_browsers: bool,
     /// Files that are not pages: copied to OUT, or left in place.
     pub(crate) others: usize,
     /// Files that could not be rewritten, of `total`; `copied` of them copied unchanged.
@@ -287,24 +294,38 @@ pub(crate) struct TreeSummary<'a> {
 
 impl TreeSummary<'_> {
     pub(crate) fn line(&self) -> String {
+        let resolved = self.links - self.left.min(self.links);
         let mut line = format!(
-            "{}, {}: {} {}, {}",
+            "{}, {}: ",
             say::n(self.pages, "page"),
-            say::n(self.links, "link"),
-            self.links - self.left.min(self.links),
-            if self.relative {
-                "absolute or relative"
-            } else {
-                "absolute"
-            },
-            self.left
+            say::n(self.links, "link")
         );
+        if self.relative {
+            line += &self.relinked_part(resolved);
+        } else {
+            line += &format!("{resolved} absolute");
+        }
+        line += &format!(", {}", self.left);
         line += " left relative or unresolvable";
         if self.left > 0 {
             line += &format!(
                 " on {} ({})",
                 say::n(self.left_pages, "page"),
                 self.reasons.join(", ")
+            );
+        }
+        if self.relinked.profile_sensitive > 0 {
+            // Issue 24 item 4: where the profiles part, a mirror follows the one it was made
+            // with, and a browser follows the URL Standard.
+            line += &format!(
+                "; {} that RFC 2396 and browsers resolve differently (profile-sensitive, \
+                 listed by `links`{})",
+                say::n(self.relinked.profile_sensitive, "link"),
+                if self.as_browsers {
+                    ""
+                } else {
+                    "; --profile whatwg resolves as browsers"
+                }
             );
         }
         line += &match self.output {
@@ -376,6 +397,32 @@ impl TreeSummary<'_> {
             None => "; rewritten in place".to_owned(),
         };
         line + &format!("; {:.2} s", self.seconds)
+    }
+
+    /// `--relative`: how many of the `resolved` links were made relative, and how many were left
+    /// absolute and why (issue 24: a link to the site's own page left on the live site is said
+    /// apart from links to other sites). Links the relinker is not asked about (a `<base>`
+    /// element's href, which --relative removes; a MIME part's links) are said as such, so the
+    /// parts add up to `resolved`.
+    fn relinked_part(&self, resolved: usize) -> String {
+        let reasons: Vec<String> = self
+            .relinked
+            .left_absolute()
+            .map(|(k, n)| format!("{n} {}", k.name()))
+            .collect();
+        let absolute: usize = self.relinked.left_absolute().map(|(_, n)| n).sum();
+        let mut part = format!(
+            "{} made relative, {absolute} left absolute",
+            self.relinked.relative
+        );
+        if !reasons.is_empty() {
+            part += &format!(" ({})", reasons.join(", "));
+        }
+        let rest = resolved.saturating_sub(self.relinked.relative + absolute);
+        if rest > 0 {
+            part += &format!(", {rest} not relinked (<base> hrefs, MIME parts' links)");
+        }
+        part
     }
 }
 

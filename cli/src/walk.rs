@@ -311,6 +311,9 @@ pub struct Counts {
     pub bases_removed: AtomicUsize,
     /// Why links were left relative, each reason once (`no base`, `bad base`, …).
     pub reasons: std::sync::Mutex<std::collections::BTreeSet<&'static str>>,
+    /// Every page's links counted together: with `--relative`, those made relative and those
+    /// left absolute, by reason; the profile-sensitive ones.
+    pub relinked: std::sync::Mutex<linkbase::LinkTally>,
 }
 
 /// What one page of `rewrite DIR` came to.
@@ -322,11 +325,14 @@ pub struct PageTally {
     pub unresolved: usize,
     pub reasons: Vec<&'static str>,
     pub base_removed: bool,
+    /// Every link counted, for what the relinker made of them.
+    pub tally: linkbase::LinkTally,
 }
 
 impl PageTally {
     fn add(&mut self, base: &linkbase::BaseRecord, tally: linkbase::LinkTally, drop_base: bool) {
         self.page = true;
+        self.tally += tally;
         self.links += tally.links;
         if let Some(summary) = tally.unresolved_summary(base) {
             self.unresolved += summary.unresolved;
@@ -446,6 +452,9 @@ pub fn rewrite_tree(
                     counts.links.fetch_add(page.links, Ordering::Relaxed);
                     if page.base_removed {
                         counts.bases_removed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if let Ok(mut relinked) = counts.relinked.lock() {
+                        *relinked += page.tally;
                     }
                     if page.unresolved > 0 {
                         counts.unresolved_pages.fetch_add(1, Ordering::Relaxed);
@@ -704,6 +713,9 @@ pub struct CheckTotals {
     pub external: usize,
     pub broken: usize,
     pub outside_root: usize,
+    /// Of `internal` and `broken`: links to a file of the copy written as its address on the
+    /// web (`left-absolute`, issue 24): counted as the site's own, not as external.
+    pub left_absolute: usize,
     pub unresolvable: usize,
     pub excluded: usize,
     /// Pages whose links were not checked (`--exclude-path`).
@@ -884,6 +896,10 @@ pub fn check_tree(
                             Verdict::Unresolvable => totals.unresolvable += 1,
                             Verdict::OutsideRoot => totals.outside_root += 1,
                             Verdict::Excluded => totals.excluded += 1,
+                            Verdict::LeftAbsolute => {
+                                totals.internal += 1;
+                                totals.left_absolute += 1;
+                            }
                             _ => totals.internal += 1,
                         }
                         if r.verdict.is_broken() {

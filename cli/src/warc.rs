@@ -311,8 +311,12 @@ pub fn rewrite(
                 _ => {}
             }
         }
+        // The crawler's own records (wget's `metadata://` log and arguments) take no name: a
+        // crawl of gnu.org must not see its files renamed for them.
         let (mut names, collisions) = archive::ExtractNames::assign_in(
-            uris.iter().map(|(u, k)| (u.as_str(), *k)),
+            uris.iter()
+                .filter(|(u, _)| linkbase::layout::of_the_web(u))
+                .map(|(u, k)| (u.as_str(), *k)),
             match args.layout {
                 crate::args::LayoutArg::Plain => linkbase::layout::Layout::Plain,
                 crate::args::LayoutArg::Httrack => linkbase::layout::Layout::Httrack,
@@ -683,6 +687,8 @@ fn extract(
     let mut others = 0u64;
     let mut unwritten = 0u64;
     let mut unnamed = 0u64;
+    // Records of the crawler's own (wget's `metadata://` arguments and log), and the first one.
+    let mut own: (u64, Option<String>) = (0, None);
     let mut bases_removed = 0u64;
     // Pages given a <meta charset> for the charset only their Content-Type said (issue 24).
     let mut charsets_declared = 0u64;
@@ -706,6 +712,15 @@ fn extract(
             // (`new`: no earlier capture of the URL wrote it), `None` when the record has no
             // name or the file could not be written (counted, and said).
             let mut put = |reference: &archive::RecordRef, place: Place, bytes: &[u8]| {
+                if let Some(uri) = reference
+                    .warc_target_uri
+                    .as_deref()
+                    .filter(|u| !linkbase::layout::of_the_web(u))
+                {
+                    own.0 += 1;
+                    own.1.get_or_insert_with(|| uri.to_owned());
+                    return None;
+                }
                 let Some(rel) = reference
                     .warc_target_uri
                     .as_deref()
@@ -783,6 +798,15 @@ fn extract(
         notes.push(format!(
             "{} of an extracted URL replaced the earlier",
             say::n(recaptured, "later capture")
+        ));
+    }
+    if let (n @ 1.., Some(first)) = &own {
+        // wget users do not expect wget's log and arguments among the site's files.
+        notes.push(format!(
+            "{} not of the web left out ({}{}: the crawler's own, not the site's)",
+            say::n(*n, "record"),
+            escape_controls(first),
+            if *n > 1 { ", …" } else { "" }
         ));
     }
     if unnamed > 0 {

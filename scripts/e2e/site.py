@@ -9,6 +9,7 @@ stylesheet with url() and @import, and a page reached only by a query-only link.
     python3 scripts/e2e/site.py PORT     # serves until killed
 """
 import http.server
+import re
 import sys
 
 CP1251 = "windows-1251"
@@ -105,7 +106,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         port = self.server.server_address[1]
-        path = self.path
+        # `%d1` and `%D1` are one octet (RFC 3986 §2.1): HTTrack requests lower-case escapes.
+        path = re.sub(r"%[0-9a-fA-F]{2}", lambda m: m.group(0).upper(), self.path)
         if path in ("/", "/index.html"):
             return self.send(301, None, b"", [("Location", "/index.php")])
         if path == "/old":

@@ -13,7 +13,9 @@ use crate::pipeline::Options;
 /// the name, and `.html` (for a page, `kind` [`Kind::Html`]) or `.css` (a stylesheet) appended
 /// when the name does not end so, so that every file opens from disk as what it is
 /// (`sub.php?id=1` → `sub.php?id=1.html`, `s.css?v=1` → `s.css?v=1.css`). A default port is not
-/// written. `None` for a URI with no host.
+/// written. `None` for a URI with no host. Any scheme with a host is named (a MIME page's
+/// parts are `thismessage://`): the caller leaves out what is not the site's
+/// ([`crate::layout::of_the_web`]).
 ///
 /// The URI is hostile (issue 21): every component of the result is a plain file name. Empty,
 /// `.` and `..` path segments (decoded) are dropped (a name never climbs out). Inside a

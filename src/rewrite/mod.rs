@@ -47,6 +47,60 @@ pub trait Relink: Send + Sync {
     /// The text for a link of the document at `document` (its URL; empty when it has none)
     /// whose resolution is `resolved`; `None` to write `resolved`.
     fn relink(&self, document: &str, resolved: &str) -> Option<String>;
+
+    /// Why a link [`Relink::relink`] declined is written absolute, for a run's summary (issue
+    /// 24: an offline mirror says what it left on the web and why).
+    fn why_absolute(&self, _document: &str, _resolved: &str) -> KeptAbsolute {
+        KeptAbsolute::Declined
+    }
+}
+
+/// What a [`Relink`] made of a resolved link: [`Link::relinked`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relinked {
+    /// Written in the relinker's form (a relative path to a file of the mirror).
+    Relative,
+    /// Written absolute, for this reason.
+    Absolute(KeptAbsolute),
+}
+
+/// Why a link of an offline mirror stays absolute (`rewrite DIR --relative`'s summary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum KeptAbsolute {
+    /// Its URL is in the site, but the mirror has no file of it (not saved by the crawl, or
+    /// saved under a name the layout read does not give it).
+    NotSaved,
+    /// Under the site URL, but climbing out of its root (`/site/../x`).
+    OutsideRoot,
+    /// An `http(s)` URL outside the site (another host, or a path not under the site URL).
+    OtherSite,
+    /// A scheme that names no file of a mirror (`mailto:`, `data:`, `javascript:`, `ftp:`):
+    /// [`crate::layout::of_the_web`].
+    NotWeb,
+    /// The relinker gave no other reason (the page itself is no file of the mirror, say).
+    Declined,
+}
+
+impl KeptAbsolute {
+    /// Every reason, in the order a summary lists them.
+    pub const ALL: [KeptAbsolute; 5] = [
+        KeptAbsolute::NotSaved,
+        KeptAbsolute::OutsideRoot,
+        KeptAbsolute::OtherSite,
+        KeptAbsolute::NotWeb,
+        KeptAbsolute::Declined,
+    ];
+
+    /// The reason in a few words, as summaries say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeptAbsolute::NotSaved => "in the site without a file in the mirror",
+            KeptAbsolute::OutsideRoot => "outside the site's root",
+            KeptAbsolute::OtherSite => "outside the site",
+            KeptAbsolute::NotWeb => "not http(s)",
+            KeptAbsolute::Declined => "on a page that is no file of the mirror",
+        }
+    }
 }
 
 /// A shared [`Relink`], for [`RewriteOptions::relink`].
@@ -120,6 +174,8 @@ pub struct Link {
     /// located it. A value inside other markup (an `iframe srcdoc` document, `<noscript>`
     /// markup) is where that attribute or text is; see [`crate::position`].
     pub offset: Option<usize>,
+    /// With [`RewriteOptions::relink`], what the relinker made of its resolution.
+    pub relinked: Option<Relinked>,
 }
 
 impl Link {
@@ -238,6 +294,7 @@ struct Outcome {
     replacement: Option<String>,
     same_document: bool,
     diagnostic: Option<Diagnostic>,
+    relinked: Option<Relinked>,
 }
 
 /// How the engine that rewrites the outer document rewrites a document nested in it (`iframe
@@ -399,6 +456,7 @@ impl<'a> Planner<'a> {
             base: self.base_text.clone(),
             base_source: self.base.source,
             offset: None,
+            relinked: None,
         });
     }
 
@@ -557,6 +615,7 @@ impl<'a> Planner<'a> {
             base: self.outer_base.uri.as_ref().map(|u| u.to_string()),
             base_source: self.outer_base.source,
             offset: None,
+            relinked: None,
         });
     }
 
@@ -741,6 +800,7 @@ impl<'a> Planner<'a> {
             base: self.base_text.clone(),
             base_source: self.base.source,
             offset: None,
+            relinked: outcome.relinked,
         });
     }
 
@@ -765,6 +825,10 @@ impl<'a> Planner<'a> {
             if let Some(text) = relink.0.relink(document, resolved) {
                 outcome.replacement =
                     (text != raw.trim_matches(is_ascii_whitespace)).then_some(text);
+                outcome.relinked = Some(Relinked::Relative);
+            } else {
+                let why = relink.0.why_absolute(document, resolved);
+                outcome.relinked = Some(Relinked::Absolute(why));
             }
         }
         outcome
@@ -779,6 +843,7 @@ impl<'a> Planner<'a> {
             replacement: None,
             same_document,
             diagnostic,
+            relinked: None,
         };
         // Left as it was: the resolver (or the URL parser) refused it.
         let unresolvable = |e: crate::uri::ResolveError| {
@@ -859,6 +924,7 @@ impl<'a> Planner<'a> {
                     replacement,
                     same_document: false,
                     diagnostic,
+                    relinked: None,
                 }
             }
             Err(e) => unresolvable(e),
@@ -935,6 +1001,7 @@ impl<'a> Planner<'a> {
             replacement,
             same_document: true,
             diagnostic: None,
+            relinked: None,
         }
     }
 

@@ -151,7 +151,7 @@ fn our_mirror_of_a_wget_tree_browses_from_disk() {
     let t = tmp();
     let raw = crawl("raw/127.0.0.1:8724");
     let out = t.path().join("m");
-    rewrite_ok(&[
+    let run = rewrite_ok(&[
         raw.to_str().unwrap(),
         "--site-url",
         SITE,
@@ -161,6 +161,19 @@ fn our_mirror_of_a_wget_tree_browses_from_disk() {
         "-o",
         out.to_str().unwrap(),
     ]);
+    // The one link left absolute is said as the site's own, not another site's: the
+    // windows-1251 page's link, whose charset the saved file no longer carries.
+    assert!(
+        run.stderr.contains(
+            "linkbase: rewrite: 9 pages, 25 links: 23 made relative, 1 left absolute (1 in the \
+             site without a file in the mirror), 1 not relinked (<base> hrefs, MIME parts' \
+             links), 0 left relative or unresolvable; 1 link that RFC 2396 and browsers \
+             resolve differently (profile-sensitive, listed by `links`); 7 other files copied; \
+             0 failed; "
+        ),
+        "{}",
+        run.stderr
+    );
     let (pages, subresources, failed, left, broken, absolute) = measure(&out);
     assert_eq!(
         (pages, subresources, failed, left, broken),
@@ -192,7 +205,7 @@ fn our_mirror_of_a_wget_tree_browses_from_disk() {
 
     // Read as a plain tree: the stylesheet, script and images are on the live site.
     let plain = t.path().join("plain");
-    rewrite_ok(&[
+    let run = rewrite_ok(&[
         raw.to_str().unwrap(),
         "--site-url",
         SITE,
@@ -204,6 +217,14 @@ fn our_mirror_of_a_wget_tree_browses_from_disk() {
     ]);
     let (_, _, failed, left, _, _) = measure(&plain);
     assert_eq!((failed, left), (5, 8));
+    // The summary says it: the site's own files, not saved under the names a plain tree has.
+    assert!(
+        run.stderr.contains(
+            ": 9 made relative, 15 left absolute (15 in the site without a file in the mirror), "
+        ),
+        "{}",
+        run.stderr
+    );
 
     // `check` of the tree by its site URL: the query-named files are found, a query wget did
     // not save is missing (not another page).
@@ -254,6 +275,24 @@ fn our_extract_of_the_crawl_browses_from_disk() {
         "--header-base",
         "browser",
     ]);
+    // wget's own records (its arguments and log, `metadata://` resources of `--warc-file`)
+    // are said and left out of the mirror; the site's files are all there.
+    assert!(
+        run.stderr
+            .contains("; 9 pages and 7 other files written to ")
+            && run.stderr.contains(
+                " (1 redirect to an extracted file followed; 2 records not of the web left out \
+             (metadata://gnu.org/software/wget/warc/wget_arguments.txt, …: the crawler's own, \
+             not the site's)); "
+            ),
+        "{}",
+        run.stderr
+    );
+    let tops: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(tops, ["127.0.0.1:8724"]);
     // Every page of the crawl had its charset only in the HTTP header.
     assert!(
         run.stderr.contains(
@@ -619,6 +658,24 @@ fn check_local_sees_links_left_on_the_live_site() {
             .map(|b| b["links"].as_u64().unwrap() as usize)
             .sum();
         assert_eq!(left, broken, "{layout}: {}", run.stdout);
+        // The summary counts them as the site's own links, not as external ones.
+        let summary = &report["summary"];
+        assert_eq!(
+            summary["left_absolute"].as_u64(),
+            (broken > 0).then_some(broken as u64),
+            "{layout}: {summary}"
+        );
+        if broken > 0 {
+            let human = linkbase(&["check", host.to_str().unwrap(), "--local"], b"");
+            let line = human.stdout.lines().last().unwrap_or_default().to_owned();
+            assert!(
+                line.contains(&format!(
+                    " broken (0 outside the site root, {broken} left absolute to a file of the \
+                     copy) to "
+                )),
+                "{line}"
+            );
+        }
     }
 }
 

@@ -73,8 +73,8 @@ fn no_base_removed_notice_when_no_base_was_removed() {
     let said = rewrite_tree(&site, &dir.path().join("out"), &["--relative"]);
     assert_eq!(
         said,
-        "linkbase: rewrite: 2 pages, 1 link: 1 absolute or relative, 0 left relative or \
-         unresolvable; 0 other files copied; 0 failed; written to OUT; T s\n"
+        "linkbase: rewrite: 2 pages, 1 link: 1 made relative, 0 left absolute, 0 left relative \
+         or unresolvable; 0 other files copied; 0 failed; written to OUT; T s\n"
     );
     assert!(!said.contains("<base>"), "{said}");
     // One page, on its own, with --relative: nothing said either.
@@ -160,4 +160,74 @@ fn check_counts_one_page_one_link_one_target() {
     );
     // Not a terminal here: stderr has its copy of the summary, once.
     assert_eq!(run.stderr, format!("linkbase: check: {summary}\n"));
+}
+
+/// Issue 24 item 5: `rewrite DIR --relative` says what it made relative and, of the links it left
+/// absolute, why: a URL of the site the mirror has no file of (said apart: it leaves the mirror
+/// for the live site), a `..` above the site's root, another site or a path beside the site's,
+/// and a scheme that names no file; a `<base>` href (removed by --relative) is not relinked. A
+/// link RFC 2396 and browsers resolve differently is counted and said, with the profile that
+/// resolves as browsers.
+#[test]
+fn relative_mirror_says_why_links_stay_absolute() {
+    let dir = tmp();
+    let site = dir.path().join("site");
+    tree(
+        &site,
+        &[
+            (
+                "index.html",
+                "<a href=\"b.html\">saved</a><a href=\"gone.html\">not saved</a>\
+                 <a href=\"http://s/site/gone2.html#x\">not saved</a>\
+                 <a href=\"https://other.example/\">another site</a>\
+                 <a href=\"/elsewhere.html\">beside the site</a>\
+                 <a href=\"../../up.html\">above the root</a>\
+                 <a href=\"mailto:q@r\">mail</a><a href=\"#top\">same page</a>\
+                 <a href=\"?q\">query only</a>",
+            ),
+            (
+                "b.html",
+                "<base href=\"http://s/site/\"><a href=\"index.html\">home</a>",
+            ),
+        ],
+    );
+    let out = dir.path().join("out");
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&site),
+            "--site-url",
+            "http://s/site/",
+            "--relative",
+            "-o",
+            s(&out),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        untimed(&run.stderr).replace(s(&out), "OUT"),
+        "linkbase: rewrite: 2 pages, 10 links: 3 made relative, 6 left absolute (2 in the site \
+         without a file in the mirror, 1 outside the site's root, 2 outside the site, 1 not \
+         http(s)), 1 not relinked (<base> hrefs, MIME parts' links), 0 left relative or \
+         unresolvable; 2 links that RFC 2396 and browsers resolve differently \
+         (profile-sensitive, listed by `links`; --profile whatwg resolves as browsers); 0 other \
+         files copied; 0 failed; <base> removed from 1 page (by \
+         --relative: it would redirect the relative links); written to OUT; T s\n"
+    );
+    // What the summary counts is what was written.
+    assert_eq!(
+        std::fs::read_to_string(out.join("index.html")).unwrap(),
+        "<a href=\"b.html\">saved</a><a href=\"http://s/site/gone.html\">not saved</a>\
+         <a href=\"http://s/site/gone2.html#x\">not saved</a>\
+         <a href=\"https://other.example/\">another site</a>\
+         <a href=\"http://s/elsewhere.html\">beside the site</a>\
+         <a href=\"http://s/../up.html\">above the root</a>\
+         <a href=\"mailto:q@r\">mail</a><a href=\"#top\">same page</a>\
+         <a href=\"index.html?q\">query only</a>"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("b.html")).unwrap(),
+        "<a href=\"index.html\">home</a>"
+    );
 }
