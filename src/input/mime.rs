@@ -343,6 +343,11 @@ impl<'a> Entity<'a> {
         let Some(first) = lines.next_line(self.body_start) else {
             return spans;
         };
+        // A first delimiter line that is the close delimiter ends the multipart before any
+        // part: everything before it is preamble (RFC 2046 §5.1.1), and there is no part.
+        if self.first_closes(first) {
+            return spans;
+        }
         let mut after = first + delimiter.len();
         while let Some(start) =
             memchr::memchr(b'\n', raw.get(after..).unwrap_or_default()).map(|i| after + i + 1)
@@ -357,6 +362,21 @@ impl<'a> Entity<'a> {
             }
         }
         spans
+    }
+
+    /// Whether the delimiter line at `at` is the close delimiter (`--boundary--`).
+    fn first_closes(&self, at: usize) -> bool {
+        let end = at + self.delimiter().map_or(0, str::len);
+        self.raw.get(end..end + 2) == Some(b"--")
+    }
+
+    /// Whether the multipart's first delimiter line is its close delimiter.
+    fn closed_before_any_part(&self) -> bool {
+        self.delimiter().is_some_and(|d| {
+            Delimiters::new(self.raw, d)
+                .next_line(self.body_start)
+                .is_some_and(|at| self.first_closes(at))
+        })
     }
 }
 
@@ -604,7 +624,10 @@ fn add(
                 tree.malformed(format!(
                     "part {}: multipart without parts ({})",
                     display_path(&path),
-                    if mail.delimiter().is_some() {
+                    if mail.closed_before_any_part() {
+                        "its first delimiter line is its close delimiter: what comes before it \
+                         is preamble, not read"
+                    } else if mail.delimiter().is_some() {
                         "nothing follows its delimiter line"
                     } else {
                         "its body is empty"

@@ -119,3 +119,27 @@ linkbase: -: 1 part-skipped diagnostic above: what it names is kept as it was\n"
         assert_eq!(r.code, 1, "{command}");
     }
 }
+
+/// Chromium's `invalid-bad-boundary.mht` shape (fixtures/mhtml-other/chromium): the opening
+/// delimiter is not at a line start, so the first delimiter line is the close delimiter; the
+/// multipart has no part, which is said (it gave no output, no message and exit 0).
+#[test]
+fn a_multipart_whose_first_delimiter_line_closes_it_is_said() {
+    let body = format!("BadBoundary--b\r\n{HTML_PART}--b--\r\n");
+    let bytes = message("multipart/related; boundary=b", &body);
+    for command in ["links", "base", "rewrite"] {
+        let (r, links) = run(&[command], &bytes);
+        if command == "links" {
+            assert!(links.is_empty());
+        }
+        assert_eq!(
+            r.stderr,
+            format!(
+                "linkbase: -: mime-malformed: part 0: multipart without parts (its first \
+delimiter line is its close delimiter: what comes before it is preamble, not read)\n{SUMMARY}"
+            ),
+            "{command}"
+        );
+        assert_eq!(r.code, 1, "{command}");
+    }
+}
