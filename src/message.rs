@@ -15,6 +15,7 @@ use crate::input::mime::{self, MessageTree, PartKind};
 use crate::pipeline::{analyse_html, report, unclaim_loose, write_out, Engine, Options};
 use crate::report::{BaseRecord, Report};
 
+pub mod mbox;
 pub mod page;
 
 /// A MIME message and what is known about it from outside.
@@ -239,6 +240,7 @@ pub(crate) fn process(
                     base: BaseRecord {
                         root: Some(Some(i) == root),
                         content_type: Some(part.mime_type.clone()),
+                        mbox: None,
                         ..empty_base(Some(path), diagnostics)
                     },
                     links: Vec::new(),
@@ -476,6 +478,7 @@ fn css_part(
             root: None,
             warc: None,
             content_type: None,
+            mbox: None,
         });
         replacement
     });
@@ -527,6 +530,7 @@ fn css_part(
         root: None,
         warc: None,
         content_type: None,
+        mbox: None,
     };
     (
         Report {
@@ -549,6 +553,7 @@ fn empty_base(part: Option<String>, diagnostics: Vec<Diagnostic>) -> BaseRecord 
         root: None,
         warc: None,
         content_type: None,
+        mbox: None,
     }
 }
 

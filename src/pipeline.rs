@@ -590,6 +590,7 @@ fn streamed_base_record(
         root: None,
         warc: None,
         content_type: None,
+        mbox: None,
     }
 }
 
@@ -1135,6 +1136,7 @@ fn report_base(analysis: &Analysis, part: Option<&str>) -> BaseRecord {
         root: None,
         warc: None,
         content_type: None,
+        mbox: None,
     }
 }
 

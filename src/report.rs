@@ -59,6 +59,10 @@ pub struct LinkRecord {
     /// read as (see [`BaseRecord::content_type`]); absent for a bare document.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_type: Option<String>,
+    /// From an mbox: the message it is in (`mbox_message`, its place from 0, and `message_id`,
+    /// its `Message-ID` or null); absent otherwise.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub mbox: Option<crate::input::mbox::MboxRef>,
 }
 
 impl LinkRecord {
@@ -90,6 +94,7 @@ impl LinkRecord {
             root: None,
             warc: None,
             content_type: None,
+            mbox: None,
         }
     }
 
@@ -114,6 +119,7 @@ impl LinkRecord {
             root: None,
             warc: None,
             content_type: None,
+            mbox: None,
         }
     }
 }
@@ -146,6 +152,10 @@ pub struct BaseRecord {
     /// Absent for a bare document, whose type the caller chose.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_type: Option<String>,
+    /// From an mbox: the message it is in (`mbox_message`, its place from 0, and `message_id`,
+    /// its `Message-ID` or null); absent otherwise.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub mbox: Option<crate::input::mbox::MboxRef>,
 }
 
 /// Everything found in one document.
@@ -190,6 +200,14 @@ impl Report {
         self.base.content_type = Some(content_type.to_owned());
         for link in &mut self.links {
             link.content_type = Some(content_type.to_owned());
+        }
+    }
+
+    /// Says the document is in the mbox message `mbox` on its base record and every link record.
+    pub fn set_mbox(&mut self, mbox: &crate::input::mbox::MboxRef) {
+        self.base.mbox = Some(mbox.clone());
+        for link in &mut self.links {
+            link.mbox = Some(mbox.clone());
         }
     }
 
