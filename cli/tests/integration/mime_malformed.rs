@@ -143,3 +143,34 @@ delimiter line is its close delimiter: what comes before it is preamble, not rea
         assert_eq!(r.code, 1, "{command}");
     }
 }
+
+/// Chromium's `invalid-bad-boundary2.mht` shape: the opening delimiter has a dash too few, so
+/// the HTML part falls in the preamble and only the next part is read; the lost part is said
+/// (it was silent: the preamble is text to skip, unless it holds the boundary).
+#[test]
+fn a_preamble_holding_the_boundary_is_said() {
+    let image = "Content-Type: image/png\r\nContent-Location: http://h/i.png\r\n\r\nPNG\r\n";
+    let body = format!("-b\r\n{HTML_PART}--b\r\n{image}--b--\r\n");
+    let bytes = message("multipart/related; boundary=b", &body);
+    for command in ["links", "base", "rewrite"] {
+        let (r, links) = run(&[command], &bytes);
+        if command == "links" {
+            assert!(links.is_empty());
+        }
+        assert_eq!(
+            r.stderr,
+            format!(
+                "linkbase: -: mime-malformed: part 0: its preamble has a line with its boundary \
+that is no delimiter line (\"-b\"): what comes before its first delimiter line is not read\n{SUMMARY}"
+            ),
+            "{command}"
+        );
+        assert_eq!(r.code, 1, "{command}");
+    }
+    // An ordinary preamble is no damage.
+    let body =
+        format!("This is a multi-part message in MIME format.\r\n--b\r\n{HTML_PART}--b--\r\n");
+    let (r, links) = run(&["links"], &message("multipart/related; boundary=b", &body));
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    assert_eq!(links, ["1 http://h/a/x"]);
+}
