@@ -75,13 +75,7 @@ class BaseRecord(_BaseRecord, total=False):
     message_id: Optional[str]
 
 
-class _WarcRecord(TypedDict):
-    part: Optional[str]
-    base: Optional[str]
-    base_source: BaseSource
-    encoding: str
-    encoding_source: EncodingSource
-    diagnostics: List[Diagnostic]
+class _WarcRecord(_BaseRecord):
     warc_record_id: Optional[str]
     warc_target_uri: Optional[str]
     warc_date: Optional[str]

@@ -754,14 +754,15 @@ fn corpus_facts(sample: &str, bytes: &[u8], reports: &[Report]) -> Outcome {
                 !frames.is_empty() && frames.iter().all(|l| l.target_part.is_some()),
                 "every iframe cid:frame-… reference targets a part",
             )?;
-            for l in frames {
-                let id = l.original.trim_start_matches("cid:");
-                let t = l.target_part.as_deref().unwrap();
-                let p = tree
-                    .parts
+            let part_at = |t: &str| {
+                tree.parts
                     .iter()
                     .find(|p| p.path == t)
-                    .ok_or("target exists")?;
+                    .ok_or("target exists")
+            };
+            for l in frames {
+                let id = l.original.trim_start_matches("cid:");
+                let p = part_at(l.target_part.as_deref().unwrap())?;
                 check(
                     p.content_id.as_deref() == Some(id) && p.mime_type == "text/html",
                     format!("{} targets the frame with that Content-ID", l.original),
@@ -781,11 +782,7 @@ fn corpus_facts(sample: &str, bytes: &[u8], reports: &[Report]) -> Outcome {
                     .target_part
                     .as_deref()
                     .ok_or("a cid:css-… link targets a part")?;
-                let p = tree
-                    .parts
-                    .iter()
-                    .find(|p| p.path == t)
-                    .ok_or("target exists")?;
+                let p = part_at(t)?;
                 check(
                     p.content_location.as_deref() == Some(l.original.as_str())
                         && p.content_id.is_none()
