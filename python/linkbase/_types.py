@@ -11,8 +11,9 @@ from typing import List, Literal, Optional, TypedDict
 BaseSource = Literal["base-element", "content-base", "content-location", "retrieval-uri", "default", "none"]
 """Which RFC 2396 §5.1 layer gave the base."""
 
-EncodingSource = Literal["bom", "transport", "meta", "fallback"]
-"""Where the document's encoding came from (HTML LS §13.2.3.2)."""
+EncodingSource = Literal["bom", "transport", "meta", "charset-rule", "fallback"]
+"""Where the document's encoding came from (HTML LS §13.2.3.2; `charset-rule`: a stylesheet's
+@charset rule, CSS Syntax §3.2)."""
 
 
 class Diagnostic(TypedDict):

@@ -669,8 +669,9 @@ with its encoding and the diagnostics: the record of `linkbase base --format jso
 ", doc_arguments!(), "
 Returns:
     A dict: part (the MIME part path, or None), base (None when no layer gave one),
-    base_source, encoding, encoding_source (bom, transport, meta, fallback), diagnostics (a
-    list of {code, message}), and root (in a message only).
+    base_source, encoding, encoding_source (bom, transport, meta, charset-rule: a
+    stylesheet's @charset, fallback), diagnostics (a list of {code, message}), root (in a
+    message only), content_type (in a message: the media type the part was read as).
 
 ", doc_raises!(), "    Error: a message without an HTML or CSS part.
 

@@ -22,9 +22,9 @@ MBOX = REPO / "fixtures" / "mbox" / "python-mailbox.mbox"
 ARCS = sorted(p for p in (REPO / "fixtures" / "arc" / "warcio").iterdir() if ".arc" in p.name)
 
 
-def run_cli(*args):
+def run_cli(*args, stdin=b""):
     """The CLI's stdout (bytes) on `args`; exit 0 or 1 (1: damage said on stderr)."""
-    out = subprocess.run([cli(), *map(str, args)], capture_output=True)
+    out = subprocess.run([cli(), *map(str, args)], input=stdin, capture_output=True)
     assert out.returncode in (0, 1), out.stderr
     return out.stdout
 
@@ -132,3 +132,31 @@ def test_arc_damage_is_listed():
 def test_an_arc_given_to_links_names_read_warc():
     with pytest.raises(linkbase.UsageError, match=r"read_warc"):
         linkbase.links((REPO / "fixtures" / "arc" / "warcio" / "example.arc").read_bytes())
+
+
+CHROME = (
+    b"MIME-Version: 1.0\r\nContent-Type: multipart/related; type=\"text/html\"; boundary=\"B\"\r\n\r\n"
+    b"--B\r\nContent-Type: text/html\r\nContent-Location: https://ex.org/dir/page.html\r\n\r\n"
+    b"<link rel=\"stylesheet\" href=\"cid:css-1@mhtml.blink\"><img src=\"i.png\">\r\n"
+    b"--B\r\nContent-Type: text/css\r\nContent-Location: cid:css-1@mhtml.blink\r\n\r\n"
+    b"@charset \"utf-8\";\r\nbody { background: url(https://ex.org/bg.png) }\r\n"
+    b"--B\r\nContent-Type: text/css; charset=iso-8859-2\r\nContent-Location: https://ex.org/b.css\r\n\r\n"
+    b"a { color: red }\r\n--B--\r\n"
+)
+
+
+def test_part_records_say_their_type_and_where_a_stylesheet_encoding_came_from():
+    bases = quiet(linkbase.bases, CHROME)
+    assert [(b["part"], b["content_type"], b["encoding"], b["encoding_source"]) for b in bases] == [
+        ("1", "text/html", "windows-1252", "fallback"),
+        ("2", "text/css", "UTF-8", "charset-rule"),
+        ("3", "text/css", "ISO-8859-2", "transport"),
+    ]
+    assert bases == jsonl(run_cli("base", "--format", "jsonl", "-", stdin=CHROME))
+    links = quiet(linkbase.links, CHROME)
+    # Chrome's stylesheet, labelled by its cid: Content-Location, is the link's target part.
+    assert [(l["part"], l["original"], l["target_part"], l["content_type"]) for l in links] == [
+        ("1", "cid:css-1@mhtml.blink", "2", "text/html"),
+        ("1", "i.png", None, "text/html"),
+        ("2", "https://ex.org/bg.png", None, "text/css"),
+    ]
