@@ -292,9 +292,7 @@ fn apply_heading(
                     source,
                 }
             }
-            Err(_)
-                if labels == Labels::Quiet
-                    && value.trim().to_ascii_lowercase().starts_with("cid:") => {}
+            Err(_) if labels == Labels::Quiet && is_cid(value) => {}
             Err(why) => diagnostics.push(Diagnostic::new(
                 crate::error::DiagnosticCode::BaseIgnored,
                 format!(
@@ -470,6 +468,15 @@ pub fn with_base_element(
 /// HTML LS "ASCII whitespace": tab, LF, FF, CR, space.
 pub(crate) fn is_ascii_whitespace(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\x0C' | '\r' | ' ')
+}
+
+/// Whether `value` is a `cid:` URL (RFC 2392; the scheme in any case, spaces around it): a
+/// Content-Location label, never a base (RFC 2557 §8.3).
+pub(crate) fn is_cid(value: &str) -> bool {
+    value
+        .trim()
+        .get(..4)
+        .is_some_and(|s| s.eq_ignore_ascii_case("cid:"))
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use crate::input::mime::{self, MessageTree, PartKind};
 use crate::pipeline::{analyse_html, report, unclaim_loose, write_out, Engine, Options};
 use crate::report::{BaseRecord, Report};
 
+pub mod mbox;
 pub mod page;
 
 /// A MIME message and what is known about it from outside.
@@ -239,6 +240,7 @@ pub(crate) fn process(
                     base: BaseRecord {
                         root: Some(Some(i) == root),
                         content_type: Some(part.mime_type.clone()),
+                        mbox: None,
                         ..empty_base(Some(path), diagnostics)
                     },
                     links: Vec::new(),
@@ -479,6 +481,7 @@ fn css_part(
             root: None,
             warc: None,
             content_type: None,
+            mbox: None,
             relinked: None,
         });
         replacement
@@ -531,6 +534,7 @@ fn css_part(
         root: None,
         warc: None,
         content_type: None,
+        mbox: None,
     };
     (
         Report {
@@ -553,6 +557,7 @@ fn empty_base(part: Option<String>, diagnostics: Vec<Diagnostic>) -> BaseRecord 
         root: None,
         warc: None,
         content_type: None,
+        mbox: None,
     }
 }
 
@@ -630,6 +635,9 @@ struct PartIndex<'t> {
     locations: HashMap<usize, HashMap<&'t str, usize>>,
     /// Per aggregate: its first member with each Content-ID.
     cids: HashMap<usize, HashMap<&'t str, usize>>,
+    /// Per aggregate: its first member with each `cid:` Content-Location (a label, which
+    /// resolves to no key in `locations`; see [`PartIndex::target`]).
+    cid_labels: HashMap<usize, HashMap<&'t str, usize>>,
 }
 
 impl<'t> PartIndex<'t> {
@@ -639,6 +647,7 @@ impl<'t> PartIndex<'t> {
             tree,
             locations: HashMap::new(),
             cids: HashMap::new(),
+            cid_labels: HashMap::new(),
         };
         for (a, part) in tree.parts.iter().enumerate() {
             if part.mime_type != "multipart/related" {
@@ -662,6 +671,18 @@ impl<'t> PartIndex<'t> {
                 }
                 if let Some(id) = p.content_id.as_deref() {
                     index.cids.entry(a).or_default().entry(id).or_insert(j);
+                }
+                if let Some(label) = p
+                    .content_location
+                    .as_deref()
+                    .filter(|l| crate::base::is_cid(l))
+                {
+                    index
+                        .cid_labels
+                        .entry(a)
+                        .or_default()
+                        .entry(label)
+                        .or_insert(j);
                 }
                 if p.kind == PartKind::Multipart && p.mime_type != "multipart/related" {
                     stack.extend(p.children.iter().rev());
@@ -691,14 +712,20 @@ impl<'t> PartIndex<'t> {
 
     /// RFC 2557 §8.2(d) and §8.3: the part a resolved reference names, searched in the
     /// innermost enclosing aggregate first, then the enclosing ones (`scopes`) — not in
-    /// siblings. `cid:` references match Content-IDs only (RFC 2392: `%`-decoded, brackets
+    /// siblings. `cid:` references match Content-IDs (RFC 2392: `%`-decoded, brackets
     /// stripped; the raw form too, as RFC 2392's own example needs); in an aggregate, the first
     /// part that matches either form wins.
+    ///
+    /// One exception to §8.3, for Chromium's MHTML: a `cid:` reference no Content-ID matches
+    /// names the part whose Content-Location is that very `cid:` URL, octet for octet (§8.2(d)'s
+    /// comparison). Chromium saves stylesheets as parts labelled only
+    /// `Content-Location: cid:css-…@mhtml.blink`, referenced by that URL, and its reader finds
+    /// subresources by Content-Location and by Content-ID alike; without this they match
+    /// nothing, and `rewrite --extract` leaves the page without its styles.
     fn target(&self, scopes: &[usize], resolved: &str) -> Option<usize> {
-        let cid = resolved
-            .get(..4)
-            .filter(|s| s.eq_ignore_ascii_case("cid:"))
-            .and_then(|_| resolved.get(4..));
+        let cid = crate::base::is_cid(resolved)
+            .then(|| resolved.get(4..))
+            .flatten();
         let decoded_cid = cid.map(crate::uri::percent_decode);
         // A browser loading `img.png#frag` fetches `img.png`: the fragment is not part of the
         // resource's URL (RFC 2396 §4.1), so it takes no part in matching a Content-Location
@@ -708,7 +735,7 @@ impl<'t> PartIndex<'t> {
             Some(raw) => (&self.cids, [Some(raw), decoded_cid.as_deref()]),
             None => (&self.locations, [Some(resolved), unfragmented]),
         };
-        scopes.iter().find_map(|a| {
+        let found = scopes.iter().find_map(|a| {
             let members = table.get(a)?;
             forms
                 .iter()
@@ -716,6 +743,12 @@ impl<'t> PartIndex<'t> {
                 .filter_map(|k| members.get(k))
                 .min()
                 .copied()
+        });
+        found.or_else(|| {
+            cid?;
+            scopes
+                .iter()
+                .find_map(|a| self.cid_labels.get(a)?.get(resolved).copied())
         })
     }
 }

@@ -585,6 +585,7 @@ fn streamed_base_record(
         root: None,
         warc: None,
         content_type: None,
+        mbox: None,
     }
 }
 
@@ -1128,6 +1129,7 @@ fn report_base(analysis: &Analysis, part: Option<&str>) -> BaseRecord {
         root: None,
         warc: None,
         content_type: None,
+        mbox: None,
     }
 }
 

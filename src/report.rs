@@ -59,6 +59,10 @@ pub struct LinkRecord {
     /// read as (see [`BaseRecord::content_type`]); absent for a bare document.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_type: Option<String>,
+    /// From an mbox: the message it is in (`mbox_message`, its place from 0, and `message_id`,
+    /// its `Message-ID` or null); absent otherwise.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub mbox: Option<crate::input::mbox::MboxRef>,
     /// What a relinker made of it (`rewrite --relative`); not part of the JSON record.
     #[serde(skip)]
     pub relinked: Option<crate::rewrite::Relinked>,
@@ -93,6 +97,7 @@ impl LinkRecord {
             root: None,
             warc: None,
             content_type: None,
+            mbox: None,
             relinked: link.relinked,
         }
     }
@@ -118,6 +123,7 @@ impl LinkRecord {
             root: None,
             warc: None,
             content_type: None,
+            mbox: None,
             relinked: link.relinked,
         }
     }
@@ -151,6 +157,10 @@ pub struct BaseRecord {
     /// Absent for a bare document, whose type the caller chose.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_type: Option<String>,
+    /// From an mbox: the message it is in (`mbox_message`, its place from 0, and `message_id`,
+    /// its `Message-ID` or null); absent otherwise.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub mbox: Option<crate::input::mbox::MboxRef>,
 }
 
 /// Everything found in one document.
@@ -195,6 +205,14 @@ impl Report {
         self.base.content_type = Some(content_type.to_owned());
         for link in &mut self.links {
             link.content_type = Some(content_type.to_owned());
+        }
+    }
+
+    /// Says the document is in the mbox message `mbox` on its base record and every link record.
+    pub fn set_mbox(&mut self, mbox: &crate::input::mbox::MboxRef) {
+        self.base.mbox = Some(mbox.clone());
+        for link in &mut self.links {
+            link.mbox = Some(mbox.clone());
         }
     }
 

@@ -369,22 +369,7 @@ pub fn rewrite(
         .into());
     }
     let gzip = archive.is_gzip();
-    if let Some(out) = &args.output {
-        let out_gz = out.to_string_lossy().to_ascii_lowercase().ends_with(".gz");
-        if out_gz != gzip {
-            return Err(Fatal(format!(
-                "{}: the output archive is written {} like the input; name it .warc{}",
-                out.display(),
-                if gzip {
-                    "gzip-compressed"
-                } else {
-                    "uncompressed"
-                },
-                if gzip { ".gz" } else { "" }
-            ))
-            .into());
-        }
-    }
+    same_compression(args, gzip, "warc")?;
     let date = archive::warc_date_now();
     let mut failed = 0u64;
     let mut converted = 0u64;
@@ -470,23 +455,8 @@ pub fn rewrite_arc(
     }
     let started = std::time::Instant::now();
     let mut archive = open(path, name, &args.input)?;
-    if archive.is_gzip() {
-        return Err(Fatal(format!(
-            "{}: an .arc.gz archive: rewrite -o cannot write gzip ARC yet (links, base and \
-             rewrite --extract DIR read it; rewrite -o writes a plain .arc); nothing was written",
-            escape_controls(name)
-        ))
-        .into());
-    }
-    if let Some(out) = &args.output {
-        if out.to_string_lossy().to_ascii_lowercase().ends_with(".gz") {
-            return Err(Fatal(format!(
-                "{}: the output archive is written uncompressed like the input; name it .arc",
-                out.display()
-            ))
-            .into());
-        }
-    }
+    let gzip = archive.is_gzip();
+    same_compression(args, gzip, "arc")?;
     let mut failed = 0u64;
     let mut replaced = 0u64;
     let mut write = |w: &mut dyn Write| -> io::Result<()> {
@@ -502,14 +472,36 @@ pub fn rewrite_arc(
                         failed += 1;
                         say_failure(name, h, &e);
                     }
-                    (Event::Html(h), Some(Ok(bytes)), Some(end)) if bytes != h.payload => {
-                        let raw = copy.read_range(h.offset, end)?;
-                        let new = match &h.damage {
-                            Some(_) => Err("it was read past damage: left as it was".to_owned()),
-                            None => linkbase::input::arc::replace_payload(&raw, &h.payload, &bytes),
+                    (Event::Html(h), Some(Ok(bytes)), _) if bytes != h.payload => {
+                        // The record's bytes: up to its end in a plain file; its gzip member
+                        // (decompressed) in an .arc.gz, where each record is a member of its own.
+                        let raw = match (gzip, raw_end) {
+                            _ if h.damage.is_some() => {
+                                Err("it was read past damage: left as it was".to_owned())
+                            }
+                            (false, Some(end)) => Ok((copy.read_range(h.offset, end)?, end)),
+                            (true, _) if h.within == 0 => copy
+                                .read_member(h.offset, h.payload.len() as u64 + MEMBER_SLACK)?
+                                .ok_or_else(|| {
+                                    "its gzip member holds more than this record: left as it was"
+                                        .to_owned()
+                                }),
+                            _ => Err("it shares a gzip member with the record before it: left \
+                                      as it was"
+                                .to_owned()),
                         };
+                        let new = raw.and_then(|(raw, end)| {
+                            let record =
+                                linkbase::input::arc::replace_payload(&raw, &h.payload, &bytes)?;
+                            let record = if gzip {
+                                archive::gzip_member(&record).map_err(|e| e.to_string())?
+                            } else {
+                                record
+                            };
+                            Ok((record, end))
+                        });
                         match new {
-                            Ok(record) => {
+                            Ok((record, end)) => {
                                 copy.copy_to(h.offset, w)?;
                                 w.write_all(&record)?;
                                 copy.at = end;
@@ -546,6 +538,33 @@ pub fn rewrite_arc(
         started,
     );
     Ok(finish(name, &archive, failed, &tail))
+}
+
+/// How much more than a record's payload its gzip member may decompress to (the URL line and
+/// the archived HTTP head) before it is taken to hold more than the record.
+const MEMBER_SLACK: u64 = 1 << 20;
+
+/// A rewritten archive is written compressed like its input (`ext`: `warc` or `arc`): a `-o`
+/// name that says otherwise is refused before anything is written.
+fn same_compression(args: &RewriteArgs, gzip: bool, ext: &str) -> Result<(), Failure> {
+    let Some(out) = &args.output else {
+        return Ok(());
+    };
+    let out_gz = out.to_string_lossy().to_ascii_lowercase().ends_with(".gz");
+    if out_gz == gzip {
+        return Ok(());
+    }
+    Err(Fatal(format!(
+        "{}: the output archive is written {} like the input; name it .{ext}{}",
+        out.display(),
+        if gzip {
+            "gzip-compressed"
+        } else {
+            "uncompressed"
+        },
+        if gzip { ".gz" } else { "" }
+    ))
+    .into())
 }
 
 /// Where an event's record ends in the file, when that is a boundary to copy up to.
@@ -624,6 +643,15 @@ impl RawCopy {
             .take(end.saturating_sub(start))
             .read_to_end(&mut out)?;
         Ok(out)
+    }
+
+    /// The gzip member that starts at `start`, decompressed, and where it ends in the file;
+    /// `None` when it decompresses to more than `limit` bytes.
+    fn read_member(&mut self, start: u64, limit: u64) -> io::Result<Option<(Vec<u8>, u64)>> {
+        self.file.seek(SeekFrom::Start(start))?;
+        let found =
+            linkbase::input::arc::read_member(&mut io::BufReader::new(&mut self.file), limit)?;
+        Ok(found.map(|(bytes, len)| (bytes, start + len)))
     }
 
     fn copy_rest(&mut self, w: &mut dyn Write) -> io::Result<()> {

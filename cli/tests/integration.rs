@@ -34,6 +34,7 @@ mod integration {
     mod arc;
     mod archives;
     mod mime_malformed;
+    mod mhtml_other;
     mod injection;
     mod feedback;
     mod help;

@@ -28,7 +28,7 @@ class UnsupportedError(Error):
     """The document's encoding cannot be written back; a message cannot be read."""
 
 class UsageError(Error):
-    """An argument value linkbase does not take (a profile or header_base name; a WARC given as a document)."""
+    """An argument value linkbase does not take (a profile or header_base name; a WARC or ARC file given as a document; an mbox given to base)."""
 
 class ArchiveError(Error):
     """A WARC file cannot be opened or read at all (damage inside it is reported, not raised)."""
@@ -40,7 +40,7 @@ class LinkbaseWarning(UserWarning):
     """Links were left relative or unresolvable (for lack of a base, most often)."""
 
 class WarcReader(Iterator[WarcRecord]):
-    """The HTML records of a WARC file, as `read_warc` returns them."""
+    """The HTML records of a WARC or ARC file, as `read_warc` returns them."""
     def __iter__(self) -> "WarcReader": ...
     def __next__(self) -> WarcRecord: ...
     @property
@@ -92,7 +92,7 @@ def rewrite(
     header_base: HeaderBaseName = "entity",
     strict: bool = False,
 ) -> bytes:
-    """The document (HTML, or a MIME message) with every relative URL made absolute, in its own
+    """The document (HTML, a MIME message, or an mbox) with every relative URL made absolute, in its own
     encoding; str in, str out. strict=True raises UnresolvedError when links were left relative,
     else a LinkbaseWarning says so (see help(linkbase.rewrite))."""
 
@@ -105,7 +105,7 @@ def links(
     header_base: HeaderBaseName = "entity",
     strict: bool = False,
 ) -> List[LinkRecord]:
-    """Every URL occurrence (of every HTML and CSS part of a message): the records of
+    """Every URL occurrence (of every HTML and CSS part of a message, of every message of an mbox): the records of
     `linkbase links` (see help(linkbase.links))."""
 
 def base(
@@ -126,4 +126,4 @@ def bases(
     profile: ProfileName = "rfc2396",
     header_base: HeaderBaseName = "entity",
 ) -> List[BaseRecord]:
-    """Every base record: one for HTML, one per HTML or CSS part of a message (`linkbase base`)."""
+    """Every base record: one for HTML, one per HTML or CSS part of a message, of each message of an mbox (`linkbase base`)."""

@@ -1,7 +1,8 @@
 """The records linkbase returns, as TypedDicts: plain dicts at run time, typed for checkers.
 
 Each has exactly the fields of the CLI's JSON Lines records (`linkbase links`, `linkbase base`).
-Keys only some records carry (`root` in MIME messages, the WARC fields) are in a `total=False`
+Keys only some records carry (`root` in MIME messages, `content_type` in messages and archives,
+the WARC and mbox fields) are in a `total=False`
 subclass, so the classes work on Python 3.9 without `NotRequired`.
 """
 
@@ -10,8 +11,9 @@ from typing import List, Literal, Optional, TypedDict
 BaseSource = Literal["base-element", "content-base", "content-location", "retrieval-uri", "default", "none"]
 """Which RFC 2396 §5.1 layer gave the base."""
 
-EncodingSource = Literal["bom", "transport", "meta", "fallback"]
-"""Where the document's encoding came from (HTML LS §13.2.3.2)."""
+EncodingSource = Literal["bom", "transport", "meta", "charset-rule", "fallback"]
+"""Where the document's encoding came from (HTML LS §13.2.3.2; `charset-rule`: a stylesheet's
+@charset rule, CSS Syntax §3.2)."""
 
 
 class Diagnostic(TypedDict):
@@ -41,13 +43,18 @@ class _LinkRecord(TypedDict):
 
 class LinkRecord(_LinkRecord, total=False):
     """One URL occurrence (a line of `linkbase links`): `resolved` is None when it could not be
-    resolved; `root` is present in MIME messages only; the `warc_*` fields in read_warc() only."""
+    resolved; `root` is present in MIME messages only; the `warc_*` fields in read_warc() only;
+    `content_type` (the media type the document was read as) in MIME messages, mbox messages and
+    archive records; `mbox_message` (the message's place, from 0) and `message_id` in an mbox."""
 
     root: bool
     warc_record_id: Optional[str]
     warc_target_uri: Optional[str]
     warc_date: Optional[str]
     truncated: bool
+    content_type: str
+    mbox_message: int
+    message_id: Optional[str]
 
 
 class _BaseRecord(TypedDict):
@@ -61,22 +68,28 @@ class _BaseRecord(TypedDict):
 
 class BaseRecord(_BaseRecord, total=False):
     """A document's base and how it was found (a line of `linkbase base`); `root` is present in
-    MIME messages only."""
+    MIME messages only; `content_type`, `mbox_message` and `message_id` as in LinkRecord."""
 
     root: bool
+    content_type: str
+    mbox_message: int
+    message_id: Optional[str]
 
 
-class WarcRecord(TypedDict):
-    """One HTML record of a WARC file, as read_warc() yields it."""
-
+class _WarcRecord(_BaseRecord):
     warc_record_id: Optional[str]
     warc_target_uri: Optional[str]
     warc_date: Optional[str]
+    content_type: str
     offset: int
     status: Optional[int]
     revisit_of: Optional[str]
-    base: Optional[str]
-    base_source: BaseSource
-    encoding: str
-    diagnostics: List[Diagnostic]
     links: List[LinkRecord]
+
+
+class WarcRecord(_WarcRecord, total=False):
+    """One HTML record of a WARC or ARC file, as read_warc() yields it: the fields of the CLI's
+    `base` record of it, where it is (offset, status, revisit_of) and its links; `truncated`
+    when the record was cut short."""
+
+    truncated: bool

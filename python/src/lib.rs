@@ -86,6 +86,8 @@ warnings.simplefilter(\"ignore\", linkbase.LinkbaseWarning)."
 const INPUT_NAME: &str = "<html>";
 /// The name a MIME message carries in error messages.
 const MESSAGE_NAME: &str = "<message>";
+/// The name an mbox carries in error messages (each message as `<mbox> message I (offset O)`).
+const MBOX_NAME: &str = "<mbox>";
 
 /// The document argument's bytes: a `bytes` object (borrowed, not copied) or a copy of any
 /// other buffer or of a `str`'s UTF-8.
@@ -154,12 +156,6 @@ impl<'py> Job<'py> {
                  bytes in memory)",
             ));
         }
-        if kind == InputKind::Mbox {
-            return Err(UsageError::new_err(
-                "html: this is an mbox mailbox (many mails after `From ` lines), not a document; \
-                 this input format is not supported yet",
-            ));
-        }
         if kind == InputKind::Warc {
             return Err(UsageError::new_err(
                 "html: this is a WARC archive, not a document: read its records with \
@@ -181,16 +177,93 @@ impl<'py> Job<'py> {
     }
 
     fn message(&self) -> bool {
-        self.kind == InputKind::Message
+        matches!(self.kind, InputKind::Message | InputKind::Mbox)
     }
 
-    /// Reports (one for a document, one per HTML or CSS part of a message) and, when
-    /// `rewrite`, the rewritten bytes: what the CLI's `links` / `rewrite` compute.
+    /// Reports (one for a document, one per HTML or CSS part of a message, of each message of
+    /// an mbox) and, when `rewrite`, the rewritten bytes: what the CLI's `links` / `rewrite`
+    /// compute. What the CLI says on stderr about what it could not read (an mbox message, the
+    /// bytes before its first one, a MIME part skipped or read past damage) is warned
+    /// (`LinkbaseWarning`): never silent.
     fn run(&self, py: Python<'_>, rewrite: bool) -> PyResult<(Option<Vec<u8>>, Vec<Report>)> {
+        let (bytes, reports, problems) = self.read(py, rewrite)?;
+        let problems = problems.into_iter().chain(reports.iter().flat_map(|r| {
+            r.base
+                .diagnostics
+                .iter()
+                .filter(|d| {
+                    matches!(
+                        d.code,
+                        linkbase::DiagnosticCode::PartSkipped
+                            | linkbase::DiagnosticCode::MimeMalformed
+                    )
+                })
+                // The message's own diagnostics name their part already (as the CLI says them).
+                .map(|d| {
+                    let named = d.message.starts_with("part ");
+                    format!("{}{}: {}", where_in(&r.base, !named), d.code, d.message)
+                })
+        }));
+        for line in problems.collect::<Vec<_>>() {
+            warn(py, &line)?;
+        }
+        Ok((bytes, reports))
+    }
+
+    /// [`Job::run`]'s reading, and what could not be read.
+    #[allow(clippy::type_complexity)]
+    fn read(
+        &self,
+        py: Python<'_>,
+        rewrite: bool,
+    ) -> PyResult<(Option<Vec<u8>>, Vec<Report>, Vec<String>)> {
         let bytes = self.doc.as_slice();
         let prepared = &self.prepared;
+        if self.kind == InputKind::Mbox {
+            return run(py, || {
+                let (out, read) = if rewrite {
+                    let (out, read) = message::mbox::rewrite(
+                        MBOX_NAME,
+                        bytes,
+                        &prepared.layers,
+                        &prepared.options,
+                    );
+                    let results = read
+                        .results
+                        .into_iter()
+                        .map(|r| r.map(|r| r.reports))
+                        .collect();
+                    let read = message::mbox::Mbox {
+                        messages: read.messages,
+                        results,
+                        preamble: read.preamble,
+                    };
+                    (Some(out), read)
+                } else {
+                    let read =
+                        message::mbox::links(MBOX_NAME, bytes, &prepared.layers, &prepared.options);
+                    (None, read)
+                };
+                let mut problems = Vec::new();
+                if read.preamble > 0 {
+                    problems.push(format!(
+                        "{MBOX_NAME}: {} bytes before the first `From ` line belong to no \
+                         message: skipped",
+                        read.preamble
+                    ));
+                }
+                let mut reports = Vec::new();
+                for result in read.results {
+                    match result {
+                        Ok(r) => reports.extend(r),
+                        Err(e) => problems.push(format!("{e}: the message is not read")),
+                    }
+                }
+                Ok((out, reports, problems))
+            });
+        }
         let message = self.message();
-        run(py, || {
+        let (out, reports) = run(py, || {
             if message {
                 let input = MessageInput {
                     name: MESSAGE_NAME,
@@ -214,7 +287,8 @@ impl<'py> Job<'py> {
                 let report = pipeline::links(&input, &prepared.options).map_err(to_py)?;
                 Ok((None, vec![report]))
             }
-        })
+        })?;
+        Ok((out, reports, Vec::new()))
     }
 
     /// `strict`: raise `UnresolvedError` when links were left relative or unresolvable;
@@ -226,10 +300,7 @@ impl<'py> Job<'py> {
             let Some(summary) = report.unresolved_summary() else {
                 continue;
             };
-            let mut line = match (&report.base.part, self.message()) {
-                (Some(part), true) => format!("part {part}: {summary}"),
-                _ => summary.to_string(),
-            };
+            let mut line = format!("{}{summary}", where_in(&report.base, true));
             if summary.reason == "no base" {
                 line.push_str("; give the document's URL with url= (or a base with headers=)");
             }
@@ -241,15 +312,36 @@ impl<'py> Job<'py> {
         if strict {
             return Err(UnresolvedError::new_err(said.join("; ")));
         }
-        let category = py.get_type::<LinkbaseWarning>();
         for line in said {
-            let line = std::ffi::CString::new(line.replace('\0', " "))
-                .map_err(|e| Error::new_err(e.to_string()))?;
-            // stacklevel 1: the caller's line (this function is not a Python frame).
-            PyErr::warn(py, category.as_any(), &line, 1)?;
+            warn(py, &line)?;
         }
         Ok(())
     }
+}
+
+/// Where in an mbox and a message a record is, as warnings name it: `message 2 part 1.2: `
+/// (without the part unless `part`; empty for a bare document).
+fn where_in(base: &linkbase::report::BaseRecord, part: bool) -> String {
+    let mut out = Vec::new();
+    if let Some(m) = &base.mbox {
+        out.push(format!("message {}", m.mbox_message));
+    }
+    if let (Some(p), true) = (&base.part, part) {
+        out.push(format!("part {p}"));
+    }
+    if out.is_empty() {
+        return String::new();
+    }
+    format!("{}: ", out.join(" "))
+}
+
+/// A `LinkbaseWarning` with `line`.
+fn warn(py: Python<'_>, line: &str) -> PyResult<()> {
+    let category = py.get_type::<LinkbaseWarning>();
+    let line = std::ffi::CString::new(line.replace('\0', " "))
+        .map_err(|e| Error::new_err(e.to_string()))?;
+    // stacklevel 1: the caller's line (this function is not a Python frame).
+    PyErr::warn(py, category.as_any(), &line, 1)
 }
 
 /// The library's error as the matching Python exception, with the library's message.
@@ -423,8 +515,10 @@ macro_rules! doc_arguments {
     html: the document: bytes or any bytes-like object (bytearray, memoryview), or str, which is
         the text itself (not a path), read as UTF-8 whatever it declares. An HTML document, or a
         MIME message (e-mail, MHTML: a heading naming MIME-Version or Content-Type), whose HTML
-        and CSS parts are each read against their own base, as the CLI does. A WARC archive
-        raises UsageError: read it with read_warc().
+        and CSS parts are each read against their own base, as the CLI does; or an mbox (mails
+        after `From ` lines: mboxo, mboxrd, mboxcl2), each message read as a MIME message, its
+        records carrying mbox_message (its place, from 0) and message_id, and rewritten back
+        into an mbox. A WARC or ARC archive raises UsageError: read it with read_warc().
     url: the retrieval URI (RFC 2396 §5.1.3): where the document came from.
     headers: the entity's header fields (§5.1.2), a mapping or (name, value) pairs:
         Content-Base, Content-Location; Content-Type's charset is the transport charset.
@@ -450,7 +544,7 @@ macro_rules! doc_raises {
     BadBase: url= is not an absolute URI.
     LimitError: the document passes a parser bound (crafted input).
     UnsupportedError: the encoding cannot be written back; a message that cannot be read.
-    UsageError: an unknown profile or header_base; a WARC archive.
+    UsageError: an unknown profile or header_base; a WARC or ARC archive.
     TypeError: html or headers of the wrong type.\n"
     };
 }
@@ -585,8 +679,9 @@ with its encoding and the diagnostics: the record of `linkbase base --format jso
 ", doc_arguments!(), "
 Returns:
     A dict: part (the MIME part path, or None), base (None when no layer gave one),
-    base_source, encoding, encoding_source (bom, transport, meta, fallback), diagnostics (a
-    list of {code, message}), and root (in a message only).
+    base_source, encoding, encoding_source (bom, transport, meta, charset-rule: a
+    stylesheet's @charset, fallback), diagnostics (a list of {code, message}), root (in a
+    message only), content_type (in a message: the media type the part was read as).
 
 ", doc_raises!(), "    Error: a message without an HTML or CSS part.
 
@@ -605,6 +700,12 @@ fn base<'py>(
     header_base: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
+    if job.kind == InputKind::Mbox {
+        return Err(UsageError::new_err(
+            "html: this is an mbox, many messages each with its own base: bases() gives every \
+             message's records (each with mbox_message and message_id)",
+        ));
+    }
     let records = base_records(py, &job)?;
     let index = records
         .iter()
@@ -872,23 +973,13 @@ impl WarcReader {
         let Some((h, report)) = found else {
             return Ok(None);
         };
-        let dict = pyo3::types::PyDict::new(py);
-        dict.set_item("warc_record_id", &h.reference.warc_record_id)?;
-        dict.set_item("warc_target_uri", &h.reference.warc_target_uri)?;
-        dict.set_item("warc_date", &h.reference.warc_date)?;
+        // The base record's own serde form, so a record has every field of the CLI's `base`
+        // record of it (`warc_*`, `content_type`, `truncated`, `encoding_source`, …), then where
+        // it is in the file and its links.
+        let dict = topy::to_python(py, &report.base)?.cast_into::<pyo3::types::PyDict>()?;
         dict.set_item("offset", h.offset)?;
         dict.set_item("status", h.status)?;
         dict.set_item("revisit_of", &h.revisit_of)?;
-        // CONTRACT.md: `base` is the URI and `base_source` its layer, as in `links` records.
-        dict.set_item("base", &report.base.base)?;
-        dict.set_item("base_source", report.base.base_source.name())?;
-        dict.set_item("encoding", report.base.encoding)?;
-        // Issue 23: the media type the record was read as, as on its link records.
-        dict.set_item("content_type", &h.content_type)?;
-        dict.set_item(
-            "diagnostics",
-            topy::to_python(py, &report.base.diagnostics)?,
-        )?;
         dict.set_item("links", topy::to_python(py, &report.links)?)?;
         Ok(Some(dict.into_any()))
     }
@@ -965,7 +1056,8 @@ impl WarcReader {
 }
 
 /// The HTML records of a WARC file (.warc or .warc.gz, a gzip member per record or one for the
-/// whole file), each as a document of its own: its WARC-Target-URI is its retrieval URI and its
+/// whole file) or an ARC file (.arc or .arc.gz, v1 or v2, read as WARC: its URL line is the
+/// target URI), each as a document of its own: its WARC-Target-URI is its retrieval URI and its
 /// archived HTTP headers its entity (RFC 2396 §5.1.2–§5.1.3); a revisit is read as its original.
 ///
 /// Arguments:
@@ -982,9 +1074,11 @@ impl WarcReader {
 ///     header_base: entity (default) or browser.
 ///
 /// Returns:
-///     A WarcReader: an iterator of dicts (linkbase.WarcRecord): warc_record_id,
-///     warc_target_uri, warc_date, offset, status, revisit_of, base (the URI or None),
-///     base_source, encoding, content_type (the media type it was read as), diagnostics, and
+///     A WarcReader: an iterator of dicts (linkbase.WarcRecord): the fields of the CLI's
+///     `base` record of it (part, base (the URI or None), base_source, encoding,
+///     encoding_source, diagnostics, warc_record_id, warc_target_uri, warc_date, truncated when
+///     the record was cut short, content_type: the media type it was read as), then offset,
+///     status, revisit_of, and
 ///     links (as links() gives them, each with the record's warc_record_id, warc_target_uri,
 ///     warc_date and content_type). Damage in the archive does not
 ///     raise: it is listed in the reader's damaged, and counts says what was read.

@@ -160,7 +160,7 @@ def test_warc_bytes_point_to_read_warc():
 
 
 
-def test_arc_and_mbox_bytes_are_refused():
+def test_arc_bytes_point_to_read_warc_and_base_of_an_mbox_to_bases():
     # Issue 23: never read as one HTML page.
     arc = b"filedesc://a.arc 0.0.0.0 20010101000000 text/plain 70\n1 0 Alexa\n\n"
     with pytest.raises(linkbase.UsageError) as e:
@@ -173,8 +173,8 @@ def test_arc_and_mbox_bytes_are_refused():
     with pytest.raises(linkbase.UsageError) as e:
         linkbase.base(mbox)
     assert str(e.value) == (
-        "html: this is an mbox mailbox (many mails after `From ` lines), not a document; "
-        "this input format is not supported yet"
+        "html: this is an mbox, many messages each with its own base: bases() gives every "
+        "message's records (each with mbox_message and message_id)"
     )
 
 # --- bytes-like and str documents.

@@ -160,6 +160,12 @@ pub fn replace_payload(raw: &[u8], old: &[u8], new: &[u8]) -> Result<Vec<u8>, St
     } else {
         0
     };
+    // The record must end with its block: what follows is its line end, no other record (a
+    // gzip member holding two records is not one record's bytes).
+    let after = raw.get(block_at + length..).unwrap_or_default();
+    if after.iter().any(|b| !matches!(b, b'\r' | b'\n')) {
+        return Err("more than one record follows its block: left as it was".to_owned());
+    }
     let (head, body) = block.split_at(head_len);
     if body != old {
         return Err(
@@ -192,6 +198,25 @@ pub fn replace_payload(raw: &[u8], old: &[u8], new: &[u8]) -> Result<Vec<u8>, St
     out.extend_from_slice(&block);
     out.extend_from_slice(raw.get(block_at + length..).unwrap_or_default());
     Ok(out)
+}
+
+/// The gzip member `r` is at, decompressed, and its compressed length: an `.arc.gz` record's
+/// bytes (a member each), for [`replace_payload`]. `None` when it decompresses to more than
+/// `limit` bytes.
+///
+/// # Errors
+/// When `r` cannot be read, or is no gzip member.
+pub fn read_member<R: BufRead + Seek>(r: &mut R, limit: u64) -> io::Result<Option<(Vec<u8>, u64)>> {
+    let start = r.stream_position()?;
+    let mut out = Vec::new();
+    // bufread::GzDecoder consumes exactly its member (with its trailer) from `r`.
+    let mut member = flate2::bufread::GzDecoder::new(&mut *r);
+    (&mut member).take(limit + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > limit {
+        return Ok(None);
+    }
+    let end = r.stream_position()?;
+    Ok(Some((out, end - start)))
 }
 
 /// An ARC date (`YYYYMMDDhhmmss`, or without the seconds) as a WARC date; another shape as is.

@@ -1,5 +1,7 @@
 //! ① mbox files (many mails, each after a `From ` envelope line): what one looks like.
 
+use super::headers::Headers;
+
 /// Whether `head` (the first bytes of a file) is an mbox: a first line `From ADDR DATE` (an
 /// envelope sender with no space in it, then a date with a `hh:mm` time or a four-digit year),
 /// followed at once by a header field line (`Name: value`).
@@ -57,6 +59,16 @@ pub enum Framing {
     ContentLength,
 }
 
+/// Where a record's document is in an mbox (issue 23): what `links` and `base` records of
+/// its messages carry.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MboxRef {
+    /// The message's place in the file, from 0.
+    pub mbox_message: usize,
+    /// Its `Message-ID` (RFC 5322 §3.6.4), as written; `None` when it has none.
+    pub message_id: Option<String>,
+}
+
 /// One message of an mbox, as [`split`] gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MboxMessage {
@@ -76,6 +88,28 @@ pub struct MboxMessage {
     pub separator: usize,
     /// How it is delimited.
     pub framing: Framing,
+}
+
+impl MboxMessage {
+    /// The message's `Message-ID`, read from its heading (up to the first blank line).
+    pub fn message_id(&self) -> Option<String> {
+        let bytes = &self.bytes;
+        let crlf = memchr::memmem::find(bytes, b"\r\n\r\n");
+        let lf = memchr::memmem::find(bytes, b"\n\n");
+        let end = crlf.into_iter().chain(lf).min().unwrap_or(bytes.len());
+        let heading = String::from_utf8_lossy(bytes.get(..end).unwrap_or_default());
+        Headers::parse(&heading)
+            .get("Message-ID")
+            .map(|v| v.trim().to_owned())
+    }
+
+    /// What the records of this message carry.
+    pub fn reference(&self) -> MboxRef {
+        MboxRef {
+            mbox_message: self.index,
+            message_id: self.message_id(),
+        }
+    }
 }
 
 /// Whether `line` (without its line end) is an envelope line: `From `, a sender with no space,

@@ -340,6 +340,11 @@ impl<'a> Entity<'a> {
         let Some(first) = lines.next_line(self.body_start) else {
             return spans;
         };
+        // A first delimiter line that is the close delimiter ends the multipart before any
+        // part: everything before it is preamble (RFC 2046 §5.1.1), and there is no part.
+        if self.first_closes(first) {
+            return spans;
+        }
         let mut after = first + delimiter.len();
         while let Some(start) =
             memchr::memchr(b'\n', raw.get(after..).unwrap_or_default()).map(|i| after + i + 1)
@@ -354,6 +359,41 @@ impl<'a> Entity<'a> {
             }
         }
         spans
+    }
+
+    /// Whether the delimiter line at `at` is the close delimiter (`--boundary--`).
+    fn first_closes(&self, at: usize) -> bool {
+        let end = at + self.delimiter().map_or(0, str::len);
+        self.raw.get(end..end + 2) == Some(b"--")
+    }
+
+    /// A line of the preamble (before the first delimiter line) that holds the boundary after a
+    /// dash but is no delimiter line (`BadBoundary--b`, a dash too few): a part meant to start there is not
+    /// read, where an ordinary preamble is only text for mail readers without MIME.
+    fn stray_delimiter(&self) -> Option<String> {
+        let boundary = self.delimiter()?.get(2..)?;
+        let preamble = self.body();
+        // After a dash, as in a delimiter: a short boundary may well occur in ordinary text.
+        let at = memchr::memmem::find_iter(preamble, boundary.as_bytes())
+            .find(|&at| at > 0 && preamble.get(at - 1) == Some(&b'-'))?;
+        let start = memchr::memrchr(b'\n', preamble.get(..at)?).map_or(0, |i| i + 1);
+        let rest = preamble.get(start..)?;
+        let line = rest.get(..memchr::memchr(b'\n', rest).unwrap_or(rest.len()))?;
+        let line = String::from_utf8_lossy(line);
+        let line = line.trim_end();
+        Some(match line.char_indices().nth(80) {
+            Some((cut, _)) => format!("{}…", line.get(..cut).unwrap_or_default()),
+            None => line.to_owned(),
+        })
+    }
+
+    /// Whether the multipart's first delimiter line is its close delimiter.
+    fn closed_before_any_part(&self) -> bool {
+        self.delimiter().is_some_and(|d| {
+            Delimiters::new(self.raw, d)
+                .next_line(self.body_start)
+                .is_some_and(|at| self.first_closes(at))
+        })
     }
 }
 
@@ -597,11 +637,21 @@ fn add(
                     ),
                 }
             }
+            if let (false, Some(line)) = (spans.is_empty(), mail.stray_delimiter()) {
+                tree.malformed(format!(
+                    "part {}: its preamble has a line with its boundary that is no delimiter \
+                     line ({line:?}): what comes before its first delimiter line is not read",
+                    display_path(&path)
+                ));
+            }
             if spans.is_empty() {
                 tree.malformed(format!(
                     "part {}: multipart without parts ({})",
                     display_path(&path),
-                    if mail.delimiter().is_some() {
+                    if mail.closed_before_any_part() {
+                        "its first delimiter line is its close delimiter: what comes before it \
+                         is preamble, not read"
+                    } else if mail.delimiter().is_some() {
                         "nothing follows its delimiter line"
                     } else {
                         "its body is empty"

@@ -357,14 +357,24 @@ fn rewritten_payload(dir: &Path, uri: &str, head: &str, payload: &[u8]) -> Vec<u
 
 /// `rewrite -o` of an ARC writes ARC (issue 23 item 2): each HTML record whose links changed
 /// is the same record with the new payload, its URL line's length recomputed (v1 and v2);
-/// every other record byte for byte. Read back, its links are the rewritten ones.
-#[test]
-fn rewrite_writes_arc_with_lengths_recomputed() {
+/// every other record byte for byte. An `.arc.gz` is written `.arc.gz`, the new record a gzip
+/// member of its own in place of the old one, every other member copied as it was. Read back,
+/// its links are the rewritten ones; rewritten again, nothing changes.
+fn rewrite_round_trip(gz: bool) {
     let dir = tempfile::tempdir().unwrap();
+    let ext = if gz { "arc.gz" } else { "arc" };
+    // Each record a gzip member of its own, as .arc.gz files are.
+    let pack = |records: &[Vec<u8>]| -> Vec<u8> {
+        if gz {
+            records.iter().flat_map(|r| gzip(r)).collect()
+        } else {
+            records.concat()
+        }
+    };
     for v2 in [false, true] {
         let input = records(v2);
-        let path = write(dir.path(), "t.arc", &input.concat());
-        let out = dir.path().join("out.arc");
+        let path = write(dir.path(), &format!("t.{ext}"), &pack(&input));
+        let out = dir.path().join(format!("out.{ext}"));
         let run = linkbase(&["rewrite", &path, "-o", out.to_str().unwrap()], b"");
         assert_eq!(run.code, 0, "v2={v2}: {}", run.stderr);
         assert!(
@@ -382,7 +392,7 @@ fn rewrite_writes_arc_with_lengths_recomputed() {
             block.extend_from_slice(&rewritten_payload(dir.path(), uri, head, payload));
             record(v2, uri, date, "text/html", &block)
         };
-        let want = [
+        let want = pack(&[
             input[0].clone(),
             page(
                 "http://example.com/a/index.html",
@@ -393,15 +403,14 @@ fn rewrite_writes_arc_with_lengths_recomputed() {
             input[2].clone(),
             input[3].clone(),
             page("http://example.com/c/", "20010203040509", HEAD_C, PAGE_C),
-        ]
-        .concat();
+        ]);
         let got = std::fs::read(&out).unwrap();
         assert_eq!(
             String::from_utf8_lossy(&got),
             String::from_utf8_lossy(&want),
             "v2={v2}"
         );
-        assert_ne!(got, input.concat());
+        assert_ne!(got, pack(&input));
         // Read back: nothing damaged, every link now as rewritten (absolute).
         let back = linkbase(&["links", out.to_str().unwrap()], b"");
         assert_eq!(back.code, 0, "{}", back.stderr);
@@ -420,7 +429,7 @@ fn rewrite_writes_arc_with_lengths_recomputed() {
             ]
         );
         // Rewriting the output again changes nothing.
-        let again = dir.path().join("again.arc");
+        let again = dir.path().join(format!("again.{ext}"));
         let run = linkbase(
             &[
                 "rewrite",
@@ -436,20 +445,80 @@ fn rewrite_writes_arc_with_lengths_recomputed() {
 }
 
 #[test]
-fn rewrite_of_an_arc_gz_is_refused_until_gzip_arc_can_be_written() {
+fn rewrite_writes_arc_with_lengths_recomputed() {
+    rewrite_round_trip(false);
+}
+
+#[test]
+fn rewrite_writes_arc_gz_a_member_per_record() {
+    rewrite_round_trip(true);
+}
+
+/// warcio's example.arc.gz (Apache-2.0): written back as .arc.gz, read back with the same
+/// records and its one HTML record's links as `links` resolved them.
+#[test]
+fn warcio_arc_gz_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = "../fixtures/arc/warcio/example.arc.gz";
+    let out = dir.path().join("out.arc.gz");
+    let run = linkbase(&["rewrite", input, "-o", out.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let before = linkbase(&["links", input], b"");
+    let after = linkbase(&["links", out.to_str().unwrap()], b"");
+    assert_eq!(after.code, 0, "{}", after.stderr);
+    let (before, after) = (jsonl(&before.stdout), jsonl(&after.stdout));
+    assert_eq!(before.len(), after.len());
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(a["original"], b["resolved"]);
+        assert_eq!(a["resolved"], b["resolved"]);
+        assert_eq!(a["warc_target_uri"], b["warc_target_uri"]);
+    }
+    let base = |p: &str| linkbase(&["base", p, "--format", "jsonl"], b"").stdout;
+    assert_eq!(base(input), base(out.to_str().unwrap()));
+}
+
+/// An .arc.gz of one gzip member for the whole file: its records cannot be replaced one by
+/// one, so each changed one is kept as it was and said, exit 1; the archive is copied whole.
+#[test]
+fn rewrite_of_an_arc_gz_in_one_member_keeps_records_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = records(false).concat();
+    let path = write(dir.path(), "t.arc.gz", &gzip(&input));
+    let out = dir.path().join("out.arc.gz");
+    let run = linkbase(&["rewrite", &path, "-o", out.to_str().unwrap()], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            format!(
+                "linkbase: {path}: record at offset 0 (http://example.com/a/index.html) not \
+                 rewritten: it shares a gzip member with the record before it: left as it was"
+            ),
+            format!(
+                "linkbase: {path}: record at offset 0 (http://example.com/c/) not rewritten: it \
+                 shares a gzip member with the record before it: left as it was"
+            ),
+        ]
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), gzip(&input));
+}
+
+/// The output is compressed like the input; another name is refused before anything is written.
+#[test]
+fn rewrite_of_an_arc_gz_to_a_plain_name_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let gz: Vec<u8> = records(false).iter().flat_map(|r| gzip(r)).collect();
     let path = write(dir.path(), "t.arc.gz", &gz);
-    let out = dir.path().join("out.arc.gz");
+    let out = dir.path().join("out.arc");
     let run = linkbase(&["rewrite", &path, "-o", out.to_str().unwrap()], b"");
     assert_eq!(run.code, 2);
-    assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
         format!(
-            "linkbase: {path}: an .arc.gz archive: rewrite -o cannot write gzip ARC yet (links, \
-             base and rewrite --extract DIR read it; rewrite -o writes a plain .arc); nothing was \
-             written\n"
+            "linkbase: {}: the output archive is written gzip-compressed like the input; name it \
+             .arc.gz\n",
+            out.display()
         )
     );
     assert!(!out.exists());

@@ -15,31 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::util::{jsonl, linkbase};
+use super::util::{jsonl, linkbase, URL_ATTRS};
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-/// The (element, attribute) pairs the reference finds: its `URL_ATTRS`.
-const URL_ATTRS: &[(&str, &str)] = &[
-    ("a", "href"),
-    ("area", "href"),
-    ("link", "href"),
-    ("img", "src"),
-    ("script", "src"),
-    ("iframe", "src"),
-    ("frame", "src"),
-    ("embed", "src"),
-    ("source", "src"),
-    ("video", "src"),
-    ("audio", "src"),
-    ("track", "src"),
-    ("form", "action"),
-    ("input", "src"),
-    ("blockquote", "cite"),
-    ("q", "cite"),
-    ("del", "cite"),
-    ("ins", "cite"),
-];
 
 /// What a file that is damaged or odd prints on stderr, exactly (`{}` is the file's path):
 /// read by hand against the bytes. Its record count may differ from warcio's, which reads some

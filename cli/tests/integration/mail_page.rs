@@ -298,3 +298,41 @@ fn a_message_without_html_is_refused() {
     );
     assert!(!out.exists());
 }
+
+/// Chrome's saved pages label each stylesheet `Content-Location: cid:css-…@mhtml.blink` (no
+/// Content-ID) and link it by that URL (issue 23): the extracted page links the stylesheet's
+/// file, as Chromium's reader finds it; it was left out ("not referenced by the page").
+#[test]
+fn a_chrome_stylesheet_labelled_by_a_cid_location_is_extracted_and_linked() {
+    let dir = tmp();
+    let input = dir.path().join("c.mhtml");
+    std::fs::write(
+        &input,
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; type=\"text/html\"; boundary=\"B\"\r\n\r\n\
+--B\r\nContent-Type: text/html\r\nContent-ID: <frame-1@mhtml.blink>\r\nContent-Location: https://ex.org/dir/page.html\r\n\r\n\
+<link rel=\"stylesheet\" href=\"cid:css-1@mhtml.blink\"><img src=\"i.png\">\r\n\
+--B\r\nContent-Type: text/css\r\nContent-Location: cid:css-1@mhtml.blink\r\n\r\n\
+@charset \"utf-8\";\r\nbody { color: red }\r\n\
+--B\r\nContent-Type: image/png\r\nContent-Location: https://ex.org/dir/i.png\r\nContent-Transfer-Encoding: base64\r\n\r\niVBORw0K\r\n--B--\r\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let run = extract(&input, &out);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        files(&out),
+        [
+            "ex.org/dir/i.png",
+            "ex.org/dir/page.html",
+            "message/part-2.css"
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("ex.org/dir/page.html")).unwrap(),
+        "<link rel=\"stylesheet\" href=\"../../message/part-2.css\"><img src=\"i.png\">"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("message/part-2.css")).unwrap(),
+        "@charset \"utf-8\";\r\nbody { color: red }"
+    );
+}

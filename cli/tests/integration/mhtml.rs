@@ -754,17 +754,43 @@ fn corpus_facts(sample: &str, bytes: &[u8], reports: &[Report]) -> Outcome {
                 !frames.is_empty() && frames.iter().all(|l| l.target_part.is_some()),
                 "every iframe cid:frame-… reference targets a part",
             )?;
-            for l in frames {
-                let id = l.original.trim_start_matches("cid:");
-                let t = l.target_part.as_deref().unwrap();
-                let p = tree
-                    .parts
+            let part_at = |t: &str| {
+                tree.parts
                     .iter()
                     .find(|p| p.path == t)
-                    .ok_or("target exists")?;
+                    .ok_or("target exists")
+            };
+            for l in frames {
+                let id = l.original.trim_start_matches("cid:");
+                let p = part_at(l.target_part.as_deref().unwrap())?;
                 check(
                     p.content_id.as_deref() == Some(id) && p.mime_type == "text/html",
                     format!("{} targets the frame with that Content-ID", l.original),
+                )?;
+            }
+            // Chrome's stylesheets: `<link href="cid:css-…@mhtml.blink">` names the text/css
+            // part labelled `Content-Location: cid:css-…@mhtml.blink` (no Content-ID), as
+            // Chromium's reader matches it.
+            let sheets: Vec<_> = reports
+                .iter()
+                .flat_map(|r| &r.links)
+                .filter(|l| l.element == "link" && l.original.starts_with("cid:css-"))
+                .collect();
+            check(!sheets.is_empty(), "cid:css-… stylesheet links")?;
+            for l in sheets {
+                let t = l
+                    .target_part
+                    .as_deref()
+                    .ok_or("a cid:css-… link targets a part")?;
+                let p = part_at(t)?;
+                check(
+                    p.content_location.as_deref() == Some(l.original.as_str())
+                        && p.content_id.is_none()
+                        && p.mime_type == "text/css",
+                    format!(
+                        "{} targets the CSS part with that Content-Location",
+                        l.original
+                    ),
                 )?;
             }
             Ok(())
@@ -1183,8 +1209,9 @@ fn fixture_facts(
                 ("cid:a%2Eb@bar.net", Some("3")),
                 ("CID:plain@bar.net", Some("4")),
                 ("cid:nobrackets@bar.net", Some("5")),
-                // RFC 2557 §8.3: not matched against a `Content-Location: cid:` label.
-                ("cid:label@bar.net", None),
+                // No Content-ID matches it: the part labelled `Content-Location: cid:` with it
+                // does (Chromium's reading, against RFC 2557 §8.3; see `PartIndex::target`).
+                ("cid:label@bar.net", Some("6")),
                 ("cid:missing@bar.net", None),
             ],
         ),

@@ -33,6 +33,19 @@ fn run(args: &[&str], bytes: &[u8]) -> (Run, Vec<String>) {
     (run, links)
 }
 
+/// `links`, `base` and `rewrite` of `bytes` each say `stderr` exactly and exit 1, and `links`
+/// gives no link.
+fn said_by_every_command(bytes: &[u8], stderr: &str) {
+    for command in ["links", "base", "rewrite"] {
+        let (r, links) = run(&[command], bytes);
+        if command == "links" {
+            assert!(links.is_empty());
+        }
+        assert_eq!(r.stderr, stderr, "{command}");
+        assert_eq!(r.code, 1, "{command}");
+    }
+}
+
 const SUMMARY: &str =
     "linkbase: -: 1 mime-malformed diagnostic above: the message is read past damage, as said\n";
 
@@ -103,19 +116,50 @@ fn a_message_nested_thirty_levels_deep_is_said_and_exits_1() {
         bytes = [&message("message/rfc822", "")[..], &bytes].concat();
     }
     let part = format!("1{}", ".1".repeat(16));
-    for command in ["links", "base", "rewrite"] {
-        let (r, links) = run(&[command], &bytes);
-        if command == "links" {
-            assert!(links.is_empty());
-        }
-        assert_eq!(
-            r.stderr,
-            format!(
-                "linkbase: -: part-skipped: part {part} (message/rfc822): the enclosed message is not read, kept as it was (limit: MIME message depth 16)\n\
+    said_by_every_command(
+        &bytes,
+        &format!(
+            "linkbase: -: part-skipped: part {part} (message/rfc822): the enclosed message is not read, kept as it was (limit: MIME message depth 16)\n\
 linkbase: -: 1 part-skipped diagnostic above: what it names is kept as it was\n"
-            ),
-            "{command}"
-        );
-        assert_eq!(r.code, 1, "{command}");
-    }
+        ),
+    );
+}
+
+/// Chromium's `invalid-bad-boundary.mht` shape (fixtures/mhtml-other/chromium): the opening
+/// delimiter is not at a line start, so the first delimiter line is the close delimiter; the
+/// multipart has no part, which is said (it gave no output, no message and exit 0).
+#[test]
+fn a_multipart_whose_first_delimiter_line_closes_it_is_said() {
+    let body = format!("BadBoundary--b\r\n{HTML_PART}--b--\r\n");
+    let bytes = message("multipart/related; boundary=b", &body);
+    said_by_every_command(
+        &bytes,
+        &format!(
+            "linkbase: -: mime-malformed: part 0: multipart without parts (its first \
+delimiter line is its close delimiter: what comes before it is preamble, not read)\n{SUMMARY}"
+        ),
+    );
+}
+
+/// Chromium's `invalid-bad-boundary2.mht` shape: the opening delimiter has a dash too few, so
+/// the HTML part falls in the preamble and only the next part is read; the lost part is said
+/// (it was silent: the preamble is text to skip, unless it holds the boundary).
+#[test]
+fn a_preamble_holding_the_boundary_is_said() {
+    let image = "Content-Type: image/png\r\nContent-Location: http://h/i.png\r\n\r\nPNG\r\n";
+    let body = format!("-b\r\n{HTML_PART}--b\r\n{image}--b--\r\n");
+    let bytes = message("multipart/related; boundary=b", &body);
+    said_by_every_command(
+        &bytes,
+        &format!(
+            "linkbase: -: mime-malformed: part 0: its preamble has a line with its boundary \
+that is no delimiter line (\"-b\"): what comes before its first delimiter line is not read\n{SUMMARY}"
+        ),
+    );
+    // An ordinary preamble is no damage.
+    let body =
+        format!("This is a multi-part message in MIME format.\r\n--b\r\n{HTML_PART}--b--\r\n");
+    let (r, links) = run(&["links"], &message("multipart/related; boundary=b", &body));
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    assert_eq!(links, ["1 http://h/a/x"]);
 }

@@ -98,3 +98,26 @@ pub fn expected_links(
     }
     links
 }
+
+/// The (element, attribute) pairs the independent references find (`URL_ATTRS` of
+/// `scripts/fixtures/html_reference.py`): the plain URL attributes they compare.
+pub const URL_ATTRS: &[(&str, &str)] = &[
+    ("a", "href"),
+    ("area", "href"),
+    ("link", "href"),
+    ("img", "src"),
+    ("script", "src"),
+    ("iframe", "src"),
+    ("frame", "src"),
+    ("embed", "src"),
+    ("source", "src"),
+    ("video", "src"),
+    ("audio", "src"),
+    ("track", "src"),
+    ("form", "action"),
+    ("input", "src"),
+    ("blockquote", "cite"),
+    ("q", "cite"),
+    ("del", "cite"),
+    ("ins", "cite"),
+];
