@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::rc::Rc;
 
 use super::names::*;
-use super::tag::{tree_name, RawTag};
+use super::tag::{tree_name, Lexed, RawTag};
 use super::walk::*;
 use crate::decode::{self};
 use crate::engine::Fallback;
@@ -82,7 +82,7 @@ impl Walk<'_, '_> {
     pub(super) fn matters(&self, raw: &RawTag<'_>) -> bool {
         matters_name(raw.name())
             || (self.pass.finds_base() && raw.is("table"))
-            || raw.attrs().any(|a| self.reads(raw.get(a.name)))
+            || raw.attrs().any(|a| self.reads(raw.get(a.name.clone())))
     }
 
     /// A start tag at `tag` (document offsets) in namespace `ns`: one lol_html reports (`el`),
@@ -90,6 +90,7 @@ impl Walk<'_, '_> {
     pub(super) fn start(
         &mut self,
         tag: Range<usize>,
+        lexed: Lexed<'_>,
         ns: ElementNs,
         mut el: Option<&mut lol_html::html_content::Element<'_, '_>>,
         events: &Rc<RefCell<Vec<Ended>>>,
@@ -97,7 +98,7 @@ impl Walk<'_, '_> {
         let pass = self.pass;
         let at = tag.start;
         // The tag's own bytes are at hand: they have not been written yet.
-        let Some(raw) = self.input(tag.clone()).map(RawTag::new) else {
+        let Some(raw) = self.input(tag.clone()).map(|b| RawTag::new(b, lexed)) else {
             return;
         };
         let in_foreign =
@@ -175,7 +176,7 @@ impl Walk<'_, '_> {
             }
         }
         let end = tag.end;
-        let tag = self.tag(at, tag.end - tag.start, NodeId(at), name, ns);
+        let tag = self.tag(tag, lexed, NodeId(at), name, ns);
         let html = ns == ElementNs::Html;
         // The <template> element itself is outside its contents.
         let in_template = self.template > 0;
@@ -370,30 +371,25 @@ impl Walk<'_, '_> {
         targets.extend(id.iter().chain(name.iter()).map(|a| a.value.clone()));
     }
 
-    /// The element's attributes as the tree would have them (the tag is the `len` bytes at
-    /// document offset `at`).
+    /// The element's attributes as the tree would have them (the tag is at `tag`, document
+    /// offsets, and the lexer kept the first of each name it reads).
     pub(super) fn tag(
         &self,
-        at: usize,
-        len: usize,
+        tag: Range<usize>,
+        lexed: Lexed<'_>,
         id: NodeId,
         name: String,
         ns: ElementNs,
     ) -> Tag {
         let encoding = self.pass.encoding;
-        let raw = RawTag::new(self.input(at..at + len).unwrap_or_default());
+        let at = tag.start;
+        let raw = RawTag::new(self.input(tag).unwrap_or_default(), lexed);
         let mut attrs: Vec<TagAttr> = Vec::new();
-        let mut seen: Vec<String> = Vec::new();
         for a in raw.attrs() {
             if !self.reads(raw.get(a.name.clone())) {
                 continue;
             }
             let raw_name = tree_name(raw.get(a.name.clone()), encoding);
-            // Only the first of duplicate attributes exists in the tree (HTML LS §13.2.5.33).
-            if seen.contains(&raw_name) {
-                continue;
-            }
-            seen.push(raw_name.clone());
             let (attr_ns, local) = if ns == ElementNs::Html {
                 (AttrNs::None, raw_name)
             } else {
@@ -410,7 +406,7 @@ impl Walk<'_, '_> {
                 ns: attr_ns,
                 name: local,
                 value,
-                range: a.value.map(|v| at + v.start..at + v.end),
+                range: a.value.as_ref().map(|v| at + v.start..at + v.end),
                 name_end: Some(at + a.name.end),
                 writable,
             });

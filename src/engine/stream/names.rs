@@ -67,15 +67,26 @@ pub(super) fn foreign_attribute(name: String) -> (AttrNs, String) {
 /// HTML LS §13.2.6.5 "any other start tag" in foreign content: the start tags that break out of
 /// SVG and MathML into HTML (`font` only with `color`, `face` or `size`).
 pub(super) fn is_breakout(name: &str, raw: &RawTag<'_>) -> bool {
+    // `raw` keeps the attributes of [`is_breakout_attribute`].
     match name {
         "b" | "big" | "blockquote" | "body" | "br" | "center" | "code" | "dd" | "div" | "dl"
         | "dt" | "em" | "embed" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "head" | "hr" | "i"
         | "img" | "li" | "listing" | "menu" | "meta" | "nobr" | "ol" | "p" | "pre" | "ruby"
         | "s" | "small" | "span" | "strong" | "strike" | "sub" | "sup" | "table" | "tt" | "u"
         | "ul" | "var" => true,
-        "font" => ["color", "face", "size"].iter().any(|a| raw.has_attr(a)),
+        "font" => FONT_BREAKOUT.iter().any(|a| raw.has_attr(a)),
         _ => false,
     }
+}
+
+/// The attributes that make a `<font>` start tag break out of foreign content.
+const FONT_BREAKOUT: [&str; 3] = ["color", "face", "size"];
+
+/// Whether [`is_breakout`] reads an attribute of this raw name.
+pub(super) fn is_breakout_attribute(raw: &[u8]) -> bool {
+    FONT_BREAKOUT
+        .iter()
+        .any(|a| raw.eq_ignore_ascii_case(a.as_bytes()))
 }
 
 /// Whether the context layer tracks elements of this name (as written).

@@ -6,7 +6,7 @@ use std::io::Read as _;
 use encoding_rs::Encoding;
 
 use super::chunks::{CheckedChunks, Chunks, ReaderChunks};
-use super::tag::RawTag;
+use super::tag::{read_tag, RawTag};
 use super::walk::*;
 use crate::base::{with_base_element, Base, Outer};
 use crate::decode::{Decoded, EncodingSource};
@@ -424,12 +424,16 @@ pub(super) fn guess_base(bytes: &[u8], encoding: &'static Encoding, budget: &mut
         })
         .collect();
     hits.sort_unstable();
+    let mut kept = Vec::new();
     for i in hits {
         let end = bytes.len().min(i.saturating_add(GUESS_TAG_BYTES));
-        let tag = RawTag::new(bytes.get(i..end).unwrap_or_default());
+        let bytes = bytes.get(i..end).unwrap_or_default();
+        let lexed = read_tag(bytes, |n| n.eq_ignore_ascii_case(b"href"), &mut kept);
+        let tag = RawTag::new(bytes, lexed);
         if let Some(href) = tag.find("href") {
             let value = href
                 .value
+                .clone()
                 .and_then(|v| decode_attribute(tag.get(v), encoding));
             return Guess::At(i, value.unwrap_or_default());
         }

@@ -11,21 +11,23 @@
 //! reach it exactly between two constructs, or the document goes to the DOM engine.
 //!
 //! The scanner is resumable at any byte: a comment or a tag cut by a chunk boundary is finished
-//! when the next chunk comes, without reading its start again.
+//! when the next chunk comes, without reading its start again. Tags are read by the one
+//! start-tag lexer ([`super::tag::Lexer`]); a start tag found is handed on with its name and the
+//! attributes the walk reads, as the lexer saw them, so it is never lexed again.
 
 use std::ops::Range;
 
-use super::tag::is_space;
+use super::tag::{is_space, keep_first, Lexer, RawAttr, Sink};
 
 /// Where the scanner is inside a construct.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     /// Text, between constructs.
     Data,
-    /// A start tag (`end == false`) or an end tag that started at [`Scanner::start`].
+    /// A start tag (`end == false`) or an end tag that started at [`Scanner::start`], read by
+    /// [`Scanner::lexer`].
     Tag {
         end: bool,
-        at: TagAt,
     },
     Comment(CommentAt),
     /// A bogus comment or a DOCTYPE: both end at the next `>` (HTML LS "bogus comment state";
@@ -62,19 +64,6 @@ const RAW_TEXT: [&[u8]; 9] = [
     b"plaintext",
 ];
 
-/// The tag states that decide where a tag ends (§13.2.5.8–.40; the self-closing start tag
-/// state reads like "before attribute name", and "after attribute value (quoted)" too).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TagAt {
-    Name,
-    BeforeAttr,
-    AttrName,
-    AfterAttrName,
-    BeforeValue,
-    Quoted(u8),
-    Unquoted,
-}
-
 /// The comment states (§13.2.5.43–.52). The "comment less-than sign" states only report parse
 /// errors: each of them goes on exactly as "comment", "comment end dash" or "comment end"
 /// would, so they are not modelled.
@@ -96,12 +85,53 @@ pub(crate) struct Scanner {
     /// Where the construct being read started.
     start: usize,
     state: State,
-    /// Where the attribute name being read started.
-    name_start: usize,
-    /// The tag being read has a name [`Interest`] asks for.
+    /// The tag states of the tag being read.
+    lexer: Lexer,
+    /// What it has read of it.
+    tag: TagRead,
+}
+
+/// What the scanner has read of the tag being read.
+#[derive(Debug, Default)]
+struct TagRead {
+    /// Its name or an attribute's is one [`Interest`] asks for.
     hit: bool,
-    /// The start tag being read is one of [`RAW_TEXT`].
+    /// A start tag of one of [`RAW_TEXT`].
     switch: Option<usize>,
+    /// Where its name ends, relative to its `<`.
+    name_end: usize,
+    /// The attributes of a start tag [`Interest::attr`] accepts, the first of each name
+    /// ([`keep_first`]: bounded by the names it accepts), relative to its `<`.
+    attrs: Vec<RawAttr>,
+}
+
+/// The scanner's [`Sink`] for the tag at `start`.
+struct TagSink<'s> {
+    read: &'s mut TagRead,
+    interest: &'s Interest,
+    end: bool,
+    /// The tag's bytes from its `<`, as far as they have come.
+    tag: &'s [u8],
+    start: usize,
+}
+
+impl Sink for TagSink<'_> {
+    fn tag_name(&mut self, name: &[u8], range: Range<usize>) {
+        self.read.name_end = range.end - self.start;
+        if self.end {
+            self.read.hit |= (self.interest.end_name)(name);
+        } else {
+            self.read.hit |= (self.interest.name)(name);
+            self.read.switch = raw_text_index(name);
+        }
+    }
+
+    fn attr(&mut self, name: &[u8], attr: RawAttr) {
+        if !self.end && (self.interest.attr)(name) {
+            self.read.hit = true;
+            keep_first(&mut self.read.attrs, self.tag, self.start, name, attr);
+        }
+    }
 }
 
 /// Which of [`RAW_TEXT`] a start tag name (as written) is.
@@ -122,11 +152,17 @@ pub(crate) struct Window<'a> {
 }
 
 /// What a [`Scanner::scan`] found.
+#[derive(Debug)]
 pub(crate) enum Found {
-    /// A complete start tag.
-    StartTag(Range<usize>),
-    /// A complete end tag.
-    EndTag(Range<usize>),
+    /// A complete start tag: where its name ends (relative to its `<`) and its attributes
+    /// [`Interest::attr`] accepts (the first of each name), at `attrs` in [`Finds::attrs`].
+    StartTag {
+        tag: Range<usize>,
+        name_end: usize,
+        attrs: Range<usize>,
+    },
+    /// A complete end tag, and where its name ends (relative to its `<`).
+    EndTag { tag: Range<usize>, name_end: usize },
     /// The end of the raw text or RCDATA after the start tag at `tag` (of element `name`, in
     /// lower case): its content.
     TextEnd {
@@ -136,15 +172,21 @@ pub(crate) enum Found {
     },
 }
 
+/// What scans found, in source order, to act on; with the attributes of the start tags.
+#[derive(Default)]
+pub(crate) struct Finds {
+    pub(crate) items: Vec<Found>,
+    pub(crate) attrs: Vec<RawAttr>,
+}
+
 impl Scanner {
     pub(crate) fn new(at: usize) -> Scanner {
         Scanner {
             pos: at,
             start: at,
             state: State::Data,
-            name_start: at,
-            hit: false,
-            switch: None,
+            lexer: Lexer::new(at),
+            tag: TagRead::default(),
         }
     }
 
@@ -177,8 +219,19 @@ impl Scanner {
         self.pos = at;
         self.start = at;
         self.state = State::Data;
-        self.hit = false;
-        self.switch = None;
+    }
+
+    /// A start tag (`end`: an end tag) at `lt`, to be read from its name on.
+    fn start_tag(&mut self, lt: usize, end: bool) {
+        let name = lt + 1 + usize::from(end);
+        self.start = lt;
+        self.pos = name;
+        self.state = State::Tag { end };
+        self.lexer = Lexer::new(name);
+        self.tag.hit = false;
+        self.tag.switch = None;
+        self.tag.name_end = name - lt;
+        self.tag.attrs.clear();
     }
 
     /// From here on the bytes are raw text, RCDATA or script data, until [`Scanner::resume_at`].
@@ -186,8 +239,8 @@ impl Scanner {
         self.state = State::Opaque;
     }
 
-    /// Reads `input`, starting no construct at or after `limit`, and calls `found` for each
-    /// tag `interest` asks for and each end of raw text. A construct cut by the end of the
+    /// Reads `input`, starting no construct at or after `limit`, and adds to `found` each tag
+    /// `interest` asks for and each end of raw text. A construct cut by the end of the
     /// bytes is finished by the next call, unless they end the input (then it runs to the end,
     /// and a tag cut by the end of the input is no tag). `cdata`: in foreign content, where
     /// `<![CDATA[` starts a CDATA section.
@@ -197,7 +250,7 @@ impl Scanner {
         limit: usize,
         cdata: bool,
         interest: &Interest,
-        found: &mut dyn FnMut(Found),
+        found: &mut Finds,
     ) {
         let Window {
             bytes: window,
@@ -206,13 +259,6 @@ impl Scanner {
         } = input;
         let len = base + window.len();
         let byte = |at: usize| at.checked_sub(base).and_then(|i| window.get(i)).copied();
-        // Where a tag name that goes on at `at` ends (or the window does).
-        let name_end = |mut at: usize| {
-            while byte(at).is_some_and(|b| class(b) & (SPACE | SLASH | GT) == 0) {
-                at += 1;
-            }
-            at
-        };
         let from = |at: usize| {
             at.checked_sub(base)
                 .and_then(|i| window.get(i..))
@@ -253,45 +299,14 @@ impl Scanner {
                     };
                     self.start = lt;
                     match next {
-                        b if b.is_ascii_alphabetic() => {
-                            // `<name>`, without attributes, is read at once.
-                            let e = name_end(lt + 2);
-                            if byte(e) == Some(b'>') {
-                                let name = from(lt + 1).get(..e - lt - 1).unwrap_or_default();
-                                let hit = (interest.name)(name);
-                                let switch = raw_text_index(name);
-                                self.finish_start(lt, e + 1, hit, switch, cdata, found);
-                            } else {
-                                self.pos = lt + 2;
-                                self.state = State::Tag {
-                                    end: false,
-                                    at: TagAt::Name,
-                                };
-                            }
-                        }
+                        b if b.is_ascii_alphabetic() => self.start_tag(lt, false),
                         b'/' => match byte(lt + 2) {
                             None if eof => self.pos = len,
                             None => {
                                 self.pos = lt;
                                 return;
                             }
-                            Some(b) if b.is_ascii_alphabetic() => {
-                                // `</name>`, the usual end tag, is read at once.
-                                let e = name_end(lt + 3);
-                                if byte(e) == Some(b'>') {
-                                    let name = from(lt + 2).get(..e - lt - 2).unwrap_or_default();
-                                    if (interest.end_name)(name) {
-                                        found(Found::EndTag(lt..e + 1));
-                                    }
-                                    self.resume_at(e + 1);
-                                } else {
-                                    self.pos = lt + 3;
-                                    self.state = State::Tag {
-                                        end: true,
-                                        at: TagAt::Name,
-                                    };
-                                }
-                            }
+                            Some(b) if b.is_ascii_alphabetic() => self.start_tag(lt, true),
                             // `</>`: nothing at all.
                             Some(b'>') => self.pos = lt + 3,
                             Some(_) => {
@@ -356,19 +371,27 @@ impl Scanner {
                     }
                 },
                 State::Comment(at) => self.comment(at, from(self.pos)),
-                State::Tag { end, at } => {
-                    if let Some(tag_end) = self.tag(end, at, window, base, interest) {
-                        let tag = self.start;
-                        let hit = std::mem::take(&mut self.hit);
-                        let switch = self.switch.take();
-                        if end {
-                            self.resume_at(tag_end);
-                            if hit {
-                                found(Found::EndTag(tag..tag_end));
-                            }
-                        } else {
-                            self.finish_start(tag, tag_end, hit, switch, cdata, found);
+                State::Tag { end } => {
+                    let mut sink = TagSink {
+                        read: &mut self.tag,
+                        interest,
+                        end,
+                        tag: from(self.start),
+                        start: self.start,
+                    };
+                    let Some(tag_end) = self.lexer.lex(window, base, self.pos, &mut sink) else {
+                        self.pos = len;
+                        continue;
+                    };
+                    if end {
+                        let tag = self.start..tag_end;
+                        self.resume_at(tag_end);
+                        if self.tag.hit {
+                            let name_end = self.tag.name_end;
+                            found.items.push(Found::EndTag { tag, name_end });
                         }
+                    } else {
+                        self.finish_start(tag_end, cdata, found);
                     }
                 }
                 State::RawText { name, tag, content } => {
@@ -406,17 +429,14 @@ impl Scanner {
                             .is_some_and(|&b| is_space(b) || b == b'/' || b == b'>');
                         if matches && whole && delimited {
                             let at = self.pos + lt;
-                            found(Found::TextEnd {
+                            found.items.push(Found::TextEnd {
                                 tag,
                                 name: word,
                                 content: content..at,
                             });
-                            self.start = at;
+                            // Its end tag, read on from the end of its name.
+                            self.start_tag(at, true);
                             self.pos = at + 2 + word.len();
-                            self.state = State::Tag {
-                                end: true,
-                                at: TagAt::Name,
-                            };
                             ended = true;
                             break;
                         }
@@ -430,22 +450,21 @@ impl Scanner {
         }
     }
 
-    /// After the start tag `tag..end`: it is reported when `hit`, and raw text or RCDATA
-    /// follows when it is one of [`RAW_TEXT`] (`switch`) in HTML content.
-    fn finish_start(
-        &mut self,
-        tag: usize,
-        end: usize,
-        hit: bool,
-        switch: Option<usize>,
-        cdata: bool,
-        found: &mut dyn FnMut(Found),
-    ) {
+    /// After the start tag read from [`Scanner::start`] to `end`: it is found when it was a
+    /// hit, and raw text or RCDATA follows when it is one of [`RAW_TEXT`] in HTML content.
+    fn finish_start(&mut self, end: usize, cdata: bool, found: &mut Finds) {
+        let tag = self.start;
         self.resume_at(end);
-        if hit {
-            found(Found::StartTag(tag..end));
+        if self.tag.hit {
+            let from = found.attrs.len();
+            found.attrs.extend_from_slice(&self.tag.attrs);
+            found.items.push(Found::StartTag {
+                tag: tag..end,
+                name_end: self.tag.name_end,
+                attrs: from..found.attrs.len(),
+            });
         }
-        if let Some(name) = switch.filter(|_| !cdata) {
+        if let Some(name) = self.tag.switch.filter(|_| !cdata) {
             self.state = State::RawText {
                 name,
                 tag,
@@ -496,176 +515,12 @@ impl Scanner {
         self.pos += bytes.len();
         self.state = State::Comment(at);
     }
-
-    /// Reads tag bytes from `self.pos` (`window` holds the input from document offset `base`):
-    /// the offset just past its `>`, or `None` with the state kept when the bytes end first.
-    /// On the way, [`Scanner::hit`] notes a name `interest` asks for.
-    fn tag(
-        &mut self,
-        end: bool,
-        mut at: TagAt,
-        window: &[u8],
-        base: usize,
-        interest: &Interest,
-    ) -> Option<usize> {
-        let mut i = self.pos.checked_sub(base)?;
-        let class_at = |i: usize| window.get(i).map(|&b| (b, class(b)));
-        // The end of a run of bytes none of whose classes is in `stop`.
-        let run = |mut i: usize, stop: u8| {
-            while window.get(i).is_some_and(|&b| class(b) & stop == 0) {
-                i += 1;
-            }
-            i
-        };
-        let name_of = |from: usize, to: usize| {
-            window
-                .get(from.saturating_sub(base)..to.saturating_sub(base))
-                .unwrap_or_default()
-        };
-        loop {
-            let Some((b, c)) = class_at(i) else {
-                self.pos = base + i;
-                self.state = State::Tag { end, at };
-                return None;
-            };
-            at = match at {
-                TagAt::Name => {
-                    let e = run(i, SPACE | SLASH | GT);
-                    if e >= window.len() {
-                        i = e;
-                        continue;
-                    }
-                    // The name: from after `<` (or `</`).
-                    let name = name_of(self.start + 1 + usize::from(end), base + e);
-                    let wanted = if end {
-                        (interest.end_name)(name)
-                    } else {
-                        (interest.name)(name)
-                    };
-                    self.hit |= wanted;
-                    if !end {
-                        self.switch = raw_text_index(name);
-                    }
-                    i = e;
-                    TagAt::BeforeAttr
-                }
-                TagAt::BeforeAttr => {
-                    if c & GT != 0 {
-                        return Some(base + i + 1);
-                    }
-                    if c & (SPACE | SLASH) != 0 {
-                        i += 1;
-                        continue;
-                    }
-                    // Any other character, `=` included, starts a name.
-                    self.name_start = base + i;
-                    i += 1;
-                    TagAt::AttrName
-                }
-                TagAt::AttrName => {
-                    let e = run(i, SPACE | SLASH | GT | EQ);
-                    if e >= window.len() {
-                        i = e;
-                        continue;
-                    }
-                    if !end && (interest.attr)(name_of(self.name_start, base + e)) {
-                        self.hit = true;
-                    }
-                    i = e;
-                    TagAt::AfterAttrName
-                }
-                TagAt::AfterAttrName => {
-                    if c & GT != 0 {
-                        return Some(base + i + 1);
-                    }
-                    i += 1;
-                    if c & SPACE != 0 {
-                        continue;
-                    }
-                    match b {
-                        b'=' => TagAt::BeforeValue,
-                        b'/' => TagAt::BeforeAttr,
-                        _ => {
-                            self.name_start = base + i - 1;
-                            TagAt::AttrName
-                        }
-                    }
-                }
-                TagAt::BeforeValue => {
-                    if c & GT != 0 {
-                        return Some(base + i + 1);
-                    }
-                    if c & SPACE != 0 {
-                        i += 1;
-                        continue;
-                    }
-                    if c & QUOTE != 0 {
-                        i += 1;
-                        TagAt::Quoted(b)
-                    } else {
-                        TagAt::Unquoted
-                    }
-                }
-                TagAt::Quoted(q) => {
-                    match window
-                        .get(i..)
-                        .and_then(|rest| rest.iter().position(|&x| x == q))
-                    {
-                        Some(j) => {
-                            i += j + 1;
-                            TagAt::BeforeAttr
-                        }
-                        None => {
-                            i = window.len();
-                            continue;
-                        }
-                    }
-                }
-                TagAt::Unquoted => {
-                    let e = run(i, SPACE | GT);
-                    i = e;
-                    if e >= window.len() {
-                        continue;
-                    }
-                    TagAt::BeforeAttr
-                }
-            };
-        }
-    }
-}
-
-/// Byte classes of the tag states.
-const SPACE: u8 = 1;
-const SLASH: u8 = 2;
-const GT: u8 = 4;
-const EQ: u8 = 8;
-const QUOTE: u8 = 16;
-
-/// The class of each byte in the tag states.
-#[allow(clippy::indexing_slicing)] // Evaluated at compile time: an index out of range cannot build.
-const CLASS: [u8; 256] = {
-    let mut t = [0u8; 256];
-    t[b'\t' as usize] = SPACE;
-    t[b'\n' as usize] = SPACE;
-    t[0x0c] = SPACE;
-    t[b'\r' as usize] = SPACE;
-    t[b' ' as usize] = SPACE;
-    t[b'/' as usize] = SLASH;
-    t[b'>' as usize] = GT;
-    t[b'=' as usize] = EQ;
-    t[b'"' as usize] = QUOTE;
-    t[b'\'' as usize] = QUOTE;
-    t
-};
-
-/// The class of a byte in the tag states.
-fn class(b: u8) -> u8 {
-    CLASS.get(usize::from(b)).copied().unwrap_or(0)
 }
 
 /// Which tags a scan reports: a start tag whose name `name` accepts or with an attribute name
 /// `attr` accepts (both as written), an end tag whose name `end_name` accepts. The others are
-/// skipped, which is most tags.
+/// skipped, which is most tags. The attributes `attr` accepts are handed on with the tag: its
+/// names come from a fixed table, which bounds how many a tag keeps ([`keep_first`]).
 pub(crate) struct Interest {
     pub name: fn(&[u8]) -> bool,
     pub attr: fn(&[u8]) -> bool,
@@ -684,9 +539,9 @@ mod tests {
 
     /// What a scan of `html` finds, fed `step` bytes at a time, the window starting where the
     /// scanner has settled (the engine forgets the input up to there, at most).
-    fn found(html: &[u8], step: usize, cdata: bool, interest: &Interest) -> Vec<Found> {
+    fn found(html: &[u8], step: usize, cdata: bool, interest: &Interest) -> Finds {
         let mut s = Scanner::new(0);
-        let mut out = Vec::new();
+        let mut out = Finds::default();
         let mut fed = 0;
         while fed < html.len() {
             fed = (fed + step.max(1)).min(html.len());
@@ -700,7 +555,7 @@ mod tests {
                 usize::MAX,
                 cdata,
                 interest,
-                &mut |f| out.push(f),
+                &mut out,
             );
         }
         out
@@ -710,9 +565,12 @@ mod tests {
     fn start_tags(html: &str) -> Vec<String> {
         let read = |step: usize| -> Vec<String> {
             found(html.as_bytes(), step, false, &ALL)
+                .items
                 .into_iter()
                 .filter_map(|f| match f {
-                    Found::StartTag(r) => Some(html.get(r).unwrap_or_default().to_owned()),
+                    Found::StartTag { tag, .. } => {
+                        Some(html.get(tag).unwrap_or_default().to_owned())
+                    }
                     _ => None,
                 })
                 .collect()
@@ -765,6 +623,7 @@ mod tests {
         // The content range of each.
         let html = b"<style>x</style><iframe>y</iframe a>";
         let ends: Vec<_> = found(html, html.len(), false, &ALL)
+            .items
             .into_iter()
             .filter_map(|f| match f {
                 Found::TextEnd { tag, content, .. } => Some((tag, content)),
@@ -784,13 +643,80 @@ mod tests {
         };
         for step in 1..4 {
             let ends: Vec<_> = found(html, step, false, &templates)
+                .items
                 .into_iter()
                 .filter_map(|f| match f {
-                    Found::EndTag(r) => Some((r.start, r.end)),
+                    Found::EndTag { tag, name_end } => Some((tag.start, tag.end, name_end)),
                     _ => None,
                 })
                 .collect();
-            assert_eq!(ends, vec![(7, 25), (25, 36)], "step {step}");
+            assert_eq!(ends, vec![(7, 25, 10), (25, 36, 10)], "step {step}");
+        }
+    }
+
+    /// A start tag found comes with its name and the attributes asked for, as the lexer reads
+    /// the whole tag, however the bytes come; a tag of many attributes keeps the first of each
+    /// name asked for, and no more.
+    #[test]
+    fn start_tags_come_with_the_attributes_asked_for() {
+        let urls = Interest {
+            name: |_| false,
+            attr: |n| n.eq_ignore_ascii_case(b"href") || n.eq_ignore_ascii_case(b"src"),
+            end_name: |_| false,
+        };
+        let mut html = b"<p class=x><A x=1 HREF='a b' src href=c>t</a><img\nsrc=\"i\"/>".to_vec();
+        html.extend_from_slice(b"<a");
+        for i in 0..5_000 {
+            html.extend_from_slice(format!(" href={i} SRC x{i}=y").as_bytes());
+        }
+        html.push(b'>');
+        let text =
+            |r: Range<usize>| String::from_utf8_lossy(html.get(r).unwrap_or_default()).into_owned();
+        for step in [1, 3, 61, html.len()] {
+            let finds = found(&html, step, false, &urls);
+            let mut tags = Vec::new();
+            for f in &finds.items {
+                let Found::StartTag {
+                    tag,
+                    name_end,
+                    attrs,
+                } = f
+                else {
+                    continue;
+                };
+                let kept = finds.attrs.get(attrs.clone()).unwrap_or_default();
+                let bytes = html.get(tag.clone()).unwrap_or_default();
+                let mut whole = Vec::new();
+                let lexed = super::super::tag::read_tag(bytes, urls.attr, &mut whole);
+                assert_eq!(
+                    (*name_end, kept),
+                    (lexed.name_end, lexed.attrs),
+                    "step {step}"
+                );
+                let at = |r: &Range<usize>| tag.start + r.start..tag.start + r.end;
+                tags.push((
+                    text(tag.start + 1..tag.start + name_end),
+                    kept.iter()
+                        .map(|a| (text(at(&a.name)), a.value.as_ref().map(|v| text(at(v)))))
+                        .collect::<Vec<_>>(),
+                ));
+            }
+            let pair = |n: &str, v: Option<&str>| (n.to_owned(), v.map(str::to_owned));
+            assert_eq!(
+                tags,
+                vec![
+                    (
+                        "A".to_owned(),
+                        vec![pair("HREF", Some("a b")), pair("src", None)]
+                    ),
+                    ("img".to_owned(), vec![pair("src", Some("i"))]),
+                    (
+                        "a".to_owned(),
+                        vec![pair("href", Some("0")), pair("SRC", None)]
+                    ),
+                ],
+                "step {step}"
+            );
         }
     }
 
@@ -798,9 +724,10 @@ mod tests {
     fn cdata_in_foreign_content() {
         let html = b"<![CDATA[<a>]]]><b>";
         let tags: Vec<_> = found(html, html.len(), true, &ALL)
+            .items
             .into_iter()
             .filter_map(|f| match f {
-                Found::StartTag(r) => Some((r.start, r.end)),
+                Found::StartTag { tag, .. } => Some((tag.start, tag.end)),
                 _ => None,
             })
             .collect();
@@ -811,7 +738,7 @@ mod tests {
     fn stops_at_the_limit_between_constructs() {
         let html = b"<p>x<!-- y --><a>";
         let mut s = Scanner::new(0);
-        let mut n = 0;
+        let mut finds = Finds::default();
         s.scan(
             Window {
                 bytes: html,
@@ -821,10 +748,10 @@ mod tests {
             14,
             false,
             &ALL,
-            &mut |_| n += 1,
+            &mut finds,
         );
         assert!(s.is_at(14));
-        assert_eq!(n, 1);
+        assert_eq!(finds.items.len(), 1);
         // A comment that runs past a limit is not a checkpoint.
         let mut s = Scanner::new(0);
         s.scan(
@@ -836,7 +763,7 @@ mod tests {
             6,
             false,
             &ALL,
-            &mut |_| {},
+            &mut finds,
         );
         assert!(!s.is_at(6));
     }

@@ -10,7 +10,7 @@ use encoding_rs::Encoding;
 use super::chunks::{Chunks, SliceChunks};
 use super::names::*;
 use super::scan;
-use super::tag::RawTag;
+use super::tag::{read_tag, Lexed, RawAttr, RawTag};
 use crate::base::{Base, Outer};
 use crate::engine::Fallback;
 use crate::error::Diagnostic;
@@ -169,8 +169,10 @@ pub(super) struct Walk<'p, 'w> {
     pub(super) io: Option<StreamIo<'w>>,
     /// Reads the markup between the elements lol_html reports.
     pub(super) scan: scan::Scanner,
-    /// What a scan found, to act on (kept to reuse its allocation).
-    pub(super) found_tags: Vec<scan::Found>,
+    /// What a scan found, to act on (kept to reuse its allocations).
+    pub(super) finds: scan::Finds,
+    /// The attributes kept of a tag lol_html reports (kept to reuse its allocation).
+    pub(super) kept: Vec<RawAttr>,
 }
 
 /// Pass 2 writing as it reads: the output, every link as found, and the input not yet written.
@@ -278,7 +280,8 @@ impl<'a> Pass<'a> {
             svg_style: None,
             io,
             scan: scan::Scanner::new(self.offset),
-            found_tags: Vec::new(),
+            finds: scan::Finds::default(),
+            kept: Vec::new(),
         });
         let events: Rc<RefCell<Vec<Ended>>> = Rc::default();
         // Past its memory bound lol_html stops: the DOM engine takes the document.
@@ -433,10 +436,11 @@ impl Walk<'_, '_> {
         // In foreign content every start tag found is a disagreement with lol_html, and so is
         // `</br>` or `</p>`: the tree builder leaves foreign content for them (HTML LS "in
         // foreign content": they break out as a breakout start tag does), lol_html does not.
+        // (Every name is asked for: which attributes are kept does not matter.)
         let interest = if foreign {
             &scan::Interest {
                 name: |_| true,
-                attr: |_| true,
+                attr: is_read_attribute,
                 end_name: |name| {
                     name.eq_ignore_ascii_case(b"br") || name.eq_ignore_ascii_case(b"p")
                 },
@@ -478,7 +482,7 @@ impl Walk<'_, '_> {
             Some(_) => usize::MAX,
             None => SCAN_STEP,
         };
-        let mut found = std::mem::take(&mut self.found_tags);
+        let mut found = std::mem::take(&mut self.finds);
         loop {
             let before = self.scan.settled();
             let upto = limit.min(before.saturating_add(step));
@@ -495,7 +499,7 @@ impl Walk<'_, '_> {
                 upto,
                 foreign,
                 interest,
-                &mut |f| found.push(f),
+                &mut found,
             );
             self.act_on(&mut found, foreign);
             self.deliver_links();
@@ -506,7 +510,7 @@ impl Walk<'_, '_> {
                 break;
             }
         }
-        self.found_tags = found;
+        self.finds = found;
         if reach == Reach::Checkpoint && !self.stopped() && !self.scan.is_at(limit) {
             // The scanner and lol_html read the markup before this tag differently.
             self.bail = Some(Fallback::ScanMismatch);
@@ -514,39 +518,43 @@ impl Walk<'_, '_> {
     }
 
     /// Acts on what a scan found, in source order.
-    pub(super) fn act_on(&mut self, found: &mut Vec<scan::Found>, foreign: bool) {
-        for item in found.drain(..) {
+    pub(super) fn act_on(&mut self, found: &mut scan::Finds, foreign: bool) {
+        let scan::Finds { items, attrs } = found;
+        for item in items.drain(..) {
             if self.stopped() {
                 break;
             }
             match item {
-                scan::Found::StartTag(tag) => {
-                    let reported = self
-                        .input(tag.clone())
-                        .map(RawTag::new)
-                        .is_some_and(|raw| is_reported(raw.name()));
-                    if foreign || reported {
+                scan::Found::StartTag {
+                    tag,
+                    name_end,
+                    attrs: kept,
+                } => {
+                    let name = self.input(tag.start + 1..tag.start + name_end);
+                    if foreign || name.is_some_and(is_reported) {
                         // In foreign content lol_html reports every element; and it reports
                         // these names everywhere: one found here was read otherwise by lol_html.
                         self.bail = Some(Fallback::ScanMismatch);
                         break;
                     }
-                    self.start(tag, ElementNs::Html, None, &Rc::default());
+                    let lexed = Lexed {
+                        name_end,
+                        attrs: attrs.get(kept).unwrap_or_default(),
+                    };
+                    self.start(tag, lexed, ElementNs::Html, None, &Rc::default());
                 }
-                scan::Found::EndTag(_) if foreign => {
+                scan::Found::EndTag { .. } if foreign => {
                     self.bail = Some(Fallback::ForeignEnd);
                     break;
                 }
-                scan::Found::EndTag(tag) => {
+                scan::Found::EndTag { tag, name_end } => {
                     // A template is closed by its own end tag only (it is a scope boundary).
-                    // (`</template …>` read from its `/` on names the element.)
-                    let Some(raw) = self.input(tag.clone()).and_then(|raw| raw.get(1..)) else {
-                        continue;
-                    };
-                    let raw = RawTag::new(raw);
-                    if raw.is("template") {
+                    let name = self
+                        .input(tag.start + 2..tag.start + name_end)
+                        .unwrap_or_default();
+                    if name.eq_ignore_ascii_case(b"template") {
                         self.template = self.template.saturating_sub(1);
-                    } else if raw.is("table") {
+                    } else if name.eq_ignore_ascii_case(b"table") {
                         self.table = self.table.saturating_sub(1);
                     }
                 }
@@ -560,6 +568,7 @@ impl Walk<'_, '_> {
                 }
             }
         }
+        attrs.clear();
     }
 
     /// A start tag lol_html reports: what comes before it, then the tag.
@@ -585,9 +594,18 @@ impl Walk<'_, '_> {
             MATHML_NS => ElementNs::MathMl,
             _ => ElementNs::Other,
         };
-        let Some(raw) = self.input(tag.clone()).map(RawTag::new) else {
+        // The tag is lexed once, here: the attributes the walk reads, and those that make a
+        // `<font>` break out of foreign content.
+        let mut kept = std::mem::take(&mut self.kept);
+        let Some(bytes) = self.input(tag.clone()) else {
             return;
         };
+        let lexed = read_tag(
+            bytes,
+            |name| self.reads(name) || is_breakout_attribute(name),
+            &mut kept,
+        );
+        let raw = RawTag::new(bytes, lexed);
         // lol_html gives SVG's HTML integration points (`<svg><title>`) the namespace of their
         // content, HTML; and an HTML `<title>` inside `<foreignObject>` reads the same.
         let integration_point = self.svg > 0
@@ -635,6 +653,7 @@ impl Walk<'_, '_> {
                 }));
             }
         }
-        self.start(tag, ns, Some(el), events);
+        self.start(tag, lexed, ns, Some(el), events);
+        self.kept = kept;
     }
 }
