@@ -25,10 +25,19 @@ which on two cores cost more CPU than finding the links). The price: the output 
 every executor and the driver share (a local or network file system), and no Hadoop output
 committer is involved (a task's file appears whole, by rename, or not at all). `--writer
 spark`, `--partition-by` and any hdfs:// or s3a:// output go through Spark's writer, as
-`links(...)` does. When the command starts its own JVM it gives it `-XX:TieredStopAtLevel=1`
-(the JVM only schedules: C2 compiles would cost more than they save); under spark-submit, pass
-it yourself: `--driver-java-options -XX:TieredStopAtLevel=1 --conf
-spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1`.
+`links(...)` does.
+
+When the command starts its own JVM (not under spark-submit), it cuts the JVM's fixed cost, which
+is most of a small job's: the driver JVM maps a class-data sharing archive of Spark's classes
+(JDK CDS, `-XX:SharedArchiveFile`) that the first run writes as its JVM exits (about 140 MB in
+`$XDG_CACHE_HOME/linkbase`, else `~/.cache/linkbase`, named by a fingerprint of the JVM and
+Spark's jars; `--no-class-archive` goes without), which halves the CPU of starting Spark; with
+the pyarrow writer the JVM only schedules, so it also gets `-XX:TieredStopAtLevel=1` (C2
+compiles would cost more than they save). Neither where the user gave JVM options of their own
+(PYSPARK_SUBMIT_ARGS, spark-defaults.conf). Under spark-submit, pass them yourself:
+`--driver-java-options '-XX:TieredStopAtLevel=1 -XX:SharedArchiveFile=ARCHIVE' --conf
+spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1` (ARCHIVE: one this command wrote, for
+the same JVM and Spark; a driver JVM run once with `-XX:ArchiveClassesAtExit=ARCHIVE` writes one).
 
 `hadoop=True` reads the paths as Hadoop file system URIs (hdfs://, s3a://, …) through Spark's
 `binaryFile` source instead: a whole file per task, held in the task's memory (Common Crawl's
@@ -70,13 +79,11 @@ import sys
 from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import linkbase
+from linkbase._jvm import launch_options
 from linkbase.arrow import COLUMNS
 
 # Spark's own default for splitting files (spark.sql.files.maxPartitionBytes).
 SPLIT_SIZE = 128 << 20
-
-# The JVM options the command gives the JVMs it starts when they only schedule (--writer arrow).
-JIT_C1 = "-XX:TieredStopAtLevel=1"
 
 
 def schema() -> Any:
@@ -297,19 +304,6 @@ def _columns(text: str) -> List[str]:
     return names
 
 
-def _options_given() -> str:
-    """The Spark options a JVM started from here would be given besides the builder's: the
-    PYSPARK_SUBMIT_ARGS variable and spark-defaults.conf."""
-    text = os.environ.get("PYSPARK_SUBMIT_ARGS", "")
-    conf_dir = os.environ.get("SPARK_CONF_DIR") or os.path.join(os.environ.get("SPARK_HOME", ""), "conf")
-    try:
-        with open(os.path.join(conf_dir, "spark-defaults.conf")) as f:
-            text += f.read()
-    except OSError:
-        pass
-    return text
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m linkbase.spark",
@@ -350,6 +344,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         "a path every executor shares), spark (Spark's Parquet writer: any Hadoop URI, "
         "--partition-by); auto (default): arrow when it can",
     )
+    p.add_argument(
+        "--no-class-archive",
+        action="store_true",
+        help="start the JVM without the class-data sharing archive of Spark's classes (by default "
+        "the first run writes it to $XDG_CACHE_HOME/linkbase, later runs start from it)",
+    )
     args = parser.parse_args(argv)
     arrow_ok = _is_local(args.output) and not args.partition_by and not args.hadoop
     if args.writer == "arrow" and not arrow_ok:
@@ -365,15 +365,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         # Local executors run this interpreter, the one linkbase is installed in (PySpark's
         # default is whatever `python3` is first on PATH).
         os.environ["PYSPARK_PYTHON"] = sys.executable
-    if writer_name == "arrow" and "PYSPARK_GATEWAY_PORT" not in os.environ:
-        # The JVM this command starts (not spark-submit's: that one runs already) only schedules
-        # here: the JIT's second tier (C2) spends more CPU compiling Spark's start-up code than
-        # it saves (measured: JIT threads 7.6 s of a 17 s JVM on the corpus WARC, 1.7 s with C1
-        # alone). Not where the user gave JVM options of their own.
-        given = _options_given()
-        for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
-            if key not in given:
-                builder = builder.config(key, JIT_C1)
+    # The JVM this command starts, if it starts one (see the module's help).
+    builder, archive = launch_options(builder, schedules_only=writer_name == "arrow", class_archive=not args.no_class_archive)
     spark = builder.getOrCreate()
     try:
         if writer_name == "arrow":
@@ -404,6 +397,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             host_links(spark.read.parquet(args.output)).write.mode("overwrite").parquet(args.hosts)
     finally:
         spark.stop()
+        if archive is not None:
+            said = archive.finish()
+            if said:
+                print(f"linkbase.spark: {said}", file=sys.stderr)
     return 0
 
 

@@ -129,6 +129,10 @@ def test_command_line_writes_parquet(session, tmp_path):
     # From another directory than python/ (whose linkbase/ a stray interpreter could import), and
     # without the fixture's PYSPARK_PYTHON: the command must find its own interpreter.
     env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
+    # The class archive goes to the test's own cache directory; the JVMs log what CDS maps.
+    cache, logs = tmp_path / "cache", tmp_path / "cds-logs"
+    logs.mkdir()
+    env.update(XDG_CACHE_HOME=str(cache), JAVA_TOOL_OPTIONS=f"-Xlog:cds=info:file={logs}/%p.log")
     run = subprocess.run(
         cwd=tmp_path,
         env=env,
@@ -143,7 +147,13 @@ def test_command_line_writes_parquet(session, tmp_path):
     # Partitioned: a directory per value, the columns read back from the directory names.
     assert (out / "kind=url" / "base_source=retrieval-uri").is_dir()
     assert sorted(session.read.parquet(str(out)).columns) == sorted(c for c, _ in lspark.COLUMNS)
-    # Unpartitioned: the tasks write with pyarrow, in a JVM this command started (with C1 only).
+    # The first run wrote the class archive as its JVM exited, renamed into place whole.
+    (archive,) = (cache / "linkbase").iterdir()
+    assert archive.name.startswith("spark-classes-") and archive.suffix == ".jsa"
+    assert f"JVM class archive written to {archive} (later runs start faster)" in run.stderr
+    assert not any("Mapped dynamic region" in f.read_text() for f in logs.iterdir())
+    # Unpartitioned: the tasks write with pyarrow, in a JVM this command started (with C1 only,
+    # from the class archive).
     plain = tmp_path / "plain.parquet"
     run = subprocess.run(
         cwd=tmp_path,
@@ -156,6 +166,23 @@ def test_command_line_writes_parquet(session, tmp_path):
     assert "40 links of 1 WARC files" in run.stderr
     assert sorted(f.name for f in plain.iterdir()) == ["_SUCCESS", "part-00000.parquet"]
     assert sorted(tuple(r) for r in session.read.parquet(str(plain)).collect()) == cli_table([path])
+    # The second run's JVM mapped the archive (and wrote none).
+    assert "class archive" not in run.stderr
+    assert [f.name for f in (cache / "linkbase").iterdir()] == [archive.name]
+    mapped = [f for f in logs.iterdir() if f"Opened archive {archive}." in f.read_text()]
+    assert len(mapped) == 1 and "Mapped dynamic region" in mapped[0].read_text()
+    # --no-class-archive: none mapped.
+    for f in logs.iterdir():
+        f.unlink()
+    run = subprocess.run(
+        cwd=tmp_path,
+        env=env,
+        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(plain), "--no-class-archive"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert not any("Mapped dynamic region" in f.read_text() for f in logs.iterdir())
 
 
 def test_unknown_partition_column_is_refused():
