@@ -76,11 +76,14 @@ import argparse
 import io
 import os
 import sys
-from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import linkbase
 from linkbase._jvm import launch_options
 from linkbase.arrow import COLUMNS
+
+if TYPE_CHECKING:
+    from linkbase._native import HeaderBaseName, ProfileName
 
 # Spark's own default for splitting files (spark.sql.files.maxPartitionBytes).
 SPLIT_SIZE = 128 << 20
@@ -169,7 +172,7 @@ def links(
                 for content in batch.column(0).to_pylist():
                     yield from link_batches(io.BytesIO(content), **options)  # type: ignore[arg-type]
 
-        return files.mapInArrow(whole_files, schema())
+        return files.mapInArrow(worker_task(whole_files), schema())
     work = tasks(paths, split_size)
 
     def read_ranges(batches: Iterator[Any]) -> Iterator[Any]:
@@ -180,7 +183,30 @@ def links(
                 path, start, end = work[i]
                 yield from link_batches(_local(path), start, end, **options)  # type: ignore[arg-type]
 
-    return _task_ids(spark, len(work)).mapInArrow(read_ranges, schema())
+    return _task_ids(spark, len(work)).mapInArrow(worker_task(read_ranges), schema())
+
+
+def worker_task(body: Callable[[Iterator[Any]], Iterator[Any]]) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """`body`, a function for mapInArrow, that leaves its Python worker without the import
+    system's zip finders when it is done. Why: before every task PySpark's worker calls
+    `importlib.invalidate_caches()` (worker_util.setup_spark_files), and every zipimporter in
+    `sys.path_importer_cache` then reads its archive's whole directory again (zipimport in pure
+    Python): pyspark.zip's for itself and once more for each of its packages imported, py4j's,
+    the spark-core jar's. Measured 0.1 s of CPU per task on an idle core (16 zip finders), a
+    quarter of the worker's time on 4 MB ranges. The archives do not change while the worker
+    lives, and Python makes a new finder when it next needs one, from zipimport's own cache of
+    each archive's directory (`sys.path_importer_cache` is a cache: the import system's
+    documentation allows clearing it)."""
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import zipimport
+
+        yield from body(batches)
+        for path, finder in list(sys.path_importer_cache.items()):
+            if isinstance(finder, zipimport.zipimporter):
+                del sys.path_importer_cache[path]
+
+    return task
 
 
 def _task_ids(spark: Any, n: int) -> Any:
@@ -235,32 +261,43 @@ def write_parquet(
         import uuid
 
         import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
-        import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
-
-        from linkbase.arrow import link_batches
-        from linkbase.arrow import schema as arrow_schema
 
         for batch in batches:
             for i in batch.column(0).to_pylist():
                 path, start, end = work[i]
                 name = f"part-{i:05d}.parquet"
                 tmp = os.path.join(out, f".{name}.{uuid.uuid4().hex}.tmp")
-                rows = 0
-                # Snappy, as Spark's writer; an empty range still writes the schema.
-                with pq.ParquetWriter(tmp, arrow_schema(), compression="snappy") as writer:
-                    for links_batch in link_batches(_local(path), start, end, **options):  # type: ignore[arg-type]
-                        writer.write_batch(links_batch)
-                        rows += links_batch.num_rows
+                rows = write_range(path, start, end, tmp, **options)  # type: ignore[arg-type]
                 os.replace(tmp, os.path.join(out, name))
                 yield pa.RecordBatch.from_arrays([pa.array([name]), pa.array([rows], pa.int64())], names=["file", "rows"])
 
-    done = _task_ids(spark, len(work)).mapInArrow(write_ranges, "file string, rows long").collect()
+    done = _task_ids(spark, len(work)).mapInArrow(worker_task(write_ranges), "file string, rows long").collect()
     for name in os.listdir(out):
         if name.endswith(".tmp"):
             os.remove(os.path.join(out, name))
     with open(os.path.join(out, "_SUCCESS"), "w"):
         pass
     return sum(int(r["rows"]) for r in done)
+
+
+def write_range(
+    path: str, start: int, end: Optional[int], target: str, *, profile: "ProfileName" = "rfc2396", header_base: "HeaderBaseName" = "entity"
+) -> int:
+    """Writes the link table of the records of `path` that start in `start..end` to the Parquet
+    file `target` with pyarrow (Snappy, as Spark's writer; an empty range still writes the
+    schema), and returns its row count: a task of `write_parquet` (and of the pool it is
+    measured against, python/bench/pool.py)."""
+    import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
+
+    from linkbase.arrow import link_batches
+    from linkbase.arrow import schema as arrow_schema
+
+    rows = 0
+    with pq.ParquetWriter(target, arrow_schema(), compression="snappy") as writer:
+        for batch in link_batches(_local(path), start, end, profile=profile, header_base=header_base):
+            writer.write_batch(batch)
+            rows += batch.num_rows
+    return rows
 
 
 def host_links(links_df: Any) -> Any:

@@ -123,6 +123,34 @@ def test_ranges_cover_the_file():
     assert lspark._size("128M") == 128 << 20 and lspark._size("2k") == 2048 and lspark._size("1gb") == 1 << 30
 
 
+def test_worker_task_leaves_no_zip_finders(tmp_path, monkeypatch):
+    """PySpark's worker re-reads every zip finder's archive before each task
+    (importlib.invalidate_caches): a task through worker_task leaves none, and imports from the
+    archive still work after it."""
+    import importlib
+    import zipfile
+    import zipimport
+
+    archive = tmp_path / "lib.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("zpkg/__init__.py", "")
+        z.writestr("zpkg/one.py", "VALUE = 1\n")
+        z.writestr("zpkg/two.py", "VALUE = 2\n")
+    monkeypatch.syspath_prepend(str(archive))
+    for name in ("zpkg", "zpkg.one", "zpkg.two"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    importlib.import_module("zpkg.one")
+
+    def zip_finders():
+        return [p for p, f in sys.path_importer_cache.items() if isinstance(f, zipimport.zipimporter)]
+
+    assert str(archive) in zip_finders()
+    assert list(lspark.worker_task(lambda batches: (b * 2 for b in batches))(iter([1, 2]))) == [2, 4]
+    assert zip_finders() == []
+    importlib.invalidate_caches()
+    assert importlib.import_module("zpkg.two").VALUE == 2
+
+
 def test_command_line_writes_parquet(session, tmp_path):
     path = warcs.write(tmp_path / "a.warc.gz", warcs.site(10, "a.org"))
     out, hosts = tmp_path / "links.parquet", tmp_path / "hosts.parquet"
