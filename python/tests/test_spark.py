@@ -211,6 +211,8 @@ def test_command_line_writes_parquet(session, tmp_path):
     )
     assert run.returncode == 0, run.stderr[-3000:]
     assert not any("Mapped dynamic region" in f.read_text() for f in logs.iterdir())
+    # About 140 MB: not left in pytest's kept temporary directories.
+    archive.unlink()
 
 
 def test_unknown_partition_column_is_refused():
