@@ -11,10 +11,15 @@ import sys
 from pyspark.sql import SparkSession
 
 from linkbase import spark as lspark
+from linkbase._jvm import launch_options
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-session = SparkSession.builder.master("local[2]").appName("linkbase-noop").getOrCreate()
+# The JVM as `--writer spark` starts it: the class archive, C2 kept (the JVM reads every row).
+builder, archive = launch_options(SparkSession.builder.master("local[2]").appName("linkbase-noop"), schedules_only=False)
+session = builder.getOrCreate()
 try:
     lspark.links(session, sys.argv[2:], split_size=lspark._size(sys.argv[1])).write.format("noop").mode("overwrite").save()
 finally:
     session.stop()
+    if archive is not None:
+        archive.finish()

@@ -6,7 +6,8 @@ linkbase.spark cuts, `--split-size`) and writes a Parquet file per range.
     python python/bench/pool.py --rows ...   # through read_warc's dicts instead of Arrow batches
 
 --rows builds each batch from the row API (a Python tuple per link), as the pool measured in issue
-27's report did; the default hands Arrow batches from the native reader straight to Parquet.
+27's report did; the default runs the job's own task, linkbase.spark.write_range (Arrow batches
+from the native reader straight to Parquet).
 """
 
 import argparse
@@ -15,7 +16,7 @@ import os
 import sys
 from typing import Any, List, Optional, Tuple
 
-from linkbase.spark import SPLIT_SIZE, _size, rows_of_warc, tasks
+from linkbase.spark import SPLIT_SIZE, _size, rows_of_warc, tasks, write_range
 
 Task = Tuple[int, str, int, Optional[int], str, bool]
 
@@ -42,13 +43,10 @@ def run(task: Task) -> int:
                 writer = writer or pq.ParquetWriter(os.path.join(out, f"part-{i:05d}.parquet"), b.schema)
                 writer.write_batch(b)
                 written += b.num_rows
+        if writer is not None:
+            writer.close()
     else:
-        for b in linkbase.arrow.link_batches(path, start, end):
-            writer = writer or pq.ParquetWriter(os.path.join(out, f"part-{i:05d}.parquet"), b.schema)
-            writer.write_batch(b)
-            written += b.num_rows
-    if writer is not None:
-        writer.close()
+        written = write_range(path, start, end, os.path.join(out, f"part-{i:05d}.parquet"))
     return written
 
 

@@ -25,10 +25,19 @@ which on two cores cost more CPU than finding the links). The price: the output 
 every executor and the driver share (a local or network file system), and no Hadoop output
 committer is involved (a task's file appears whole, by rename, or not at all). `--writer
 spark`, `--partition-by` and any hdfs:// or s3a:// output go through Spark's writer, as
-`links(...)` does. When the command starts its own JVM it gives it `-XX:TieredStopAtLevel=1`
-(the JVM only schedules: C2 compiles would cost more than they save); under spark-submit, pass
-it yourself: `--driver-java-options -XX:TieredStopAtLevel=1 --conf
-spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1`.
+`links(...)` does.
+
+When the command starts its own JVM (not under spark-submit), it cuts the JVM's fixed cost, which
+is most of a small job's: the driver JVM maps a class-data sharing archive of Spark's classes
+(JDK CDS, `-XX:SharedArchiveFile`) that the first run writes as its JVM exits (about 140 MB in
+`$XDG_CACHE_HOME/linkbase`, else `~/.cache/linkbase`, named by a fingerprint of the JVM and
+Spark's jars; `--no-class-archive` goes without), which halves the CPU of starting Spark; with
+the pyarrow writer the JVM only schedules, so it also gets `-XX:TieredStopAtLevel=1` (C2
+compiles would cost more than they save). Neither where the user gave JVM options of their own
+(PYSPARK_SUBMIT_ARGS, spark-defaults.conf). Under spark-submit, pass them yourself:
+`--driver-java-options '-XX:TieredStopAtLevel=1 -XX:SharedArchiveFile=ARCHIVE' --conf
+spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1` (ARCHIVE: one this command wrote, for
+the same JVM and Spark; a driver JVM run once with `-XX:ArchiveClassesAtExit=ARCHIVE` writes one).
 
 `hadoop=True` reads the paths as Hadoop file system URIs (hdfs://, s3a://, …) through Spark's
 `binaryFile` source instead: a whole file per task, held in the task's memory (Common Crawl's
@@ -67,16 +76,17 @@ import argparse
 import io
 import os
 import sys
-from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import linkbase
+from linkbase._jvm import launch_options
 from linkbase.arrow import COLUMNS
+
+if TYPE_CHECKING:
+    from linkbase._native import HeaderBaseName, ProfileName
 
 # Spark's own default for splitting files (spark.sql.files.maxPartitionBytes).
 SPLIT_SIZE = 128 << 20
-
-# The JVM options the command gives the JVMs it starts when they only schedule (--writer arrow).
-JIT_C1 = "-XX:TieredStopAtLevel=1"
 
 
 def schema() -> Any:
@@ -162,7 +172,7 @@ def links(
                 for content in batch.column(0).to_pylist():
                     yield from link_batches(io.BytesIO(content), **options)  # type: ignore[arg-type]
 
-        return files.mapInArrow(whole_files, schema())
+        return files.mapInArrow(worker_task(whole_files), schema())
     work = tasks(paths, split_size)
 
     def read_ranges(batches: Iterator[Any]) -> Iterator[Any]:
@@ -173,7 +183,30 @@ def links(
                 path, start, end = work[i]
                 yield from link_batches(_local(path), start, end, **options)  # type: ignore[arg-type]
 
-    return _task_ids(spark, len(work)).mapInArrow(read_ranges, schema())
+    return _task_ids(spark, len(work)).mapInArrow(worker_task(read_ranges), schema())
+
+
+def worker_task(body: Callable[[Iterator[Any]], Iterator[Any]]) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """`body`, a function for mapInArrow, that leaves its Python worker without the import
+    system's zip finders when it is done. Why: before every task PySpark's worker calls
+    `importlib.invalidate_caches()` (worker_util.setup_spark_files), and every zipimporter in
+    `sys.path_importer_cache` then reads its archive's whole directory again (zipimport in pure
+    Python): pyspark.zip's for itself and once more for each of its packages imported, py4j's,
+    the spark-core jar's. Measured 0.1 s of CPU per task on an idle core (16 zip finders), a
+    quarter of the worker's time on 4 MB ranges. The archives do not change while the worker
+    lives, and Python makes a new finder when it next needs one, from zipimport's own cache of
+    each archive's directory (`sys.path_importer_cache` is a cache: the import system's
+    documentation allows clearing it)."""
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import zipimport
+
+        yield from body(batches)
+        for path, finder in list(sys.path_importer_cache.items()):
+            if isinstance(finder, zipimport.zipimporter):
+                del sys.path_importer_cache[path]
+
+    return task
 
 
 def _task_ids(spark: Any, n: int) -> Any:
@@ -228,32 +261,43 @@ def write_parquet(
         import uuid
 
         import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
-        import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
-
-        from linkbase.arrow import link_batches
-        from linkbase.arrow import schema as arrow_schema
 
         for batch in batches:
             for i in batch.column(0).to_pylist():
                 path, start, end = work[i]
                 name = f"part-{i:05d}.parquet"
                 tmp = os.path.join(out, f".{name}.{uuid.uuid4().hex}.tmp")
-                rows = 0
-                # Snappy, as Spark's writer; an empty range still writes the schema.
-                with pq.ParquetWriter(tmp, arrow_schema(), compression="snappy") as writer:
-                    for links_batch in link_batches(_local(path), start, end, **options):  # type: ignore[arg-type]
-                        writer.write_batch(links_batch)
-                        rows += links_batch.num_rows
+                rows = write_range(path, start, end, tmp, **options)  # type: ignore[arg-type]
                 os.replace(tmp, os.path.join(out, name))
                 yield pa.RecordBatch.from_arrays([pa.array([name]), pa.array([rows], pa.int64())], names=["file", "rows"])
 
-    done = _task_ids(spark, len(work)).mapInArrow(write_ranges, "file string, rows long").collect()
+    done = _task_ids(spark, len(work)).mapInArrow(worker_task(write_ranges), "file string, rows long").collect()
     for name in os.listdir(out):
         if name.endswith(".tmp"):
             os.remove(os.path.join(out, name))
     with open(os.path.join(out, "_SUCCESS"), "w"):
         pass
     return sum(int(r["rows"]) for r in done)
+
+
+def write_range(
+    path: str, start: int, end: Optional[int], target: str, *, profile: "ProfileName" = "rfc2396", header_base: "HeaderBaseName" = "entity"
+) -> int:
+    """Writes the link table of the records of `path` that start in `start..end` to the Parquet
+    file `target` with pyarrow (Snappy, as Spark's writer; an empty range still writes the
+    schema), and returns its row count: a task of `write_parquet` (and of the pool it is
+    measured against, python/bench/pool.py)."""
+    import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
+
+    from linkbase.arrow import link_batches
+    from linkbase.arrow import schema as arrow_schema
+
+    rows = 0
+    with pq.ParquetWriter(target, arrow_schema(), compression="snappy") as writer:
+        for batch in link_batches(_local(path), start, end, profile=profile, header_base=header_base):
+            writer.write_batch(batch)
+            rows += batch.num_rows
+    return rows
 
 
 def host_links(links_df: Any) -> Any:
@@ -297,19 +341,6 @@ def _columns(text: str) -> List[str]:
     return names
 
 
-def _options_given() -> str:
-    """The Spark options a JVM started from here would be given besides the builder's: the
-    PYSPARK_SUBMIT_ARGS variable and spark-defaults.conf."""
-    text = os.environ.get("PYSPARK_SUBMIT_ARGS", "")
-    conf_dir = os.environ.get("SPARK_CONF_DIR") or os.path.join(os.environ.get("SPARK_HOME", ""), "conf")
-    try:
-        with open(os.path.join(conf_dir, "spark-defaults.conf")) as f:
-            text += f.read()
-    except OSError:
-        pass
-    return text
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m linkbase.spark",
@@ -350,6 +381,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         "a path every executor shares), spark (Spark's Parquet writer: any Hadoop URI, "
         "--partition-by); auto (default): arrow when it can",
     )
+    p.add_argument(
+        "--no-class-archive",
+        action="store_true",
+        help="start the JVM without the class-data sharing archive of Spark's classes (by default "
+        "the first run writes it to $XDG_CACHE_HOME/linkbase, later runs start from it)",
+    )
     args = parser.parse_args(argv)
     arrow_ok = _is_local(args.output) and not args.partition_by and not args.hadoop
     if args.writer == "arrow" and not arrow_ok:
@@ -365,15 +402,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         # Local executors run this interpreter, the one linkbase is installed in (PySpark's
         # default is whatever `python3` is first on PATH).
         os.environ["PYSPARK_PYTHON"] = sys.executable
-    if writer_name == "arrow" and "PYSPARK_GATEWAY_PORT" not in os.environ:
-        # The JVM this command starts (not spark-submit's: that one runs already) only schedules
-        # here: the JIT's second tier (C2) spends more CPU compiling Spark's start-up code than
-        # it saves (measured: JIT threads 7.6 s of a 17 s JVM on the corpus WARC, 1.7 s with C1
-        # alone). Not where the user gave JVM options of their own.
-        given = _options_given()
-        for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
-            if key not in given:
-                builder = builder.config(key, JIT_C1)
+    # The JVM this command starts, if it starts one (see the module's help).
+    builder, archive = launch_options(builder, schedules_only=writer_name == "arrow", class_archive=not args.no_class_archive)
     spark = builder.getOrCreate()
     try:
         if writer_name == "arrow":
@@ -404,6 +434,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             host_links(spark.read.parquet(args.output)).write.mode("overwrite").parquet(args.hosts)
     finally:
         spark.stop()
+        if archive is not None:
+            said = archive.finish()
+            if said:
+                print(f"linkbase.spark: {said}", file=sys.stderr)
     return 0
 
 

@@ -123,12 +123,44 @@ def test_ranges_cover_the_file():
     assert lspark._size("128M") == 128 << 20 and lspark._size("2k") == 2048 and lspark._size("1gb") == 1 << 30
 
 
+def test_worker_task_leaves_no_zip_finders(tmp_path, monkeypatch):
+    """PySpark's worker re-reads every zip finder's archive before each task
+    (importlib.invalidate_caches): a task through worker_task leaves none, and imports from the
+    archive still work after it."""
+    import importlib
+    import zipfile
+    import zipimport
+
+    archive = tmp_path / "lib.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("zpkg/__init__.py", "")
+        z.writestr("zpkg/one.py", "VALUE = 1\n")
+        z.writestr("zpkg/two.py", "VALUE = 2\n")
+    monkeypatch.syspath_prepend(str(archive))
+    for name in ("zpkg", "zpkg.one", "zpkg.two"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    importlib.import_module("zpkg.one")
+
+    def zip_finders():
+        return [p for p, f in sys.path_importer_cache.items() if isinstance(f, zipimport.zipimporter)]
+
+    assert str(archive) in zip_finders()
+    assert list(lspark.worker_task(lambda batches: (b * 2 for b in batches))(iter([1, 2]))) == [2, 4]
+    assert zip_finders() == []
+    importlib.invalidate_caches()
+    assert importlib.import_module("zpkg.two").VALUE == 2
+
+
 def test_command_line_writes_parquet(session, tmp_path):
     path = warcs.write(tmp_path / "a.warc.gz", warcs.site(10, "a.org"))
     out, hosts = tmp_path / "links.parquet", tmp_path / "hosts.parquet"
     # From another directory than python/ (whose linkbase/ a stray interpreter could import), and
     # without the fixture's PYSPARK_PYTHON: the command must find its own interpreter.
     env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
+    # The class archive goes to the test's own cache directory; the JVMs log what CDS maps.
+    cache, logs = tmp_path / "cache", tmp_path / "cds-logs"
+    logs.mkdir()
+    env.update(XDG_CACHE_HOME=str(cache), JAVA_TOOL_OPTIONS=f"-Xlog:cds=info:file={logs}/%p.log")
     run = subprocess.run(
         cwd=tmp_path,
         env=env,
@@ -143,7 +175,13 @@ def test_command_line_writes_parquet(session, tmp_path):
     # Partitioned: a directory per value, the columns read back from the directory names.
     assert (out / "kind=url" / "base_source=retrieval-uri").is_dir()
     assert sorted(session.read.parquet(str(out)).columns) == sorted(c for c, _ in lspark.COLUMNS)
-    # Unpartitioned: the tasks write with pyarrow, in a JVM this command started (with C1 only).
+    # The first run wrote the class archive as its JVM exited, renamed into place whole.
+    (archive,) = (cache / "linkbase").iterdir()
+    assert archive.name.startswith("spark-classes-") and archive.suffix == ".jsa"
+    assert f"JVM class archive written to {archive} (later runs start faster)" in run.stderr
+    assert not any("Mapped dynamic region" in f.read_text() for f in logs.iterdir())
+    # Unpartitioned: the tasks write with pyarrow, in a JVM this command started (with C1 only,
+    # from the class archive).
     plain = tmp_path / "plain.parquet"
     run = subprocess.run(
         cwd=tmp_path,
@@ -156,6 +194,25 @@ def test_command_line_writes_parquet(session, tmp_path):
     assert "40 links of 1 WARC files" in run.stderr
     assert sorted(f.name for f in plain.iterdir()) == ["_SUCCESS", "part-00000.parquet"]
     assert sorted(tuple(r) for r in session.read.parquet(str(plain)).collect()) == cli_table([path])
+    # The second run's JVM mapped the archive (and wrote none).
+    assert "class archive" not in run.stderr
+    assert [f.name for f in (cache / "linkbase").iterdir()] == [archive.name]
+    mapped = [f for f in logs.iterdir() if f"Opened archive {archive}." in f.read_text()]
+    assert len(mapped) == 1 and "Mapped dynamic region" in mapped[0].read_text()
+    # --no-class-archive: none mapped.
+    for f in logs.iterdir():
+        f.unlink()
+    run = subprocess.run(
+        cwd=tmp_path,
+        env=env,
+        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(plain), "--no-class-archive"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert not any("Mapped dynamic region" in f.read_text() for f in logs.iterdir())
+    # About 140 MB: not left in pytest's kept temporary directories.
+    archive.unlink()
 
 
 def test_unknown_partition_column_is_refused():
