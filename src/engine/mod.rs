@@ -79,6 +79,17 @@ pub enum Fallback {
 }
 
 impl Fallback {
+    /// The `dom-engine` diagnostic that says the DOM engine took the document and why; none
+    /// for [`Fallback::DropBase`], which is the caller's choice, not something in the document.
+    pub(crate) fn diagnostic(self) -> Option<crate::error::Diagnostic> {
+        (self != Fallback::DropBase).then(|| {
+            crate::error::Diagnostic::new(
+                crate::error::DiagnosticCode::DomEngine,
+                format!("the DOM engine handled this document: {}", self.describe()),
+            )
+        })
+    }
+
     /// Why, in words, for the `dom-engine` diagnostic.
     pub fn describe(self) -> &'static str {
         match self {

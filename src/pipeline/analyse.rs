@@ -241,6 +241,24 @@ pub(super) fn analyse(
     )
 }
 
+/// A document's sniffed encoding (HTML LS §13.2.3), refused where it cannot be written back,
+/// and whether the streaming engine is to try it: asked for, and no other output encoding.
+pub(super) fn sniffed(
+    name: &str,
+    sniff: Result<Decoded, decode::DecodeError>,
+    options: &Options,
+) -> Result<(Decoded, bool), Error> {
+    let decoded = sniff.map_err(|source| Error::Decode {
+        input: name.to_owned(),
+        source,
+    })?;
+    refuse_replacement(name, &decoded)?;
+    let transcode = options
+        .output_encoding
+        .is_some_and(|e| e != decoded.encoding);
+    Ok((decoded, !transcode && options.engine == EngineChoice::Auto))
+}
+
 /// The HTML stages for a document whose outer base is already known (a bare document, or a
 /// MIME body part): the streaming engine, unless it hands the document to the DOM engine (the
 /// reason is reported as a `dom-engine` diagnostic) or another output encoding is asked for.
@@ -253,16 +271,12 @@ pub(crate) fn analyse_html(
     options: &Options,
     links: Links,
 ) -> Result<Analysis, Error> {
-    let decoded = decode::sniff_only_with_default(bytes, charset, options.default_encoding)
-        .map_err(|source| Error::Decode {
-            input: name.to_owned(),
-            source,
-        })?;
-    refuse_replacement(name, &decoded)?;
-    let transcode = options
-        .output_encoding
-        .is_some_and(|e| e != decoded.encoding);
-    if !transcode && options.engine == EngineChoice::Auto {
+    let (decoded, streaming) = sniffed(
+        name,
+        decode::sniff_only_with_default(bytes, charset, options.default_encoding),
+        options,
+    )?;
+    if streaming {
         match crate::engine::stream::run(bytes, &decoded, outer, &options.rewrite, links) {
             Ok(streamed) => {
                 diagnostics.extend(
@@ -289,11 +303,7 @@ pub(crate) fn analyse_html(
                     loose,
                 })));
             }
-            Err(crate::engine::Fallback::DropBase) => {}
-            Err(why) => diagnostics.push(Diagnostic::new(
-                crate::error::DiagnosticCode::DomEngine,
-                format!("the DOM engine handled this document: {}", why.describe()),
-            )),
+            Err(why) => diagnostics.extend(why.diagnostic()),
         }
     }
     analyse_dom(name, bytes, charset, diagnostics, outer, options)

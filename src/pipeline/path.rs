@@ -1,7 +1,7 @@
 //! The entry points for a document in a file of any size, read as a stream (and a large
 //! document in memory, read the same way): memory stays flat in the size of the page.
 
-use super::analyse::{analyse, deliver, refuse_replacement};
+use super::analyse::{analyse, deliver, sniffed};
 use super::memory::{links, rewrite};
 use super::options::{Engine, EngineChoice, HtmlInput, Options, PathInput, Written};
 use crate::base::outer_base;
@@ -246,17 +246,11 @@ fn stream_path<'r>(
     open()
         .and_then(|f| f.take(8192).read_to_end(&mut head))
         .map_err(io_error)?;
-    let decoded =
-        decode::sniff_head_with_default(&head, input.charset.as_deref(), options.default_encoding)
-            .map_err(|source| Error::Decode {
-                input: name.to_owned(),
-                source,
-            })?;
-    refuse_replacement(name, &decoded)?;
-    let transcode = options
-        .output_encoding
-        .is_some_and(|e| e != decoded.encoding);
-    let streaming = !transcode && options.engine == EngineChoice::Auto;
+    let (decoded, streaming) = sniffed(
+        name,
+        decode::sniff_head_with_default(&head, input.charset.as_deref(), options.default_encoding),
+        options,
+    )?;
     let mut sink = std::io::sink();
     let (rewriting, out) = match out {
         StreamOut::Rewinding(out) if streaming => {
@@ -349,12 +343,7 @@ fn dom_path<'r>(
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(io_error)?;
     let mut html_diagnostics = input.diagnostics.clone();
-    if let Some(why) = why.filter(|w| *w != crate::engine::Fallback::DropBase) {
-        html_diagnostics.push(Diagnostic::new(
-            crate::error::DiagnosticCode::DomEngine,
-            format!("the DOM engine handled this document: {}", why.describe()),
-        ));
-    }
+    html_diagnostics.extend(why.and_then(crate::engine::Fallback::diagnostic));
     let html = HtmlInput {
         name,
         bytes: &bytes,
