@@ -1,0 +1,169 @@
+//! The MIME reader's unit tests: headings, multipart splitting, damage, limits.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+use super::*;
+
+#[test]
+fn sniffed_boundaries_are_the_first_delimiter_like_line() {
+    assert_eq!(
+        sniff_boundary(b"x\r\n--\r\n--  \r\n---\x01\r\n--ok--\r\n--later\r\n").as_deref(),
+        Some("ok")
+    );
+    assert_eq!(sniff_boundary(b"--=_a b\r\n").as_deref(), Some("=_a b"));
+    assert_eq!(sniff_boundary(b"no delimiter\r\n-x\r\n"), None);
+    assert_eq!(sniff_boundary(&[b'-'; 80]), None);
+}
+
+/// The parts of `mail` in pre-order, as mailparse splits them (not descending into
+/// enclosed messages): media type and body span.
+fn mailparse_parts(
+    mail: &mailparse::ParsedMail<'_>,
+    origin: usize,
+    out: &mut Vec<(String, Range<usize>)>,
+) {
+    let body = match mail.get_body_encoded() {
+        mailparse::body::Body::Base64(b) | mailparse::body::Body::QuotedPrintable(b) => b.get_raw(),
+        mailparse::body::Body::SevenBit(b) | mailparse::body::Body::EightBit(b) => b.get_raw(),
+        mailparse::body::Body::Binary(b) => b.get_raw(),
+    };
+    let at = body.as_ptr() as usize - origin;
+    out.push((mail.ctype.mimetype.clone(), at..at + body.len()));
+    // Only a `multipart/` type is read as a multipart here (mailparse: `multipart…`).
+    if mail.ctype.mimetype.starts_with("multipart/") {
+        for sub in &mail.subparts {
+            mailparse_parts(sub, origin, out);
+        }
+    }
+}
+
+/// The split done here (issue 21, D8) gives the parts mailparse gives, with the same byte
+/// spans, on every fixture and corpus message, and on the edge cases of its delimiter rule.
+#[test]
+fn parts_are_split_as_mailparse_splits_them() {
+    let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for dir in ["fixtures/mhtml", "../shared/corpus/mhtml"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            // The corpus beside the checkout: optional, but not in CI (`CI` set).
+            let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"));
+            assert!(!ci, "{dir} is missing; CI must have it");
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if [".eml", ".mht", ".mhtml"].iter().any(|x| name.ends_with(x)) {
+                inputs.push((name, std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    assert!(inputs.len() >= 20, "{} messages", inputs.len());
+    for edge in [
+        // A delimiter not at a line start, a near-delimiter at one, no close delimiter.
+        "Content-Type: multipart/mixed; boundary=b\n\npre --b\n--b\nContent-Type: text/html\n\nx --b y\n--bz\n\nz\n",
+        // Close delimiter at the very end, CRLF, an empty part, a preamble and epilogue.
+        "Content-Type: multipart/mixed; boundary=b\r\n\r\npre\r\n--b\r\n\r\n--b\r\n\r\nx\r\n--b--",
+        // The body starts with the delimiter; a delimiter with nothing after it.
+        "Content-Type: multipart/mixed; boundary=b\n\n--b\n\na\n--b",
+        // A digest: parts default to message/rfc822.
+        "Content-Type: multipart/digest; boundary=d\n\n--d\n\nSubject: x\n\nbody\n--d--\n",
+    ] {
+        inputs.push((edge.into(), edge.as_bytes().to_vec()));
+    }
+    for (name, bytes) in &inputs {
+        let mail = mailparse::parse_mail(bytes).unwrap();
+        let mut want = Vec::new();
+        mailparse_parts(&mail, bytes.as_ptr() as usize, &mut want);
+        let tree = parse(bytes).unwrap();
+        // Enclosed messages are descended into here, not by mailparse.
+        let in_message = |i: usize| {
+            tree.ancestors(i)
+                .iter()
+                .any(|&a| tree.parts[a].kind == PartKind::Message)
+        };
+        let got: Vec<(String, Range<usize>)> = (0..tree.parts.len())
+            .filter(|&i| !in_message(i))
+            .map(|i| {
+                let p = &tree.parts[i];
+                (p.mime_type.clone(), p.body.clone().unwrap())
+            })
+            .collect();
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+/// Multiparts nested past [`MAX_NESTING`]: the innermost one's parts are not read, and a
+/// `part-skipped` diagnostic names it, its type and the limit with its value (issue 21, D14).
+#[test]
+fn nesting_past_the_limit_is_said() {
+    let mut s = String::new();
+    for i in 0..MAX_NESTING + 1 {
+        s += &format!("Content-Type: multipart/mixed; boundary=\"b{i}x\"\n\n--b{i}x\n");
+    }
+    s += "Content-Type: text/html\n\n<a href=x>x</a>\n";
+    let tree = parse(s.as_bytes()).unwrap();
+    assert_eq!(tree.parts.len(), MAX_NESTING);
+    let skipped: Vec<(String, String)> = tree
+        .skipped
+        .iter()
+        .map(|(p, d)| (p.clone(), d.to_string()))
+        .collect();
+    let path = vec!["1"; MAX_NESTING - 1].join(".");
+    assert_eq!(
+        skipped,
+        [(path.clone(), format!(
+            "part-skipped: part {path} (multipart/mixed): nested 100 levels deep: its parts (1) are not read, kept as they were (limit: MIME nesting depth 100)"
+        ))]
+    );
+}
+
+/// Heading fields past [`MAX_FIELDS`] are not read (memory), and a diagnostic says so;
+/// the part itself is read (issue 21).
+#[test]
+fn heading_fields_past_the_limit_are_said() {
+    let mut s = "X: y\n".repeat(MAX_FIELDS);
+    s += "Content-Type: image/png\n\n<a href=x>\n";
+    let tree = parse(s.as_bytes()).unwrap();
+    assert_eq!(tree.parts.len(), 1);
+    assert_eq!(tree.parts[0].mime_type, "text/plain");
+    assert_eq!(tree.parts[0].decoded.as_deref(), Some(&b"<a href=x>\n"[..]));
+    let diagnostics: Vec<String> = tree.diagnostics.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        diagnostics,
+        ["mime: part 1: 1 heading fields past the first 1000 are not read (limit: MIME heading fields 1000)"]
+    );
+}
+
+/// Past [`MAX_PARTS`], the rest of a multipart's parts are not read, and one diagnostic says
+/// how many, from which part on, and the limit (issue 21, D14).
+#[test]
+fn parts_past_the_limit_are_said() {
+    let extra = 3;
+    let mut s =
+        String::from("Content-Type: multipart/mixed; boundary=b\nContent-Location: http://h/m\n\n");
+    // The top multipart counts as one part.
+    s += &"--b\n\n".repeat(MAX_PARTS - 1 + extra);
+    s += "--b--\n";
+    let tree = parse(s.as_bytes()).unwrap();
+    assert_eq!(tree.parts.len(), MAX_PARTS);
+    assert_eq!(tree.diagnostics, []);
+    let skipped: Vec<(String, String)> = tree
+        .skipped
+        .iter()
+        .map(|(p, d)| (p.clone(), d.to_string()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [("0".to_owned(), format!(
+            "part-skipped: part 0 (multipart/mixed, Content-Location \"http://h/m\"): {extra} of its parts, from part {} on, are not read, kept as they were (limit: MIME parts {MAX_PARTS})",
+            MAX_PARTS
+        ))]
+    );
+}
+
+#[test]
+fn quoted_printable_keeps_raw_8bit_and_soft_breaks() {
+    let raw = b"caf\xe9 =E9t\xc4\xe3 x=\r\nyz=  \nw a=3Db =zz=";
+    assert_eq!(
+        decode_quoted_printable(raw),
+        b"caf\xe9 \xe9t\xc4\xe3 xyzw a=b =zz"
+    );
+}
