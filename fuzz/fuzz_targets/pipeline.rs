@@ -170,12 +170,8 @@ fuzz_target!(|data: &[u8]| {
     // manifest=p>` under `--output-charset`: the DOM engine first, the streaming engine second).
     let inert = |l: &linkbase::LinkRecord| matches!(l.element.as_str(), "form" | "html" | "body");
     let engines_differ = first.engine != second.engine;
-    let inert_rewritten = engines_differ
-        && second
-            .report
-            .links
-            .iter()
-            .any(|l| l.rewritten && inert(l));
+    let inert_rewritten =
+        engines_differ && second.report.links.iter().any(|l| l.rewritten && inert(l));
     for link in &second.report.links {
         assert!(
             !link.rewritten
