@@ -50,6 +50,12 @@ pub enum EncodingSource {
 }
 
 impl EncodingSource {
+    /// Whether the encoding is only *tentative* (HTML LS §13.2.3.1 confidence): a `<meta>` found
+    /// by the prescan or the default, which a later `<meta>` may still change.
+    pub fn is_tentative(self) -> bool {
+        matches!(self, EncodingSource::Meta | EncodingSource::Fallback)
+    }
+
     /// Where the encoding came from, in words for a message.
     pub fn describe(self) -> &'static str {
         match self {
@@ -227,10 +233,7 @@ pub fn sniff_only_with_default(
     let body = bytes.get(sniffed.bom_len..).unwrap_or_default();
     let had_errors = is_malformed(body, sniffed.encoding);
     if had_errors {
-        diagnostics.push(format!(
-            "malformed byte sequences for {} (copied as they are; only URL values are rewritten)",
-            sniffed.encoding.name()
-        ));
+        diagnostics.push(malformed_note(sniffed.encoding));
     }
     Ok(Decoded {
         text: String::new(),
@@ -263,6 +266,15 @@ pub fn sniff_head_with_default(
         had_errors: false,
         diagnostics,
     })
+}
+
+/// What is said of a document with byte sequences malformed in `encoding` that the streaming
+/// engine reads: its bytes are copied, not decoded, so nothing is lost.
+pub fn malformed_note(encoding: &'static Encoding) -> String {
+    format!(
+        "malformed byte sequences for {} (copied as they are; only URL values are rewritten)",
+        encoding.name()
+    )
 }
 
 /// Whether `body` holds a byte sequence that is malformed in `encoding`.

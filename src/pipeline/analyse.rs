@@ -279,11 +279,7 @@ pub(crate) fn analyse_html(
     if streaming {
         match crate::engine::stream::run(bytes, &decoded, outer, &options.rewrite, links) {
             Ok(streamed) => {
-                diagnostics.extend(
-                    decoded.diagnostics.iter().map(|d| {
-                        Diagnostic::new(crate::error::DiagnosticCode::Encoding, d.clone())
-                    }),
-                );
+                diagnostics.extend(encoding_diagnostics(&decoded));
                 diagnostics.extend(streamed.diagnostics.iter().cloned());
                 let loose = if options.conditional_comments == Some(true) {
                     conditional_comment_urls(
@@ -310,6 +306,14 @@ pub(crate) fn analyse_html(
         .map(|a| Analysis::Dom(Box::new(a)))
 }
 
+/// What the decoder noted (an unknown label, malformed bytes) as `encoding` diagnostics.
+pub(super) fn encoding_diagnostics(decoded: &Decoded) -> impl Iterator<Item = Diagnostic> + '_ {
+    decoded
+        .diagnostics
+        .iter()
+        .map(|d| Diagnostic::new(crate::error::DiagnosticCode::Encoding, d.clone()))
+}
+
 /// The DOM engine: decode, parse into a tree, establish the base and plan.
 pub(crate) fn analyse_dom(
     name: &str,
@@ -320,12 +324,7 @@ pub(crate) fn analyse_dom(
     options: &Options,
 ) -> Result<Analysed, Error> {
     let (mut decoded, doc) = decode_and_parse(name, bytes, charset, options)?;
-    diagnostics.extend(
-        decoded
-            .diagnostics
-            .iter()
-            .map(|d| Diagnostic::new(crate::error::DiagnosticCode::Encoding, d.clone())),
-    );
+    diagnostics.extend(encoding_diagnostics(&decoded));
     // The tree holds the text now; the decoded copy is not needed again.
     decoded.text = String::new();
     let mut plan = plan::plan(&doc, outer, &options.rewrite, decoded.encoding);

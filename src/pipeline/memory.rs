@@ -162,13 +162,11 @@ pub fn fragment_ids(input: &HtmlInput<'_>, options: &Options) -> Result<Vec<Stri
             source,
         })?;
         if decoded.encoding != encoding_rs::REPLACEMENT {
-            let tentative = matches!(
-                decoded.source,
-                decode::EncodingSource::Meta | decode::EncodingSource::Fallback
-            );
-            if let Ok(ids) =
-                crate::engine::stream::fragment_ids(input.bytes, decoded.encoding, tentative)
-            {
+            if let Ok(ids) = crate::engine::stream::fragment_ids(
+                input.bytes,
+                decoded.encoding,
+                decoded.source.is_tentative(),
+            ) {
                 return Ok(ids);
             }
         }

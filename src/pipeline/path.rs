@@ -1,7 +1,7 @@
 //! The entry points for a document in a file of any size, read as a stream (and a large
 //! document in memory, read the same way): memory stays flat in the size of the page.
 
-use super::analyse::{analyse, deliver, sniffed};
+use super::analyse::{analyse, deliver, encoding_diagnostics, sniffed};
 use super::memory::{links, rewrite};
 use super::options::{Engine, EngineChoice, HtmlInput, Options, PathInput, Written};
 use crate::base::outer_base;
@@ -189,19 +189,11 @@ fn streamed_base_record(
     found: Vec<Diagnostic>,
     malformed: bool,
 ) -> BaseRecord {
-    diagnostics.extend(
-        decoded
-            .diagnostics
-            .iter()
-            .map(|d| Diagnostic::new(crate::error::DiagnosticCode::Encoding, d.clone())),
-    );
+    diagnostics.extend(encoding_diagnostics(decoded));
     if malformed {
         diagnostics.push(Diagnostic::new(
             crate::error::DiagnosticCode::Encoding,
-            format!(
-                "malformed byte sequences for {} (copied as they are; only URL values are rewritten)",
-                decoded.encoding.name()
-            ),
+            decode::malformed_note(decoded.encoding),
         ));
     }
     diagnostics.extend(found);

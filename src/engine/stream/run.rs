@@ -9,7 +9,7 @@ use super::chunks::{CheckedChunks, Chunks, ReaderChunks};
 use super::tag::{read_tag, RawTag};
 use super::walk::*;
 use crate::base::{with_base_element, Base, Outer};
-use crate::decode::{Decoded, EncodingSource};
+use crate::decode::Decoded;
 use crate::engine::Fallback;
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
@@ -52,10 +52,7 @@ pub(crate) fn run(
         // Which bases may go depends on every link of the document (rewrite::drop_bases).
         return Err(Fallback::DropBase);
     }
-    let tentative = matches!(
-        decoded.source,
-        EncodingSource::Meta | EncodingSource::Fallback
-    );
+    let tentative = decoded.source.is_tentative();
     let (base, diagnostics, out) =
         rewrite_guessing_base(bytes, decoded.encoding, tentative, outer, options, 0, links)?;
     Ok(Streamed {
@@ -174,10 +171,7 @@ pub(crate) fn run_streaming<'r>(
         return Err(StreamError::Fallback(Fallback::DropBase));
     }
     let encoding = decoded.encoding;
-    let tentative = matches!(
-        decoded.source,
-        EncodingSource::Meta | EncodingSource::Fallback
-    );
+    let tentative = decoded.source.is_tentative();
     let mut chunks = ReaderChunks::new(open().map_err(StreamError::Io)?);
     let found = find_base_in(&mut chunks, encoding, tentative, outer, options)?;
     let mut diagnostics = Vec::new();
@@ -212,10 +206,7 @@ pub(crate) fn run_streaming_rewinding<'r>(
         return Err(StreamError::Fallback(Fallback::DropBase));
     }
     let encoding = decoded.encoding;
-    let tentative = matches!(
-        decoded.source,
-        EncodingSource::Meta | EncodingSource::Fallback
-    );
+    let tentative = decoded.source.is_tentative();
     let guess = guess_base_in(&mut open().map_err(StreamError::Io)?, encoding)
         .map_err(StreamError::Io)?
         .chosen();
