@@ -1027,7 +1027,13 @@ fn stages(pages: &[Page], total: u64) {
             ..Default::default()
         };
         let outer = outer_base(&layers, options.rewrite.resolve, &mut diagnostics).unwrap();
-        let plan = linkbase::dom::plan::plan(&doc, &outer, &options.rewrite, decoded.encoding);
+        let plan = linkbase::dom::plan::plan(
+            &doc,
+            &outer,
+            &options.rewrite,
+            decoded.encoding,
+            decoded.encoding,
+        );
         lap(2, &mut t, &mut mem);
         linkbase::dom::plan::apply(&doc, &plan);
         lap(3, &mut t, &mut mem);

@@ -327,7 +327,8 @@ pub(crate) fn analyse_dom(
     diagnostics.extend(encoding_diagnostics(&decoded));
     // The tree holds the text now; the decoded copy is not needed again.
     decoded.text = String::new();
-    let mut plan = plan::plan(&doc, outer, &options.rewrite, decoded.encoding);
+    let written = options.output_encoding.unwrap_or(decoded.encoding);
+    let mut plan = plan::plan(&doc, outer, &options.rewrite, decoded.encoding, written);
     crate::engine::dom::locate::locate(bytes, decoded.encoding, &doc, &mut plan.links);
     diagnostics.extend(plan.diagnostics.iter().cloned());
     let loose = if options.conditional_comments == Some(true) {

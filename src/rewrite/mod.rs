@@ -323,6 +323,8 @@ pub(crate) struct Planner<'a> {
     depth: usize,
     /// The document's encoding (whatwg queries are encoded in it).
     encoding: &'static Encoding,
+    /// The encoding the output is written in: another than `encoding` when transcoding.
+    written: &'static Encoding,
     /// How `iframe srcdoc` documents are rewritten.
     nested: NestedDocument,
 }
@@ -387,8 +389,19 @@ impl<'a> Planner<'a> {
             options,
             depth,
             encoding,
+            written: encoding,
             nested,
         }
+    }
+
+    /// Plans for output written in `written` (`--output-charset`), not the document's encoding.
+    pub(crate) fn written_in(self, written: &'static Encoding) -> Planner<'a> {
+        Planner { written, ..self }
+    }
+
+    /// The encoding the output is written in.
+    pub(crate) fn written(&self) -> &'static Encoding {
+        self.written
     }
 
     /// The base every URL is resolved against.
@@ -831,7 +844,20 @@ impl<'a> Planner<'a> {
                 outcome.relinked = Some(Relinked::Absolute(why));
             }
         }
+        if outcome.replacement.is_none() && self.written != self.encoding {
+            outcome.replacement = self.transcoding_safe(raw);
+        }
         outcome
+    }
+
+    /// A value left as written, in the form that keeps its meaning once the output is
+    /// transcoded: the URL Standard encodes a query's non-ASCII characters in the document's
+    /// encoding ("query state"), so re-encoded text would name another URL (`?ß` in
+    /// windows-1252 is `?%DF`, in UTF-8 `?%C3%9F`). `None` when the two read it alike.
+    fn transcoding_safe(&self, raw: &str) -> Option<String> {
+        let value = raw.trim_matches(is_ascii_whitespace);
+        let valid = crate::uri::valid_uri(value, self.encoding);
+        (valid != crate::uri::valid_uri(value, self.written)).then(|| valid.into_owned())
     }
 
     fn resolve_url(&self, ctx: &UrlContext<'_>, raw: &str, in_css: bool) -> Outcome {
