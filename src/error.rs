@@ -154,6 +154,9 @@ pub enum DiagnosticCode {
     Unparsed,
     /// The DOM engine handled the document, and why.
     DomEngine,
+    /// `rewrite` wrote the document from its parsed tree, and why: markup besides the URL values
+    /// is as the serializer writes it, and URLs inside conditional comments are left as written.
+    Reserialized,
     /// About the MIME structure of a message.
     Mime,
     /// A MIME part left as it was, and why.
@@ -194,6 +197,7 @@ impl DiagnosticCode {
             DiagnosticCode::RawTextKept => "raw-text-kept",
             DiagnosticCode::Unparsed => "unparsed",
             DiagnosticCode::DomEngine => "dom-engine",
+            DiagnosticCode::Reserialized => "reserialized",
             DiagnosticCode::Mime => "mime",
             DiagnosticCode::PartSkipped => "part-skipped",
             DiagnosticCode::MimeMalformed => "mime-malformed",

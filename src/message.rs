@@ -12,7 +12,7 @@ use base64::Engine as _;
 use crate::base::{heading_base, layer_value, BaseLayers, Outer};
 use crate::error::{Diagnostic, Error};
 use crate::input::mime::{self, MessageTree, PartKind};
-use crate::pipeline::{analyse_html, report, unclaim_loose, write_out, Engine, Options};
+use crate::pipeline::{analyse_html, report, reserialized, write_out, Options};
 use crate::report::{BaseRecord, Report};
 
 pub mod mbox;
@@ -306,8 +306,8 @@ pub(crate) fn process(
             // (The part was analysed from its decoded body, so there is one.)
             let body = part.decoded.as_deref().unwrap_or_default();
             let (html, engine) = write_out(body, &analysed, &part_options);
-            if !matches!(engine, Engine::Splice | Engine::Stream) {
-                unclaim_loose(&mut part_report);
+            if let Some(d) = reserialized(engine, &mut part_report) {
+                part_report.base.diagnostics.push(d);
             }
             if relinkers.is_some() {
                 bodies.insert(i, html);

@@ -13,7 +13,7 @@ mod memory;
 mod path;
 
 pub use crate::engine::Fallback;
-pub(crate) use analyse::{analyse_html, report, unclaim_loose, write_out};
+pub(crate) use analyse::{analyse_html, report, reserialized, write_out};
 pub use memory::{base, fragment_ids, links, rewrite, rewrite_to};
 pub use options::{Engine, EngineChoice, HtmlInput, Options, PathInput, Rewritten, Written};
 pub use path::{links_each, links_path, rewrite_path, rewrite_path_rewinding, Rewind};

@@ -418,7 +418,9 @@ fn rewrite_streamed(
     for d in &base.diagnostics {
         if matches!(
             d.code,
-            linkbase::DiagnosticCode::BaseIgnored | linkbase::DiagnosticCode::HeaderIgnored
+            linkbase::DiagnosticCode::BaseIgnored
+                | linkbase::DiagnosticCode::HeaderIgnored
+                | linkbase::DiagnosticCode::Reserialized
         ) {
             eprintln!(
                 "linkbase: {name}: {}",
@@ -501,11 +503,33 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
     })
 }
 
+/// Issue 22: a document or MIME part `rewrite` wrote from its parsed tree (its `reserialized`
+/// diagnostic), said on stderr: more than its URL values changed.
+fn say_reserialized(name: &str, base: &linkbase::BaseRecord) {
+    let name = crate::text::escape_controls(name);
+    for d in &base.diagnostics {
+        if d.code != linkbase::DiagnosticCode::Reserialized {
+            continue;
+        }
+        let d = crate::text::escape_controls(&d.to_string()).into_owned();
+        match base.part.as_deref() {
+            Some(part) => eprintln!(
+                "linkbase: {name} part {}: {d}",
+                crate::text::escape_controls(part)
+            ),
+            None => eprintln!("linkbase: {name}: {d}"),
+        }
+    }
+}
+
 /// Says on stderr each MIME part of a message that was not read or not rewritten (its
 /// `part-skipped` diagnostics, issue 21) and each structure read past damage (its
 /// `mime-malformed` diagnostics, issue 23), then how many of each: such a run exits 1. Returns
 /// the counts.
 fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
+    for report in reports {
+        say_reserialized(name, &report.base);
+    }
     let name = crate::text::escape_controls(name);
     let (mut skipped, mut malformed) = (0, 0);
     for report in reports {
@@ -762,7 +786,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                     }
                 };
                 // Grouped in every format: the stderr summary counts broken targets.
-                grouped.add_page(file, records, |r| {
+                grouped.add_page(records, |r| {
                     rules.outcome(results, r).map(online::Outcome::detail)
                 });
                 // `--broken-only`: a 178k-link site writes 78 MB of records, nearly all `ok`.
@@ -825,7 +849,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             CheckFormat::Human => checkout::write_human(&mut out, &grouped, &totals)?,
             CheckFormat::Json => checkout::write_json(&mut out, &grouped, &totals)?,
             CheckFormat::Markdown => checkout::write_markdown(&mut out, &grouped, &totals)?,
-            CheckFormat::Junit => checkout::write_junit(&mut out, &grouped, &unreadable)?,
+            CheckFormat::Junit => checkout::write_junit(&mut out, &grouped, &totals, &unreadable)?,
             CheckFormat::Github => ciout::write_github(&mut out, &grouped, &totals, &args.dir)?,
             CheckFormat::Sarif => ciout::write_sarif(&mut out, &grouped, &args.dir)?,
             CheckFormat::Jsonl | CheckFormat::Tsv => {}

@@ -622,6 +622,7 @@ fn rewrite_one(
             // Only the count of links left relative is needed: they are counted, not kept.
             let mut new = Vec::with_capacity(bytes.len() + bytes.len() / 8);
             pipeline::rewrite_to(&html_input(&entry.rel, &bytes, url), options, &mut new).map(|w| {
+                crate::say_reserialized(&entry.rel, &w.base);
                 tally.add(&w.base, w.links, drop_base);
                 new
             })

@@ -911,5 +911,6 @@ fn rewrite_record(
 ) -> Result<(Vec<u8>, linkbase::pipeline::Written), linkbase::Error> {
     let mut bytes = Vec::with_capacity(h.payload.len() + h.payload.len() / 8);
     let written = linkbase::pipeline::rewrite_to(&h.input(name), options, &mut bytes)?;
+    crate::say_reserialized(name, &written.base);
     Ok((bytes, written))
 }

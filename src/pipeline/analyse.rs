@@ -13,14 +13,50 @@ use crate::report::{BaseRecord, LinkRecord, Report};
 use crate::rewrite;
 use encoding_rs::Encoding;
 
-/// The serializer writes comments as the tree holds them: URLs inside conditional comments are
-/// changed only by the splicer, so a serialized document must not claim them.
-pub(crate) fn unclaim_loose(report: &mut Report) {
+/// Issue 22: a document written from its tree (the splicer could not match the plan exactly,
+/// or another output encoding was asked for) has more than its URL values changed: the
+/// serializer writes markup its own way (quotes, implied tags, character references), and
+/// comments as the tree holds them, so URLs inside conditional comments stay as written and
+/// their records must not claim them. Both are said in a `reserialized` diagnostic on the
+/// rewrite's base record; `None` for an engine that spliced.
+pub(crate) fn reserialized(engine: Engine, report: &mut Report) -> Option<Diagnostic> {
+    let Engine::Serialize(why) = engine else {
+        return None;
+    };
+    let mut kept = 0;
     for link in &mut report.links {
-        if link.kind == rewrite::LinkKind::ConditionalComment {
-            link.rewritten = false;
-        }
+        kept += usize::from(unclaim_loose(link));
     }
+    Some(reserialized_diagnostic(why, kept))
+}
+
+/// A conditional-comment URL in a document written from its tree (see [`reserialized`]):
+/// not rewritten. Whether it was claimed.
+pub(crate) fn unclaim_loose(link: &mut LinkRecord) -> bool {
+    let claimed = link.kind == rewrite::LinkKind::ConditionalComment && link.rewritten;
+    if claimed {
+        link.rewritten = false;
+    }
+    claimed
+}
+
+/// The `reserialized` diagnostic of [`reserialized`]: why the tree was written, and how many
+/// conditional-comment URLs that left as written.
+pub(crate) fn reserialized_diagnostic(
+    why: Option<crate::engine::Fallback>,
+    kept: usize,
+) -> Diagnostic {
+    let why = why.map_or("another output encoding", crate::engine::Fallback::describe);
+    let mut message = format!(
+        "written from its parsed tree ({why}): markup besides the URL values is as the serializer writes it"
+    );
+    if kept > 0 {
+        message.push_str(&format!(
+            "; {kept} URL{} inside conditional comments left as written",
+            if kept == 1 { "" } else { "s" }
+        ));
+    }
+    Diagnostic::new(crate::error::DiagnosticCode::Reserialized, message)
 }
 
 /// The rewritten bytes: the streaming engine's splices; or, from the DOM engine, its plan

@@ -3,14 +3,13 @@
 
 use super::analyse::{
     analyse, decode_and_parse, deliver, into_report, refuse_raw_text_loss, refuse_text_loss,
-    report_base, write_into, Analysis,
+    report_base, reserialized_diagnostic, unclaim_loose, write_into, Analysis,
 };
 use super::options::{Engine, EngineChoice, HtmlInput, Options, Rewritten, Written};
 use crate::decode;
 use crate::engine::stream::Links;
 use crate::error::Error;
 use crate::report::{BaseRecord, LinkRecord, LinkTally, Report};
-use crate::rewrite;
 
 /// Rewrites every relative URL of an HTML document to absolute form.
 ///
@@ -111,18 +110,22 @@ fn write_document(
         input: input.name.to_owned(),
         source,
     })?;
-    // The serializer writes comments as the tree holds them (see `unclaim_loose`).
-    let unclaim = !matches!(engine, Engine::Splice | Engine::Stream);
+    // Written from its tree: said, and conditional-comment URLs unclaimed (see `reserialized`).
+    let reserialized = matches!(engine, Engine::Serialize(_));
     let counted = match &a {
         Analysis::Stream(s) => s.streamed.tally,
         Analysis::Dom(_) => LinkTally::default(),
     };
-    let base = deliver(a, None, input.bytes, &mut |mut l| {
-        if unclaim && l.kind == rewrite::LinkKind::ConditionalComment {
-            l.rewritten = false;
+    let mut kept = 0;
+    let mut base = deliver(a, None, input.bytes, &mut |mut l| {
+        if reserialized {
+            kept += usize::from(unclaim_loose(&mut l));
         }
         on_link(l);
     });
+    if let Engine::Serialize(why) = engine {
+        base.diagnostics.push(reserialized_diagnostic(why, kept));
+    }
     Ok((base, counted, engine))
 }
 

@@ -884,6 +884,71 @@ fn output_charset_reencodes_and_retargets_declarations() {
     assert!(run.stderr.contains("no-such-encoding"), "{}", run.stderr);
 }
 
+/// Issue 22: a document written from its parsed tree has more than its URLs changed (here the
+/// implied `<html>`, `<head>` and `<body>`), and the conditional comment's URL stays as it was:
+/// both are said on stderr, never silently.
+#[test]
+fn a_document_written_from_its_tree_is_said() {
+    let dir = tmp();
+    let input = file(
+        dir.path(),
+        "p.html",
+        b"<!--[if IE]><link href=\"ie.css\" rel=stylesheet><![endif]--><a href=x>y</a>",
+    );
+    let args = |more: &[&'static str]| {
+        let mut a = vec![
+            "rewrite",
+            "--url",
+            "http://h/",
+            "--conditional-comments",
+            "on",
+        ];
+        a.extend_from_slice(more);
+        a.push(s(&input));
+        a
+    };
+    let run = linkbase(&args(&["--output-charset", "utf-8"]), b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "<!--[if IE]><link href=\"ie.css\" rel=stylesheet><![endif]--><html><head></head><body><a href=\"http://h/x\">y</a></body></html>"
+    );
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {}: reserialized: written from its parsed tree (another output encoding): \
+             markup besides the URL values is as the serializer writes it; 1 URL inside conditional \
+             comments left as written\n",
+            input.display()
+        )
+    );
+    // Spliced, nothing to say: the conditional comment's URL is rewritten too.
+    let run = linkbase(&args(&[]), b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    assert_eq!(
+        run.stdout,
+        "<!--[if IE]><link href=\"http://h/ie.css\" rel=stylesheet><![endif]--><a href=http://h/x>y</a>"
+    );
+    // The splicer cannot place the plan (an SVG `<image>` the tree builder and lol_html read
+    // apart): written from the tree, and said with the reason.
+    let svg = file(
+        dir.path(),
+        "svg.html",
+        b"<svg><math><mi><image href=\"a.png\"/></mi></math></svg><svg><image href=\"a.png\"/></svg>",
+    );
+    let run = linkbase(&["rewrite", "--url", "http://h/", s(&svg)], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {}: reserialized: written from its parsed tree (an edit not found in the \
+             source): markup besides the URL values is as the serializer writes it\n",
+            svg.display()
+        )
+    );
+}
+
 #[test]
 #[ignore = "bug: rewrite pushes a <meta charset> out of the 1024-byte prescan window when the URLs before it grow"]
 fn rewrite_keeps_the_charset_declaration_where_the_prescan_finds_it() {
