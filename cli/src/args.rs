@@ -209,7 +209,7 @@ pub struct CheckArgs {
     pub layout: LayoutArg,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
     /// object; markdown: a table (for CI job summaries, PR comments); junit: JUnit XML, a test
-    /// case per page; jsonl / tsv: every link with its verdict, for tools.
+    /// case per broken target; jsonl / tsv: every link with its verdict, for tools.
     #[arg(long, value_enum, default_value_t = CheckFormat::Human, help_heading = "Output")]
     pub format: CheckFormat,
     /// Write the report here instead of stdout.

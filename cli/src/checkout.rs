@@ -137,6 +137,16 @@ impl Referrer {
         }
     }
 
+    /// `file:line:column: <a href> "original"`: one line of a report, controls made visible.
+    pub fn line(&self) -> String {
+        format!(
+            "{}: {} \"{}\"",
+            esc(&self.place()),
+            esc(&self.element_place()),
+            esc(&self.original).replace('"', "\\\"")
+        )
+    }
+
     /// `<a href>`: the element and attribute the link is in.
     pub fn element_place(&self) -> String {
         match &self.attribute {
@@ -168,8 +178,6 @@ pub struct Grouped {
     targets: BTreeMap<(u8, String), Vec<Referrer>>,
     /// Per target key: what the online check said of it.
     details: BTreeMap<(u8, String), String>,
-    /// Per page: its broken links, for JUnit (pages without any are passing test cases).
-    pages: Vec<(String, Vec<String>)>,
 }
 
 fn rank(v: Verdict) -> u8 {
@@ -184,24 +192,14 @@ fn rank(v: Verdict) -> u8 {
     }
 }
 
-/// Where a record's link is in its page: `line:column: `, or nothing where it was not located.
-fn position(r: &CheckRecord) -> String {
-    match (r.link.line, r.link.column) {
-        (Some(l), Some(c)) => format!("{l}:{c}: "),
-        _ => String::new(),
-    }
-}
-
 impl Grouped {
     /// Adds one page's records (`records` may be empty: a page with no links); `detail` says
     /// what an online check found for a record.
     pub fn add_page(
         &mut self,
-        file: &str,
         records: &[CheckRecord],
         detail: impl Fn(&CheckRecord) -> Option<String>,
     ) {
-        let mut broken = Vec::new();
         for r in records.iter().filter(|r| r.verdict.is_broken()) {
             let target = match (r.verdict, &r.target) {
                 (Verdict::MissingFragment, Some(t)) => {
@@ -226,19 +224,6 @@ impl Grouped {
                 line: r.link.line,
                 column: r.link.column,
             };
-            // One line per link, whatever the link holds.
-            broken.push(format!(
-                "{}{}: {} \"{}\" -> {}{}",
-                position(r),
-                r.verdict.name(),
-                referrer.element_place(),
-                esc(&r.link.original),
-                esc(r.link.resolved.as_deref().unwrap_or("(unresolved)")),
-                detail
-                    .as_deref()
-                    .map(|d| format!(" ({})", esc(d)))
-                    .unwrap_or_default()
-            ));
             let key = (
                 rank(r.verdict),
                 format!("{}\u{0}{target}", r.verdict.name()),
@@ -248,7 +233,6 @@ impl Grouped {
             }
             self.targets.entry(key).or_default().push(referrer);
         }
-        self.pages.push((file.to_owned(), broken));
     }
 
     /// The broken targets, missing files first, then missing fragments, then links leaving the
@@ -396,13 +380,7 @@ pub fn write_human(
                 .unwrap_or_default()
         )?;
         for r in t.referrers.iter().take(SHOWN) {
-            writeln!(
-                out,
-                "    {}: {} \"{}\"",
-                esc(&r.place()),
-                esc(&r.element_place()),
-                esc(&r.original).replace('"', "\\\"")
-            )?;
+            writeln!(out, "    {}", r.line())?;
         }
         if t.referrers.len() > SHOWN {
             writeln!(out, "    … and {} more", t.referrers.len() - SHOWN)?;
@@ -553,76 +531,66 @@ fn xml(s: &str) -> String {
     out
 }
 
-type JunitCase<'a> = (&'a str, Option<&'a [String]>, Option<&'a str>);
-
-/// JUnit XML: a test case per page, failing with its broken links; pages that could not be
-/// read are errors.
+/// JUnit XML: a test case per broken target (named by it, its class the verdict), failing
+/// with every link to it; a page that could not be read is an error case; one passing case
+/// stands for every other link (its output the summary line), so a clean run has a test too. Names are unique, since CI
+/// views merge cases of one name (lychee issue #2302).
 pub fn write_junit(
     out: &mut impl Write,
     grouped: &Grouped,
+    totals: &CheckTotals,
     unreadable: &[(String, String)],
 ) -> io::Result<()> {
-    let failures = grouped.pages.iter().filter(|(_, b)| !b.is_empty()).count();
-    let tests = grouped.pages.len() + unreadable.len();
+    let targets = grouped.targets();
+    let tests = targets.len() + unreadable.len() + 1;
+    let (failures, errors) = (targets.len(), unreadable.len());
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-    writeln!(
-        out,
-        r#"<testsuites name="linkbase check" tests="{tests}" failures="{failures}" errors="{}">"#,
-        unreadable.len()
-    )?;
-    writeln!(
-        out,
-        r#"  <testsuite name="linkbase check" tests="{tests}" failures="{failures}" errors="{}">"#,
-        unreadable.len()
-    )?;
-    // (page, its broken links, or why it could not be read)
-    let mut cases: Vec<JunitCase<'_>> = grouped
-        .pages
-        .iter()
-        .map(|(f, b)| (f.as_str(), Some(b.as_slice()), None))
-        .chain(
-            unreadable
-                .iter()
-                .map(|(f, e)| (f.as_str(), None, Some(e.as_str()))),
-        )
-        .collect();
-    cases.sort_by(|a, b| a.0.cmp(b.0));
-    for (file, broken, error) in cases {
-        let name = xml(file);
-        match (broken, error) {
-            (Some([]), _) => {
-                writeln!(
-                    out,
-                    r#"    <testcase classname="linkbase.check" name="{name}"/>"#
-                )?;
-            }
-            (Some(b), _) => {
-                writeln!(
-                    out,
-                    r#"    <testcase classname="linkbase.check" name="{name}">"#
-                )?;
-                writeln!(
-                    out,
-                    r#"      <failure type="broken-link" message="{}">{}</failure>"#,
-                    say::n(b.len(), "broken link"),
-                    xml(&b.join("\n"))
-                )?;
-                writeln!(out, "    </testcase>")?;
-            }
-            (None, e) => {
-                writeln!(
-                    out,
-                    r#"    <testcase classname="linkbase.check" name="{name}">"#
-                )?;
-                writeln!(
-                    out,
-                    r#"      <error type="unreadable" message="{}"/>"#,
-                    xml(e.unwrap_or(""))
-                )?;
-                writeln!(out, "    </testcase>")?;
-            }
-        }
+    let counts = format!(r#"tests="{tests}" failures="{failures}" errors="{errors}""#);
+    writeln!(out, r#"<testsuites name="linkbase check" {counts}>"#)?;
+    writeln!(out, r#"  <testsuite name="linkbase check" {counts}>"#)?;
+    for t in &targets {
+        let verdict = t.verdict.name();
+        writeln!(
+            out,
+            r#"    <testcase classname="linkbase.check.{verdict}" name="{}">"#,
+            xml(&t.target)
+        )?;
+        let lines: Vec<String> = t.referrers.iter().map(Referrer::line).collect();
+        writeln!(
+            out,
+            r#"      <failure type="{verdict}" message="{}">{}</failure>"#,
+            xml(&format!(
+                "{} on {}{}",
+                say::n(t.links, "link"),
+                say::n(t.pages, "page"),
+                t.detail
+                    .as_deref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default()
+            )),
+            xml(&lines.join("\n"))
+        )?;
+        writeln!(out, "    </testcase>")?;
     }
+    for (file, error) in unreadable {
+        writeln!(
+            out,
+            r#"    <testcase classname="linkbase.check.unreadable" name="{}">"#,
+            xml(file)
+        )?;
+        writeln!(
+            out,
+            r#"      <error type="unreadable" message="{}"/>"#,
+            xml(error)
+        )?;
+        writeln!(out, "    </testcase>")?;
+    }
+    // Its output is the run's summary line: what was checked, and what was not.
+    writeln!(
+        out,
+        r#"    <testcase classname="linkbase.check" name="every other link"><system-out>{}</system-out></testcase>"#,
+        xml(&summary(totals, targets.len()))
+    )?;
     writeln!(out, "  </testsuite>")?;
     writeln!(out, "</testsuites>")
 }

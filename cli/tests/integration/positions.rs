@@ -103,7 +103,7 @@ missing ns.png  (1 link on 1 page)
     assert!(lines.next().unwrap().ends_with("\t2\t15"), "{tsv}");
     let junit = check(dir.path(), "junit");
     assert!(
-        junit.contains("2:15: missing: &lt;a href&gt; &quot;gone.html&quot;"),
+        junit.contains("index.html:2:15: &lt;a href&gt; &quot;gone.html&quot;"),
         "{junit}"
     );
     let markdown = check(dir.path(), "markdown");
