@@ -606,7 +606,8 @@ fn check_changed_body(
 // ---------------------------------------------------------------------------------------------
 // Test 1 and 2: the shared corpus.
 
-fn corpus() -> Option<Vec<PathBuf>> {
+/// The shared corpus's MHTML files, or `None` (said) when `../shared` is absent.
+pub(super) fn corpus() -> Option<Vec<PathBuf>> {
     let dir = Path::new(CORPUS);
     let Ok(entries) = std::fs::read_dir(dir) else {
         if let Err(e) = crate::shared::missing(
