@@ -99,6 +99,10 @@ def test_a_malformed_message_in_an_mbox_is_warned_not_silent():
     assert [(r["part"], r["mbox_message"], r["message_id"]) for r in records] == [
         ("0", 0, "<m@example.org>")
     ]
+    # The record carries the same place.
+    assert [(d["code"], d.get("offset")) for d in records[0]["diagnostics"]] == [
+        ("mime-malformed", at)
+    ]
 
 
 def test_a_malformed_message_alone_is_warned_too():
