@@ -263,10 +263,12 @@ impl std::fmt::Display for Diagnostic {
 }
 
 /// Where something is in an input file: the one way offsets are said, for archive records and
-/// their damage (WARC, ARC) and for MIME and mbox damage alike.
+/// their damage (WARC, ARC) and for MIME and mbox damage alike (`offset N`, and `(byte M of its
+/// gzip member)` inside a member).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Place {
-    /// The file offset (of the record, or of the gzip member holding it).
+    /// The file offset: of the record, or of the gzip member holding it; of the byte of a MIME
+    /// message (or mbox) a diagnostic is about.
     pub offset: u64,
     /// In a gzip member that holds several records: how many decompressed bytes of it come
     /// before this record (0 for the first, and in a `.warc`).

@@ -397,7 +397,7 @@ fn set_content_length(bytes: &[u8], out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod sniff_tests {
-    #![allow(clippy::indexing_slicing)]
+    #![allow(clippy::indexing_slicing, clippy::unwrap_used)]
 
     use super::*;
 
@@ -435,6 +435,40 @@ mod sniff_tests {
         assert_eq!(messages[1].bytes, b"Subject: two\r\n\r\nbody\r\n".to_vec());
         let (messages, preamble) = split(b"junk\n\nFrom a@x Mon Jan  1 00:00:00 2001\nS: 1\n\nb\n");
         assert_eq!((messages.len(), preamble), (1, 6));
+    }
+
+    /// A place in a message's bytes maps back to the file past its envelope line and past each
+    /// `>` unquoting took away before it: every byte of the message lands on the same byte.
+    #[test]
+    fn file_place_undoes_the_envelope_and_the_unquoting() {
+        let mbox = b"From a@x Mon Jan  1 00:00:00 2001\nSubject: one\n\n>From quoted\nmid\n>>From twice\nend\n\nFrom b@x Mon Jan  1 00:00:01 2001\nS: 2\n\n>From b\n";
+        let (messages, _) = split(mbox);
+        for m in &messages {
+            for (i, &byte) in m.bytes.iter().enumerate() {
+                let at = m.file_place(crate::error::Place {
+                    offset: i as u64,
+                    within: 0,
+                });
+                assert_eq!(
+                    mbox[at.offset as usize], byte,
+                    "message {} byte {i}",
+                    m.index
+                );
+            }
+        }
+        let mid = messages[0]
+            .bytes
+            .windows(3)
+            .position(|w| w == b"mid")
+            .unwrap();
+        let at = messages[0].file_place(crate::error::Place {
+            offset: mid as u64,
+            within: 0,
+        });
+        assert_eq!(
+            at.offset as usize,
+            mbox.windows(3).position(|w| w == b"mid").unwrap()
+        );
     }
 
     /// mboxcl2: a body framed by its Content-Length is taken whole, its `From ` lines (after a
