@@ -523,14 +523,11 @@ fn add(
         .map(|v| v.trim().to_ascii_lowercase())
         .unwrap_or_else(|| "7bit".to_owned());
     let raw_body = mail.body();
-    let body = match origin {
-        Origin::Source(start) => {
-            let at = (raw_body.as_ptr() as usize).saturating_sub(start);
-            Some(at..at + raw_body.len())
-        }
-        Origin::Decoded(_) => None,
-    };
     let body_at = origin.place(mail.raw, mail.body_start);
+    let body = match (origin, usize::try_from(body_at.offset)) {
+        (Origin::Source(_), Ok(at)) => Some(at..at + raw_body.len()),
+        _ => None,
+    };
     let eol = if memchr::memmem::find(mail.raw, b"\r\n").is_some() {
         "\r\n"
     } else {
