@@ -212,7 +212,7 @@ impl DiagnosticCode {
     pub fn names(self, diagnostic: &str) -> bool {
         diagnostic
             .strip_prefix(self.as_str())
-            .is_some_and(|rest| rest.starts_with(':'))
+            .is_some_and(|rest| rest.starts_with(':') || rest.starts_with(" at "))
     }
 }
 
@@ -229,6 +229,10 @@ pub struct Diagnostic {
     pub code: DiagnosticCode,
     /// A sentence for people.
     pub message: String,
+    /// Where in the input file it is, for damage to a container (a MIME structure, a part
+    /// skipped; issue 23): serialized as `offset` (and `within`), absent otherwise.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Place>,
 }
 
 impl Diagnostic {
@@ -237,12 +241,55 @@ impl Diagnostic {
         Diagnostic {
             code,
             message: message.into(),
+            at: None,
+        }
+    }
+
+    /// The same, about the input's bytes at `at`.
+    #[must_use]
+    pub fn at(self, at: Place) -> Diagnostic {
+        Diagnostic {
+            at: Some(at),
+            ..self
         }
     }
 }
 
+/// `code: message`, or `code at offset N: message` when it has a place.
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
+        write!(f, "{}", self.code)?;
+        if let Some(at) = &self.at {
+            write!(f, " at {at}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Where something is in an input file: the one way offsets are said, for archive records and
+/// their damage (WARC, ARC) and for MIME and mbox damage alike (`offset N`, and `(byte M of its
+/// gzip member)` inside a member).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Place {
+    /// The file offset: of the record, or of the gzip member holding it; of the byte of a MIME
+    /// message (or mbox) a diagnostic is about.
+    pub offset: u64,
+    /// In a gzip member that holds several records: how many decompressed bytes of it come
+    /// before this record (0 for the first, and in a `.warc`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub within: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "offset {}", self.offset)?;
+        if self.within > 0 {
+            write!(f, " (byte {} of its gzip member)", self.within)?;
+        }
+        Ok(())
     }
 }

@@ -232,10 +232,13 @@ pub(crate) fn process(
             }) {
             Ok(a) => a,
             Err(e) => {
-                diagnostics.push(Diagnostic::new(
-                    crate::error::DiagnosticCode::PartSkipped,
-                    format!("left as it was: {e}"),
-                ));
+                diagnostics.push(
+                    Diagnostic::new(
+                        crate::error::DiagnosticCode::PartSkipped,
+                        format!("left as it was: {e}"),
+                    )
+                    .at(part.body_at),
+                );
                 reports.push(Report {
                     base: BaseRecord {
                         root: Some(Some(i) == root),
@@ -292,10 +295,9 @@ pub(crate) fn process(
                     part.transfer_encoding
                 )
             };
-            part_report.base.diagnostics.push(Diagnostic::new(
-                crate::error::DiagnosticCode::PartSkipped,
-                why,
-            ));
+            part_report.base.diagnostics.push(
+                Diagnostic::new(crate::error::DiagnosticCode::PartSkipped, why).at(part.body_at),
+            );
             for link in &mut part_report.links {
                 link.rewritten = false;
             }
@@ -389,10 +391,13 @@ fn css_part(
     let base = heading_base(&heads, &input.layers, resolve, true, &mut diagnostics);
     let base_text = base.uri.as_ref().map(|u| u.to_string());
     let skipped = |mut diagnostics: Vec<Diagnostic>, why: String| {
-        diagnostics.push(Diagnostic::new(
-            crate::error::DiagnosticCode::PartSkipped,
-            format!("left as it was: {why}"),
-        ));
+        diagnostics.push(
+            Diagnostic::new(
+                crate::error::DiagnosticCode::PartSkipped,
+                format!("left as it was: {why}"),
+            )
+            .at(part.body_at),
+        );
         (
             Report {
                 base: empty_base(Some(path.clone()), diagnostics),
@@ -495,13 +500,16 @@ fn css_part(
     if let (true, true, Some(new_text)) = (rewrite, writable, &new_text) {
         let (encoded, _, unmappable) = encoding.encode(new_text);
         if unmappable {
-            diagnostics.push(Diagnostic::new(
-                crate::error::DiagnosticCode::PartSkipped,
-                format!(
-                    "a new URL cannot be written in {}; the part left as it was",
-                    encoding.name()
-                ),
-            ));
+            diagnostics.push(
+                Diagnostic::new(
+                    crate::error::DiagnosticCode::PartSkipped,
+                    format!(
+                        "a new URL cannot be written in {}; the part left as it was",
+                        encoding.name()
+                    ),
+                )
+                .at(part.body_at),
+            );
             for l in &mut links {
                 l.rewritten = false;
             }
@@ -516,13 +524,16 @@ fn css_part(
             });
         }
     } else if new_text.is_some() && !writable {
-        diagnostics.push(Diagnostic::new(
-            crate::error::DiagnosticCode::PartSkipped,
-            format!(
+        diagnostics.push(
+            Diagnostic::new(
+                crate::error::DiagnosticCode::PartSkipped,
+                format!(
                 "Content-Transfer-Encoding {:?} cannot be written back; the part left as it was",
                 part.transfer_encoding
             ),
-        ));
+            )
+            .at(part.body_at),
+        );
     }
     let record = BaseRecord {
         part: Some(path.clone()),

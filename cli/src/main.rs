@@ -539,13 +539,14 @@ fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
                 linkbase::DiagnosticCode::MimeMalformed => malformed += 1,
                 _ => continue,
             }
-            let message = crate::text::escape_controls(&d.message);
+            let said = d.to_string();
+            let said = crate::text::escape_controls(&said);
             // The message's own diagnostics name their part; a part's own name none.
             match report.base.part.as_deref() {
                 Some(part) if !d.message.starts_with("part ") => {
-                    eprintln!("linkbase: {name} part {part}: {}: {message}", d.code);
+                    eprintln!("linkbase: {name} part {part}: {said}");
                 }
-                _ => eprintln!("linkbase: {name}: {}: {message}", d.code),
+                _ => eprintln!("linkbase: {name}: {said}"),
             }
         }
     }

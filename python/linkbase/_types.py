@@ -16,11 +16,18 @@ EncodingSource = Literal["bom", "transport", "meta", "charset-rule", "fallback"]
 @charset rule, CSS Syntax §3.2)."""
 
 
-class Diagnostic(TypedDict):
-    """Something left as it was, and why: a stable kebab-case `code` and a `message`."""
-
+class _Diagnostic(TypedDict):
     code: str
     message: str
+
+
+class Diagnostic(_Diagnostic, total=False):
+    """Something left as it was, and why: a stable kebab-case `code` and a `message`; damage to a
+    MIME message or an mbox (`mime-malformed`, `part-skipped`, `mime`) also has its byte `offset`
+    in the input (and `within`, a byte of the gzip member there, when not 0)."""
+
+    offset: int
+    within: int
 
 
 class _LinkRecord(TypedDict):

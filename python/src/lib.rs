@@ -203,7 +203,7 @@ impl<'py> Job<'py> {
                 // The message's own diagnostics name their part already (as the CLI says them).
                 .map(|d| {
                     let named = d.message.starts_with("part ");
-                    format!("{}{}: {}", where_in(&r.base, !named), d.code, d.message)
+                    format!("{}{d}", where_in(&r.base, !named))
                 })
         }));
         for line in problems.collect::<Vec<_>>() {

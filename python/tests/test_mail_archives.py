@@ -90,18 +90,28 @@ MALFORMED = (
 def test_a_malformed_message_in_an_mbox_is_warned_not_silent():
     with pytest.warns(linkbase.LinkbaseWarning) as caught:
         records = linkbase.bases(MALFORMED)
+    # The offset is the mbox file's: where the close delimiter line starts.
+    at = MALFORMED.index(b"\n--b--") + 1
     assert [str(w.message) for w in caught] == [
-        "message 0: mime-malformed: part 0: multipart without parts (its first delimiter line "
-        "is its close delimiter: what comes before it is preamble, not read)"
+        f"message 0: mime-malformed at offset {at}: part 0: multipart without parts (its first "
+        "delimiter line is its close delimiter: what comes before it is preamble, not read)"
     ]
     assert [(r["part"], r["mbox_message"], r["message_id"]) for r in records] == [
         ("0", 0, "<m@example.org>")
+    ]
+    # The record carries the same place.
+    assert [(d["code"], d.get("offset")) for d in records[0]["diagnostics"]] == [
+        ("mime-malformed", at)
     ]
 
 
 def test_a_malformed_message_alone_is_warned_too():
     message = MALFORMED.split(b"\n", 1)[1]
-    with pytest.warns(linkbase.LinkbaseWarning, match="mime-malformed: part 0: multipart without"):
+    at = message.index(b"\n--b--") + 1
+    with pytest.warns(
+        linkbase.LinkbaseWarning,
+        match=f"^mime-malformed at offset {at}: part 0: multipart without",
+    ):
         assert linkbase.links(message) == []
 
 

@@ -81,6 +81,11 @@ pub struct MboxMessage {
     /// The message (heading and body), `>From ` lines unquoted, without the blank line that
     /// separates it from the next.
     pub bytes: Vec<u8>,
+    /// Where [`MboxMessage::bytes`] start in the file (after the envelope line).
+    pub start: u64,
+    /// The places in `bytes` where a line lost its first `>` (in order): offsets in the
+    /// message map back to the file by them ([`MboxMessage::file_place`]).
+    pub unquoted: Vec<usize>,
     /// Where it ends in the file: the next message's offset, or the end of the file.
     pub end: u64,
     /// How many of its last bytes in the file are the separator before the next message (the
@@ -101,6 +106,17 @@ impl MboxMessage {
         Headers::parse(&heading)
             .get("Message-ID")
             .map(|v| v.trim().to_owned())
+    }
+
+    /// Where `at`, a place in [`MboxMessage::bytes`] (as a diagnostic of the message read
+    /// alone gives it), is in the mbox file.
+    pub fn file_place(&self, at: crate::error::Place) -> crate::error::Place {
+        let offset = usize::try_from(at.offset).unwrap_or(usize::MAX);
+        let removed = self.unquoted.partition_point(|&p| p <= offset) as u64;
+        crate::error::Place {
+            offset: self.start + at.offset + removed,
+            ..at
+        }
     }
 
     /// What the records of this message carry.
@@ -216,6 +232,8 @@ pub fn split(bytes: &[u8]) -> (Vec<MboxMessage>, usize) {
                     offset: at as u64,
                     envelope,
                     bytes: bytes.get(start..end).unwrap_or_default().to_vec(),
+                    start: start as u64,
+                    unquoted: Vec::new(),
                     end: next as u64,
                     separator: next - end,
                     framing: Framing::ContentLength,
@@ -229,6 +247,8 @@ pub fn split(bytes: &[u8]) -> (Vec<MboxMessage>, usize) {
                 offset: at as u64,
                 envelope,
                 bytes: Vec::new(),
+                start: (at + line.len()) as u64,
+                unquoted: Vec::new(),
                 end: 0,
                 separator: 0,
                 framing: Framing::FromLine,
@@ -238,6 +258,9 @@ pub fn split(bytes: &[u8]) -> (Vec<MboxMessage>, usize) {
                 .iter()
                 .position(|&b| b != b'>')
                 .is_some_and(|n| n > 0 && bare.get(n..).is_some_and(|r| r.starts_with(b"From ")));
+            if quoted {
+                m.unquoted.push(m.bytes.len());
+            }
             m.bytes.extend_from_slice(if quoted {
                 line.get(1..).unwrap_or_default()
             } else {
@@ -374,7 +397,7 @@ fn set_content_length(bytes: &[u8], out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod sniff_tests {
-    #![allow(clippy::indexing_slicing)]
+    #![allow(clippy::indexing_slicing, clippy::unwrap_used)]
 
     use super::*;
 
@@ -412,6 +435,40 @@ mod sniff_tests {
         assert_eq!(messages[1].bytes, b"Subject: two\r\n\r\nbody\r\n".to_vec());
         let (messages, preamble) = split(b"junk\n\nFrom a@x Mon Jan  1 00:00:00 2001\nS: 1\n\nb\n");
         assert_eq!((messages.len(), preamble), (1, 6));
+    }
+
+    /// A place in a message's bytes maps back to the file past its envelope line and past each
+    /// `>` unquoting took away before it: every byte of the message lands on the same byte.
+    #[test]
+    fn file_place_undoes_the_envelope_and_the_unquoting() {
+        let mbox = b"From a@x Mon Jan  1 00:00:00 2001\nSubject: one\n\n>From quoted\nmid\n>>From twice\nend\n\nFrom b@x Mon Jan  1 00:00:01 2001\nS: 2\n\n>From b\n";
+        let (messages, _) = split(mbox);
+        for m in &messages {
+            for (i, &byte) in m.bytes.iter().enumerate() {
+                let at = m.file_place(crate::error::Place {
+                    offset: i as u64,
+                    within: 0,
+                });
+                assert_eq!(
+                    mbox[at.offset as usize], byte,
+                    "message {} byte {i}",
+                    m.index
+                );
+            }
+        }
+        let mid = messages[0]
+            .bytes
+            .windows(3)
+            .position(|w| w == b"mid")
+            .unwrap();
+        let at = messages[0].file_place(crate::error::Place {
+            offset: mid as u64,
+            within: 0,
+        });
+        assert_eq!(
+            at.offset as usize,
+            mbox.windows(3).position(|w| w == b"mid").unwrap()
+        );
     }
 
     /// mboxcl2: a body framed by its Content-Length is taken whole, its `From ` lines (after a

@@ -13,7 +13,7 @@ use std::ops::Range;
 use mailparse::{MailHeaderMap, ParsedContentType};
 
 use super::headers::Headers;
-use crate::error::{Diagnostic, DiagnosticCode};
+use crate::error::{Diagnostic, DiagnosticCode, Place};
 
 /// How deep `message/rfc822` nesting is followed (limit "MIME message depth").
 pub const MAX_MESSAGE_DEPTH: usize = 16;
@@ -61,6 +61,10 @@ pub struct Part {
     /// message whose own transfer encoding had to be undone first: such parts can be read but
     /// not rewritten in place.
     pub body: Option<Range<usize>>,
+    /// Where the body starts in the input file, for diagnostics. Inside an enclosed message
+    /// that had to be transfer-decoded first, where that message's encoded body starts: the
+    /// file holds no nearer byte.
+    pub body_at: Place,
     /// The body, transfer-decoded (leaves only; containers have none).
     pub decoded: Option<Vec<u8>>,
     /// Indices of the children in [`MessageTree::parts`].
@@ -88,10 +92,12 @@ pub struct Part {
 pub struct MessageTree {
     /// Every part, parents before children.
     pub parts: Vec<Part>,
-    /// Things that were wrong but not fatal (truncation, a body that does not decode): `mime`.
+    /// Things that were wrong but not fatal (truncation, a body that does not decode): `mime`
+    /// and `mime-malformed`, each with its place in the input.
     pub diagnostics: Vec<Diagnostic>,
     /// Each part whose content was not read (a limit, an unreadable heading), by its path
-    /// ([`display_path`]), with a `part-skipped` diagnostic that names it and the limit.
+    /// ([`display_path`]), with a `part-skipped` diagnostic that names it, its place and the
+    /// limit.
     pub skipped: Vec<(String, Diagnostic)>,
 }
 
@@ -152,6 +158,10 @@ pub fn parse(bytes: &[u8]) -> Result<MessageTree, MimeError> {
     let top = Entity::read(bytes, false).map_err(|e| MimeError(e.to_string()))?;
     let origin = Origin::Source(bytes.as_ptr() as usize);
     add(&mut tree, &top, None, String::new(), true, origin, 0, 0);
+    // In file order: a multipart's missing close delimiter, said when it is read, is due at its
+    // end, after what its parts say.
+    tree.diagnostics
+        .sort_by_key(|d| d.at.map(|at| (at.offset, at.within)));
     Ok(tree)
 }
 
@@ -370,7 +380,8 @@ impl<'a> Entity<'a> {
     /// A line of the preamble (before the first delimiter line) that holds the boundary after a
     /// dash but is no delimiter line (`BadBoundary--b`, a dash too few): a part meant to start there is not
     /// read, where an ordinary preamble is only text for mail readers without MIME.
-    fn stray_delimiter(&self) -> Option<String> {
+    /// Returns where the line starts in `raw`, and the line (cut at 80 characters).
+    fn stray_delimiter(&self) -> Option<(usize, String)> {
         let boundary = self.delimiter()?.get(2..)?;
         let preamble = self.body();
         // After a dash, as in a delimiter: a short boundary may well occur in ordinary text.
@@ -381,10 +392,11 @@ impl<'a> Entity<'a> {
         let line = rest.get(..memchr::memchr(b'\n', rest).unwrap_or(rest.len()))?;
         let line = String::from_utf8_lossy(line);
         let line = line.trim_end();
-        Some(match line.char_indices().nth(80) {
+        let line = match line.char_indices().nth(80) {
             Some((cut, _)) => format!("{}…", line.get(..cut).unwrap_or_default()),
             None => line.to_owned(),
-        })
+        };
+        Some((self.body_start + start, line))
     }
 
     /// Whether the multipart's first delimiter line is its close delimiter.
@@ -441,7 +453,22 @@ fn strip_trailing_eol(raw: &[u8], floor: usize, mut at: usize) -> usize {
 enum Origin {
     /// The address of the input's first byte.
     Source(usize),
-    Decoded,
+    /// Transfer-decoded: where the encoded bytes start in the input.
+    Decoded(Place),
+}
+
+impl Origin {
+    /// Where byte `i` of `raw` (a slice of the bytes this origin describes; `i` may be its
+    /// length) is in the input file.
+    fn place(self, raw: &[u8], i: usize) -> Place {
+        match self {
+            Origin::Source(start) => Place {
+                offset: ((raw.as_ptr() as usize).saturating_sub(start) + i.min(raw.len())) as u64,
+                within: 0,
+            },
+            Origin::Decoded(at) => at,
+        }
+    }
 }
 
 /// How a part shows in a diagnostic: its path, its type, its Content-Location if any.
@@ -496,12 +523,10 @@ fn add(
         .map(|v| v.trim().to_ascii_lowercase())
         .unwrap_or_else(|| "7bit".to_owned());
     let raw_body = mail.body();
-    let body = match origin {
-        Origin::Source(start) => {
-            let at = (raw_body.as_ptr() as usize).saturating_sub(start);
-            Some(at..at + raw_body.len())
-        }
-        Origin::Decoded => None,
+    let body_at = origin.place(mail.raw, mail.body_start);
+    let body = match (origin, usize::try_from(body_at.offset)) {
+        (Origin::Source(_), Ok(at)) => Some(at..at + raw_body.len()),
+        _ => None,
     };
     let eol = if memchr::memmem::find(mail.raw, b"\r\n").is_some() {
         "\r\n"
@@ -519,10 +544,13 @@ fn add(
         match decode_body(raw_body, &transfer_encoding, || mail.decoded_body()) {
             Ok(bytes) => Some(bytes),
             Err(why) => {
-                tree.note(format!(
-                    "part {}: the body cannot be decoded ({why}); left as it was",
-                    display_path(&section)
-                ));
+                tree.note(
+                    body_at,
+                    format!(
+                        "part {}: the body cannot be decoded ({why}); left as it was",
+                        display_path(&section)
+                    ),
+                );
                 None
             }
         }
@@ -532,11 +560,14 @@ fn add(
     if let Some(framing) = &mail.framing {
         // A boundary that never occurs or is not declared: what was read instead.
         if let Some(repaired) = &framing.repaired {
-            tree.malformed(format!(
-                "part {} ({}): {repaired}",
-                display_path(&section),
-                mime_type
-            ));
+            tree.malformed(
+                body_at,
+                format!(
+                    "part {} ({}): {repaired}",
+                    display_path(&section),
+                    mime_type
+                ),
+            );
         }
         // A multipart ended by the end of the input lacks its closing delimiter (RFC 2046
         // §5.1.1): its last part ends at the end of the input, as Chromium reads it; the
@@ -544,10 +575,14 @@ fn add(
         if let Some(delimiter) = &framing.delimiter {
             let close = format!("{delimiter}--");
             if memchr::memmem::find(mail.raw, close.as_bytes()).is_none() {
-                tree.malformed(format!(
-                    "part {}: no closing boundary {close:?}; the message is truncated: its last part ends at the end of the input",
-                    display_path(&section)
-                ));
+                // Said where it was due: at the end of the input.
+                tree.malformed(
+                    origin.place(mail.raw, mail.raw.len()),
+                    format!(
+                        "part {}: no closing boundary {close:?}; the message is truncated: its last part ends at the end of the input",
+                        display_path(&section)
+                    ),
+                );
             }
         }
     }
@@ -557,11 +592,14 @@ fn add(
         section
     };
     if mail.fields_dropped > 0 {
-        tree.note(format!(
-            "part {}: {} heading fields past the first {MAX_FIELDS} are not read (limit: MIME heading fields {MAX_FIELDS})",
-            display_path(&path),
-            mail.fields_dropped
-        ));
+        tree.note(
+            origin.place(mail.raw, 0),
+            format!(
+                "part {}: {} heading fields past the first {MAX_FIELDS} are not read (limit: MIME heading fields {MAX_FIELDS})",
+                display_path(&path),
+                mail.fields_dropped
+            ),
+        );
     }
     let content_location = headers.get("Content-Location").map(unfold_location);
     tree.parts.push(Part {
@@ -580,6 +618,7 @@ fn add(
         mime_type,
         transfer_encoding,
         body,
+        body_at,
         decoded,
         children: Vec::new(),
         parent,
@@ -598,7 +637,8 @@ fn add(
         PartKind::Multipart => {
             let spans = mail.split();
             if depth + 1 >= MAX_NESTING && !spans.is_empty() {
-                tree.skip(&path, format!(
+                let first = spans.first().map_or(mail.body_start, |s| s.start);
+                tree.skip(&path, origin.place(mail.raw, first), format!(
                     "{}: nested {} levels deep: its parts ({}) are not read, kept as they were (limit: MIME nesting depth {MAX_NESTING})",
                     me(tree),
                     depth + 1,
@@ -610,7 +650,7 @@ fn add(
             for (n, span) in spans.iter().enumerate() {
                 let sub_path = join(&path, n + 1);
                 if tree.parts.len() >= MAX_PARTS {
-                    tree.skip(&path, format!(
+                    tree.skip(&path, origin.place(mail.raw, span.start), format!(
                         "{}: {} of its parts, from part {sub_path} on, are not read, kept as they were (limit: MIME parts {MAX_PARTS})",
                         me(tree),
                         spans.len() - n,
@@ -631,32 +671,44 @@ fn add(
                     ),
                     Err(e) => tree.skip(
                         &sub_path,
+                        origin.place(mail.raw, span.start),
                         format!(
                             "part {sub_path}: the heading cannot be read ({e}); kept as it was"
                         ),
                     ),
                 }
             }
-            if let (false, Some(line)) = (spans.is_empty(), mail.stray_delimiter()) {
-                tree.malformed(format!(
-                    "part {}: its preamble has a line with its boundary that is no delimiter \
+            if let (false, Some((at, line))) = (spans.is_empty(), mail.stray_delimiter()) {
+                tree.malformed(
+                    origin.place(mail.raw, at),
+                    format!(
+                        "part {}: its preamble has a line with its boundary that is no delimiter \
                      line ({line:?}): what comes before its first delimiter line is not read",
-                    display_path(&path)
-                ));
+                        display_path(&path)
+                    ),
+                );
             }
             if spans.is_empty() {
-                tree.malformed(format!(
-                    "part {}: multipart without parts ({})",
-                    display_path(&path),
-                    if mail.closed_before_any_part() {
-                        "its first delimiter line is its close delimiter: what comes before it \
+                // At its first delimiter line, or where its body starts when it has none.
+                let at = mail
+                    .delimiter()
+                    .and_then(|d| Delimiters::new(mail.raw, d).next_line(mail.body_start))
+                    .unwrap_or(mail.body_start);
+                tree.malformed(
+                    origin.place(mail.raw, at),
+                    format!(
+                        "part {}: multipart without parts ({})",
+                        display_path(&path),
+                        if mail.closed_before_any_part() {
+                            "its first delimiter line is its close delimiter: what comes before it \
                          is preamble, not read"
-                    } else if mail.delimiter().is_some() {
-                        "nothing follows its delimiter line"
-                    } else {
-                        "its body is empty"
-                    }
-                ));
+                        } else if mail.delimiter().is_some() {
+                            "nothing follows its delimiter line"
+                        } else {
+                            "its body is empty"
+                        }
+                    ),
+                );
             }
         }
         PartKind::Message => {
@@ -666,7 +718,7 @@ fn add(
                 } else {
                     ("nesting depth", MAX_NESTING)
                 };
-                tree.skip(&path, format!(
+                tree.skip(&path, body_at, format!(
                     "{}: the enclosed message is not read, kept as it was (limit: MIME {what} {limit})",
                     me(tree)
                 ));
@@ -683,7 +735,7 @@ fn add(
                 (raw_body, origin)
             } else {
                 decoded_bytes = mail.decoded_body().unwrap_or_default();
-                (decoded_bytes.as_slice(), Origin::Decoded)
+                (decoded_bytes.as_slice(), Origin::Decoded(body_at))
             };
             match Entity::read(bytes, false) {
                 Ok(inner) => add(
@@ -698,6 +750,7 @@ fn add(
                 ),
                 Err(e) => tree.skip(
                     &path,
+                    body_at,
                     format!("part {path}: enclosed message unreadable ({e}); kept as it was"),
                 ),
             }
@@ -782,23 +835,23 @@ pub fn display_path(path: &str) -> &str {
 }
 
 impl MessageTree {
-    /// A `mime` diagnostic: about the structure.
-    fn note(&mut self, message: String) {
+    /// A `mime` diagnostic: about the structure at `at`.
+    fn note(&mut self, at: Place, message: String) {
         self.diagnostics
-            .push(Diagnostic::new(DiagnosticCode::Mime, message));
+            .push(Diagnostic::new(DiagnosticCode::Mime, message).at(at));
     }
 
-    /// A `mime-malformed` diagnostic: a structure read past damage, and how.
-    fn malformed(&mut self, message: String) {
+    /// A `mime-malformed` diagnostic: a structure read past damage at `at`, and how.
+    fn malformed(&mut self, at: Place, message: String) {
         self.diagnostics
-            .push(Diagnostic::new(DiagnosticCode::MimeMalformed, message));
+            .push(Diagnostic::new(DiagnosticCode::MimeMalformed, message).at(at));
     }
 
-    /// A `part-skipped` diagnostic about the part at `path`, not read.
-    fn skip(&mut self, path: &str, message: String) {
+    /// A `part-skipped` diagnostic about the part at `path`, not read from `at` on.
+    fn skip(&mut self, path: &str, at: Place, message: String) {
         self.skipped.push((
             display_path(path).to_owned(),
-            Diagnostic::new(DiagnosticCode::PartSkipped, message),
+            Diagnostic::new(DiagnosticCode::PartSkipped, message).at(at),
         ));
     }
 

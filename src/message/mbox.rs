@@ -66,11 +66,22 @@ pub fn links(
     let mut read = each(name, bytes, layers, |input| links_message(input, options));
     for (m, result) in read.messages.iter().zip(&mut read.results) {
         if let Ok(reports) = result {
-            let place = m.reference();
-            reports.iter_mut().for_each(|r| r.set_mbox(&place));
+            tag(m, reports);
         }
     }
     read
+}
+
+/// Each record of `m`'s `reports` tagged with the message, and the places its diagnostics
+/// name moved from the message's bytes to the mbox file's.
+fn tag(m: &MboxMessage, reports: &mut [Report]) {
+    let place = m.reference();
+    for r in reports {
+        r.set_mbox(&place);
+        for d in &mut r.base.diagnostics {
+            d.at = d.at.map(|at| m.file_place(at));
+        }
+    }
 }
 
 /// Every message rewritten (as [`rewrite_message`] does), each report tagged with its message,
@@ -85,8 +96,7 @@ pub fn rewrite(
     let mut new = Vec::with_capacity(read.messages.len());
     for (m, result) in read.messages.iter().zip(&mut read.results) {
         if let Ok(r) = result {
-            let place = m.reference();
-            r.reports.iter_mut().for_each(|r| r.set_mbox(&place));
+            tag(m, &mut r.reports);
         }
         // The bytes go to the joined mbox; the reports stay.
         new.push(result.as_mut().ok().map(|r| std::mem::take(&mut r.bytes)));

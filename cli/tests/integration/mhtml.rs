@@ -606,7 +606,8 @@ fn check_changed_body(
 // ---------------------------------------------------------------------------------------------
 // Test 1 and 2: the shared corpus.
 
-fn corpus() -> Option<Vec<PathBuf>> {
+/// The shared corpus's MHTML files, or `None` (said) when `../shared` is absent.
+pub(super) fn corpus() -> Option<Vec<PathBuf>> {
     let dir = Path::new(CORPUS);
     let Ok(entries) = std::fs::read_dir(dir) else {
         if let Err(e) = crate::shared::missing(
@@ -1371,6 +1372,14 @@ fn nested_multiparts(depth: usize) -> Vec<u8> {
     s.into_bytes()
 }
 
+/// In [`nested_multiparts`], where the first part of the multipart 99 levels deep (bounded
+/// `b99x`, part 2 and 98 `.1`s) starts: the first byte the nesting limit leaves unread. Found
+/// by plain search.
+fn first_part_of_b99x(bytes: &[u8]) -> usize {
+    let line = b"\r\n--b99x\r\n";
+    bytes.windows(line.len()).position(|w| w == line).unwrap() + line.len()
+}
+
 /// A top-level HTML part, then `depth` message/rfc822 parts nested in each other.
 fn nested_messages(depth: usize) -> Vec<u8> {
     let mut s = String::from(
@@ -1652,9 +1661,10 @@ fn a_part_nested_past_the_limit_is_said_and_exits_1() {
     let name = path.to_str().unwrap();
     let part = format!("2{}", ".1".repeat(98));
     let said = format!(
-        "linkbase: {name}: part-skipped: part {part} (multipart/mixed): nested 100 levels deep: \
+        "linkbase: {name}: part-skipped at offset {}: part {part} (multipart/mixed): nested 100 levels deep: \
          its parts (1) are not read, kept as they were (limit: MIME nesting depth 100)\n\
-         linkbase: {name}: 1 part-skipped diagnostic above: what it names is kept as it was\n"
+         linkbase: {name}: 1 part-skipped diagnostic above: what it names is kept as it was\n",
+        first_part_of_b99x(&bytes)
     );
     let links = super::util::linkbase(&["links", "--format", "tsv", name], b"");
     let base = super::util::linkbase(&["base", "--format", "text", name], b"");
@@ -1717,14 +1727,15 @@ fn a_tree_run_says_skipped_parts_and_exits_1() {
         (
             1,
             format!(
-                "linkbase: deep.eml: part-skipped: part {part} (multipart/mixed): nested 100 \
+                "linkbase: deep.eml: part-skipped at offset {}: part {part} (multipart/mixed): nested 100 \
                  levels deep: its parts (1) are not read, kept as they were (limit: MIME nesting \
                  depth 100)\n\
                  linkbase: deep.eml: 1 part-skipped diagnostic above: what it names is kept as it \
                  was\n\
                  linkbase: rewrite: 1 page, 1 link: 1 absolute, 0 left relative or unresolvable; 0 \
                  other files copied; 0 failed; 1 MIME message with parts left as they were or read \
-                 past damage (see above); written to OUT; T s\n"
+                 past damage (see above); written to OUT; T s\n",
+                first_part_of_b99x(&bytes)
             )
             .as_str()
         )

@@ -12,6 +12,21 @@ fn message(content_type: &str, body: &str) -> Vec<u8> {
     format!("MIME-Version: 1.0\r\nContent-Type: {content_type}\r\n\r\n{body}").into_bytes()
 }
 
+/// Where `needle` first occurs in `bytes`, plus `skip`: offsets the diagnostics must name,
+/// found here by plain search of the test's own bytes.
+fn at(bytes: &[u8], needle: &str, skip: usize) -> usize {
+    bytes
+        .windows(needle.len())
+        .position(|w| w == needle.as_bytes())
+        .unwrap()
+        + skip
+}
+
+/// Where the top-level body starts: after the heading's blank line.
+fn body_start(bytes: &[u8]) -> usize {
+    at(bytes, "\r\n\r\n", 4)
+}
+
 /// `linkbase ARGS... -` on `bytes` (named `-` in messages): the run, and each link record as
 /// `part resolved`.
 fn run(args: &[&str], bytes: &[u8]) -> (Run, Vec<String>) {
@@ -57,7 +72,7 @@ fn a_boundary_that_never_occurs_is_sniffed_from_the_first_delimiter_line() {
     assert_eq!(links, ["1 http://h/a/x"]);
     assert_eq!(
         r.stderr,
-        format!("linkbase: -: mime-malformed: part 0 (multipart/related): its boundary \"AAA\" never occurs; the boundary \"BBB\" of its first delimiter line is used\n{SUMMARY}")
+        format!("linkbase: -: mime-malformed at offset {}: part 0 (multipart/related): its boundary \"AAA\" never occurs; the boundary \"BBB\" of its first delimiter line is used\n{SUMMARY}", body_start(&bytes))
     );
     assert_eq!(r.code, 1);
     // Rewritten in place like any part.
@@ -74,25 +89,24 @@ fn a_boundary_that_never_occurs_is_sniffed_from_the_first_delimiter_line() {
 #[test]
 fn a_missing_boundary_parameter_is_sniffed_too() {
     let body = format!("preamble\r\n--BBB\r\n{HTML_PART}--BBB--\r\n");
-    let (r, links) = run(&["links"], &message("multipart/related", &body));
+    let bytes = message("multipart/related", &body);
+    let (r, links) = run(&["links"], &bytes);
     assert_eq!(links, ["1 http://h/a/x"]);
     assert_eq!(
         r.stderr,
-        format!("linkbase: -: mime-malformed: part 0 (multipart/related): it has no boundary parameter; the boundary \"BBB\" of its first delimiter line is used\n{SUMMARY}")
+        format!("linkbase: -: mime-malformed at offset {}: part 0 (multipart/related): it has no boundary parameter; the boundary \"BBB\" of its first delimiter line is used\n{SUMMARY}", body_start(&bytes))
     );
     assert_eq!(r.code, 1);
 }
 
 #[test]
 fn a_multipart_without_any_delimiter_line_is_read_as_one_part() {
-    let (r, links) = run(
-        &["links"],
-        &message("multipart/related; boundary=B", HTML_PART),
-    );
+    let bytes = message("multipart/related; boundary=B", HTML_PART);
+    let (r, links) = run(&["links"], &bytes);
     assert_eq!(links, ["1 http://h/a/x"]);
     assert_eq!(
         r.stderr,
-        format!("linkbase: -: mime-malformed: part 0 (multipart/related): its boundary \"B\" never occurs and no line is a delimiter; its body is read as one part\n{SUMMARY}")
+        format!("linkbase: -: mime-malformed at offset {}: part 0 (multipart/related): its boundary \"B\" never occurs and no line is a delimiter; its body is read as one part\n{SUMMARY}", body_start(&bytes))
     );
     assert_eq!(r.code, 1);
 }
@@ -100,11 +114,13 @@ fn a_multipart_without_any_delimiter_line_is_read_as_one_part() {
 #[test]
 fn a_multipart_without_its_closing_delimiter_ends_at_the_end_of_the_input() {
     let body = format!("--B\r\n{HTML_PART}--B\r\nContent-Type: text/html\r\nContent-Location: http://h/c/\r\n\r\n<img src=i.png>");
-    let (r, links) = run(&["links"], &message("multipart/related; boundary=B", &body));
+    let bytes = message("multipart/related; boundary=B", &body);
+    let (r, links) = run(&["links"], &bytes);
     assert_eq!(links, ["1 http://h/a/x", "2 http://h/c/i.png"]);
+    // Said where the close delimiter was due: the end of the input.
     assert_eq!(
         r.stderr,
-        format!("linkbase: -: mime-malformed: part 0: no closing boundary \"--B--\"; the message is truncated: its last part ends at the end of the input\n{SUMMARY}")
+        format!("linkbase: -: mime-malformed at offset {}: part 0: no closing boundary \"--B--\"; the message is truncated: its last part ends at the end of the input\n{SUMMARY}", bytes.len())
     );
     assert_eq!(r.code, 1);
 }
@@ -112,15 +128,19 @@ fn a_multipart_without_its_closing_delimiter_ends_at_the_end_of_the_input() {
 #[test]
 fn a_message_nested_thirty_levels_deep_is_said_and_exits_1() {
     let mut bytes = HTML_PART.as_bytes().to_vec();
+    let wrapper = message("message/rfc822", "");
     for _ in 0..30 {
-        bytes = [&message("message/rfc822", "")[..], &bytes].concat();
+        bytes = [&wrapper[..], &bytes].concat();
     }
+    // Wrappers 0 to 16 are parts 1, 1.1, …; the message enclosed in the 17th (part 1 and 16
+    // `.1`s) is not read: it starts after 17 wrappers' headings.
     let part = format!("1{}", ".1".repeat(16));
     said_by_every_command(
         &bytes,
         &format!(
-            "linkbase: -: part-skipped: part {part} (message/rfc822): the enclosed message is not read, kept as it was (limit: MIME message depth 16)\n\
-linkbase: -: 1 part-skipped diagnostic above: what it names is kept as it was\n"
+            "linkbase: -: part-skipped at offset {}: part {part} (message/rfc822): the enclosed message is not read, kept as it was (limit: MIME message depth 16)\n\
+linkbase: -: 1 part-skipped diagnostic above: what it names is kept as it was\n",
+            17 * wrapper.len()
         ),
     );
 }
@@ -135,8 +155,9 @@ fn a_multipart_whose_first_delimiter_line_closes_it_is_said() {
     said_by_every_command(
         &bytes,
         &format!(
-            "linkbase: -: mime-malformed: part 0: multipart without parts (its first \
-delimiter line is its close delimiter: what comes before it is preamble, not read)\n{SUMMARY}"
+            "linkbase: -: mime-malformed at offset {}: part 0: multipart without parts (its first \
+delimiter line is its close delimiter: what comes before it is preamble, not read)\n{SUMMARY}",
+            at(&bytes, "\n--b--", 1)
         ),
     );
 }
@@ -147,13 +168,14 @@ delimiter line is its close delimiter: what comes before it is preamble, not rea
 #[test]
 fn a_preamble_holding_the_boundary_is_said() {
     let image = "Content-Type: image/png\r\nContent-Location: http://h/i.png\r\n\r\nPNG\r\n";
-    let body = format!("-b\r\n{HTML_PART}--b\r\n{image}--b--\r\n");
+    let body = format!("preamble\r\n-b\r\n{HTML_PART}--b\r\n{image}--b--\r\n");
     let bytes = message("multipart/related; boundary=b", &body);
     said_by_every_command(
         &bytes,
         &format!(
-            "linkbase: -: mime-malformed: part 0: its preamble has a line with its boundary \
-that is no delimiter line (\"-b\"): what comes before its first delimiter line is not read\n{SUMMARY}"
+            "linkbase: -: mime-malformed at offset {}: part 0: its preamble has a line with its boundary \
+that is no delimiter line (\"-b\"): what comes before its first delimiter line is not read\n{SUMMARY}",
+            at(&bytes, "\n-b\r\n", 1)
         ),
     );
     // An ordinary preamble is no damage.
@@ -162,4 +184,112 @@ that is no delimiter line (\"-b\"): what comes before its first delimiter line i
     let (r, links) = run(&["links"], &message("multipart/related; boundary=b", &body));
     assert_eq!((r.code, r.stderr.as_str()), (0, ""));
     assert_eq!(links, ["1 http://h/a/x"]);
+}
+
+/// Offsets are the file's, not the part's: damage in a multipart nested in another (its
+/// closing delimiter missing, its boundary wrong) is named where it is in the file.
+#[test]
+fn nested_damage_is_named_at_its_offset_in_the_file() {
+    let inner = format!(
+        "Content-Type: multipart/alternative; boundary=\"in\"\r\n\r\n--IN\r\n{HTML_PART}--IN--\r\n"
+    );
+    let body = format!("--out\r\n{inner}--out\r\nContent-Type: image/png\r\n\r\nPNG\r\n");
+    let bytes = message("multipart/mixed; boundary=out", &body);
+    let (r, links) = run(&["links"], &bytes);
+    assert_eq!(links, ["1.1 http://h/a/x"]);
+    // The inner body starts after its heading's blank line; the outer close delimiter is
+    // due at the end of the input.
+    let inner_body = at(&bytes, "\"in\"\r\n\r\n", 8);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "linkbase: -: mime-malformed at offset {inner_body}: part 1 (multipart/alternative): its boundary \"in\" never occurs; the boundary \"IN\" of its first delimiter line is used\n\
+linkbase: -: mime-malformed at offset {}: part 0: no closing boundary \"--out--\"; the message is truncated: its last part ends at the end of the input\n\
+linkbase: -: 2 mime-malformed diagnostics above: the message is read past damage, as said\n",
+            bytes.len()
+        )
+    );
+    assert_eq!(r.code, 1);
+}
+
+/// A base64 body that does not decode is left as it was, said at the offset where its body
+/// starts.
+#[test]
+fn an_undecodable_part_is_named_at_its_body() {
+    let body = "--b\r\nContent-Type: text/html\r\nContent-Transfer-Encoding: base64\r\n\r\nPGE+!!!*\r\n--b--\r\n";
+    let bytes = message("multipart/related; boundary=b", body);
+    said_by_every_command(
+        &bytes,
+        &format!(
+            "linkbase: - part 1: part-skipped at offset {}: left as it was: its body cannot be decoded\n\
+linkbase: -: 1 part-skipped diagnostic above: what it names is kept as it was\n",
+            at(&bytes, "PGE+", 0)
+        ),
+    );
+}
+
+/// Inside a base64-encoded message/rfc822 (RFC 2046 §5.2.1 forbids it; producers do it), the
+/// file has no byte for the damage itself: it is named at the encoded body's start.
+#[test]
+fn damage_inside_an_encoded_enclosed_message_is_named_at_the_encoded_body() {
+    use base64::Engine as _;
+    let enclosed = message("multipart/related; boundary=B", HTML_PART);
+    let encoded = base64::engine::general_purpose::STANDARD.encode(&enclosed);
+    let body = format!(
+        "--o\r\nContent-Type: message/rfc822\r\nContent-Transfer-Encoding: base64\r\n\r\n{encoded}\r\n--o--\r\n"
+    );
+    let bytes = message("multipart/mixed; boundary=o", &body);
+    let (r, links) = run(&["links"], &bytes);
+    assert_eq!(links, ["1.1 http://h/a/x"]);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "linkbase: -: mime-malformed at offset {at}: part 1 (multipart/related): its boundary \"B\" never occurs and no line is a delimiter; its body is read as one part\n\
+linkbase: - part 1.1: part-skipped at offset {at}: inside an encoded message/rfc822: links reported, the part left as it was\n\
+linkbase: -: 1 mime-malformed diagnostic above: the message is read past damage, as said\n\
+linkbase: -: 1 part-skipped diagnostic above: what it names is kept as it was\n",
+            at = at(&bytes, &encoded, 0)
+        )
+    );
+}
+
+/// In an mbox the offset is the mbox file's: past the envelope lines, and past the `>` that
+/// quoted `From ` lines lost when they were read (mboxrd).
+#[test]
+fn mbox_damage_is_named_at_its_offset_in_the_mbox() {
+    let first = "From a@h Mon Jan  1 00:00:00 2001\r\nFrom: a@h\r\nMIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\n>From here\r\n\r\n";
+    let quoted = ">From me\r\n>>From you\r\n";
+    let second = format!(
+        "From b@h Mon Jan  1 00:00:00 2001\r\nFrom: b@h\r\nMIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=b\r\n\r\n{quoted}--b\r\n{HTML_PART}--b\r\n"
+    );
+    let bytes = format!("{first}{second}").into_bytes();
+    let (r, links) = run(&["links"], &bytes);
+    assert_eq!(links, ["1 http://h/a/x"]);
+    let second_at = first.len();
+    // The close delimiter is due at the end of the file.
+    assert_eq!(
+        r.stderr,
+        format!(
+            "linkbase: stdin message 1 (offset {second_at}): mime-malformed at offset {}: part 0: no closing boundary \"--b--\"; the message is truncated: its last part ends at the end of the input\n\
+linkbase: stdin message 1 (offset {second_at}): 1 mime-malformed diagnostic above: the message is read past damage, as said\n\
+linkbase: stdin: 2 messages read\n",
+            bytes.len()
+        )
+    );
+    // Damage in the preamble, after the quoted lines: its stray line is named in the file,
+    // past the two `>` the reading took away.
+    let second = format!(
+        "From b@h Mon Jan  1 00:00:00 2001\r\nFrom: b@h\r\nMIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=b\r\n\r\n{quoted}-b\r\n{HTML_PART}--b\r\n{HTML_PART}--b--\r\n"
+    );
+    let bytes = format!("{first}{second}").into_bytes();
+    let (r, _) = run(&["links"], &bytes);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "linkbase: stdin message 1 (offset {second_at}): mime-malformed at offset {}: part 0: its preamble has a line with its boundary that is no delimiter line (\"-b\"): what comes before its first delimiter line is not read\n\
+linkbase: stdin message 1 (offset {second_at}): 1 mime-malformed diagnostic above: the message is read past damage, as said\n\
+linkbase: stdin: 2 messages read\n",
+            at(&bytes, "\n-b\r\n", 1)
+        )
+    );
 }

@@ -107,10 +107,13 @@ fn nesting_past_the_limit_is_said() {
         .map(|(p, d)| (p.clone(), d.to_string()))
         .collect();
     let path = vec!["1"; MAX_NESTING - 1].join(".");
+    // Part 1.1.… (99 levels) is the multipart bounded `b99x`: its one part, not read, starts
+    // after its delimiter line.
+    let unread = s.find("--b99x\n").unwrap() + "--b99x\n".len();
     assert_eq!(
         skipped,
         [(path.clone(), format!(
-            "part-skipped: part {path} (multipart/mixed): nested 100 levels deep: its parts (1) are not read, kept as they were (limit: MIME nesting depth 100)"
+            "part-skipped at offset {unread}: part {path} (multipart/mixed): nested 100 levels deep: its parts (1) are not read, kept as they were (limit: MIME nesting depth 100)"
         ))]
     );
 }
@@ -128,7 +131,7 @@ fn heading_fields_past_the_limit_are_said() {
     let diagnostics: Vec<String> = tree.diagnostics.iter().map(ToString::to_string).collect();
     assert_eq!(
         diagnostics,
-        ["mime: part 1: 1 heading fields past the first 1000 are not read (limit: MIME heading fields 1000)"]
+        ["mime at offset 0: part 1: 1 heading fields past the first 1000 are not read (limit: MIME heading fields 1000)"]
     );
 }
 
@@ -150,10 +153,13 @@ fn parts_past_the_limit_are_said() {
         .iter()
         .map(|(p, d)| (p.clone(), d.to_string()))
         .collect();
+    // Part MAX_PARTS, the first not read, starts after the MAX_PARTS-th delimiter line.
+    let (line, _) = s.match_indices("--b\n").nth(MAX_PARTS - 1).unwrap();
     assert_eq!(
         skipped,
         [("0".to_owned(), format!(
-            "part-skipped: part 0 (multipart/mixed, Content-Location \"http://h/m\"): {extra} of its parts, from part {} on, are not read, kept as they were (limit: MIME parts {MAX_PARTS})",
+            "part-skipped at offset {}: part 0 (multipart/mixed, Content-Location \"http://h/m\"): {extra} of its parts, from part {} on, are not read, kept as they were (limit: MIME parts {MAX_PARTS})",
+            line + 4,
             MAX_PARTS
         ))]
     );

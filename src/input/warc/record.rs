@@ -1,6 +1,7 @@
 //! A WARC record as read: its headers and block, where it is, damage met around it, and the
 //! reference link and base records carry to it.
 
+pub use crate::error::Place;
 use crate::input::headers::Headers;
 
 /// One WARC record: its header fields and, when kept, its block.
@@ -103,26 +104,6 @@ impl std::fmt::Display for Damage {
             write!(f, " (record {id})")?;
         }
         write!(f, ": {}", self.message)
-    }
-}
-
-/// Where a record is: its [`Record::offset`], and its place in its gzip member.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Place {
-    /// The file offset (of the record, or of the gzip member holding it).
-    pub offset: u64,
-    /// In a gzip member that holds several records: how many decompressed bytes of it come
-    /// before this record (0 for the first, and in a `.warc`).
-    pub within: u64,
-}
-
-impl std::fmt::Display for Place {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "offset {}", self.offset)?;
-        if self.within > 0 {
-            write!(f, " (byte {} of its gzip member)", self.within)?;
-        }
-        Ok(())
     }
 }
 
