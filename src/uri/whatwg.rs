@@ -195,13 +195,17 @@ fn whatwg_parse(
 ///
 /// # Errors
 /// [`ResolveError::Whatwg`], as against a base.
-pub(crate) fn whatwg_absolute(
+pub fn whatwg_absolute(
     reference: &str,
     encoding: &'static encoding_rs::Encoding,
 ) -> Result<String, ResolveError> {
     let query_encoding = (encoding != encoding_rs::UTF_8).then_some(encoding);
     whatwg_parse(reference, None, query_encoding)
-        .map(String::from)
+        .map(|joined| {
+            keep_own_file_host(reference, &joined)
+                .or_else(|| keep_empty_file_segments(reference, &joined))
+                .unwrap_or_else(|| joined.into())
+        })
         .map_err(|reason| ResolveError::Whatwg {
             input: reference.to_owned(),
             reason,
@@ -240,14 +244,7 @@ fn keep_file_host(
     }
     // The crate drops the host of a base like `file://h/C:/a/b` too: then it is read from the
     // base as written, through the crate's own host parser (lower case, IDNA, `localhost` → "").
-    let from_raw = || {
-        let authority = UriRef::parse(raw_base).authority?;
-        let parsed = url::Url::parse(&format!("file://{authority}/")).ok()?;
-        parsed
-            .host_str()
-            .filter(|h| !h.is_empty())
-            .map(str::to_owned)
-    };
+    let from_raw = || file_host(UriRef::parse(raw_base).authority?);
     let host = match base.host_str().filter(|h| !h.is_empty()) {
         Some(h) => h.to_owned(),
         None => from_raw()?,
@@ -262,6 +259,23 @@ fn keep_file_host(
     ) {
         return None;
     }
+    with_file_host(joined, &host)
+}
+
+/// The host of a `file:` authority as the crate's host parser makes it (lower case, IDNA,
+/// `localhost` → none); `None` for no host.
+fn file_host(authority: &str) -> Option<String> {
+    let parsed = url::Url::parse(&format!("file://{authority}/")).ok()?;
+    parsed
+        .host_str()
+        .filter(|h| !h.is_empty())
+        .map(str::to_owned)
+}
+
+/// `joined` (a `file:` URL the crate gave no host) with `//host` put back, when its path starts
+/// with a Windows drive letter, the one case where url 2.5.8 drops a host the URL Standard keeps
+/// (the path state turns `C|` into `C:` and leaves the host alone).
+fn with_file_host(joined: &url::Url, host: &str) -> Option<String> {
     let path = joined.path();
     let bytes = path.as_bytes();
     let drive = bytes.len() >= 3
@@ -282,6 +296,33 @@ fn keep_file_host(
         fixed.push_str(f);
     }
     Some(fixed)
+}
+
+/// The same crate failure for a reference with an authority of its own (`file://h/C:/`, WPT
+/// `file://example.net/C:/`; `//h/c:` against a `file:` base): the host it names is kept, unless
+/// that "host" is itself a drive letter (`file://C:/`, which the file host state reads as a
+/// path). Found by fuzz/pipeline.rs: `file:c:` against `file://%22/` kept the host, but the
+/// written result, read again as an absolute URL, lost it.
+fn keep_own_file_host(reference: &str, joined: &url::Url) -> Option<String> {
+    if joined.scheme() != "file" || joined.host_str().is_some_and(|h| !h.is_empty()) {
+        return None;
+    }
+    let after_scheme = file_reference_after_scheme(reference);
+    let is_slash = |c: char| c == '/' || c == '\\';
+    let mut lead = after_scheme.chars();
+    if !(lead.next().is_some_and(is_slash) && lead.next().is_some_and(is_slash)) {
+        return None;
+    }
+    let rest = after_scheme.get(2..).unwrap_or_default();
+    let authority = rest
+        .split(|c: char| is_slash(c) || c == '?' || c == '#')
+        .next()
+        .unwrap_or_default();
+    let drive_letter = matches!(authority.as_bytes(), [l, b':' | b'|'] if l.is_ascii_alphabetic());
+    if drive_letter {
+        return None;
+    }
+    with_file_host(joined, &file_host(authority)?)
 }
 
 /// Post-normalisation for url 2.5.8's other `file:` failure (WPT `////one/two` against
@@ -411,6 +452,7 @@ pub(super) fn join(
         return Ok(());
     }
     match keep_file_host(base, base_text, reference, &joined)
+        .or_else(|| keep_own_file_host(reference, &joined))
         .or_else(|| keep_empty_file_segments(reference, &joined))
     {
         Some(fixed) => out.push_str(&fixed),
