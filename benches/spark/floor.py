@@ -1,7 +1,8 @@
 """The floor of any Spark job that runs Python: the JVM started in local[2] with the options
 `python -m linkbase.spark links` gives it (C1 only, and the class archive of Spark's classes unless
---no-class-archive), a session, and 2 tasks of mapInArrow that do nothing, then stop. What
-linkbase.spark costs above the 2-process pool can be no less.
+--no-class-archive), a session, and 2 tasks that do nothing (an RDD, as the job's pyarrow writer
+schedules its ranges), then stop. What linkbase.spark costs above the 2-process pool can be no
+less.
 
     python benches/spark/floor.py [--no-class-archive]
 """
@@ -21,7 +22,8 @@ builder, archive = launch_options(
 )
 session = builder.getOrCreate()
 try:
-    session.range(0, 2, 1, 2).mapInArrow(lambda batches: batches, "id long").collect()
+    # Two tasks scheduled as linkbase.spark.write_parquet schedules its ranges.
+    session.sparkContext.parallelize(range(2), 2).mapPartitions(lambda ids: ids).collect()
 finally:
     session.stop()
     if archive is not None:

@@ -123,7 +123,18 @@ def test_ranges_cover_the_file():
     assert lspark._size("128M") == 128 << 20 and lspark._size("2k") == 2048 and lspark._size("1gb") == 1 << 30
 
 
-def test_worker_task_leaves_no_zip_finders(tmp_path, monkeypatch):
+@pytest.fixture
+def unfrozen():
+    """worker_task freezes the collector's objects in the process it runs in (this one, here):
+    undone before and after the test."""
+    import gc
+
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+
+
+def test_worker_task_leaves_no_zip_finders(tmp_path, monkeypatch, unfrozen):
     """PySpark's worker re-reads every zip finder's archive before each task
     (importlib.invalidate_caches): a task through worker_task leaves none, and imports from the
     archive still work after it."""
@@ -149,6 +160,34 @@ def test_worker_task_leaves_no_zip_finders(tmp_path, monkeypatch):
     assert zip_finders() == []
     importlib.invalidate_caches()
     assert importlib.import_module("zpkg.two").VALUE == 2
+
+
+def test_worker_task_freezes_the_heap_once(unfrozen):
+    """After a worker's first task its objects are frozen (gc.freeze), so the collection
+    PySpark's daemon runs after every task skips them; later tasks freeze nothing more."""
+    import gc
+    import weakref
+
+    class Cycle:
+        pass
+
+    assert gc.get_freeze_count() == 0
+    gc.disable()  # only worker_task collects
+    try:
+        garbage = Cycle()
+        garbage.me = garbage  # a cycle only the collector frees: collected, not frozen
+        ref = weakref.ref(garbage)
+        del garbage
+        assert list(lspark.worker_task(lambda ids: (i + 1 for i in ids))(iter([1]))) == [2]
+    finally:
+        gc.enable()
+    assert ref() is None
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    late = Cycle()
+    assert list(lspark.worker_task(lambda ids: iter(ids))(iter([3]))) == [3]
+    assert gc.get_freeze_count() == frozen
+    assert any(o is late for o in gc.get_objects())
 
 
 def test_command_line_writes_parquet(session, tmp_path):
