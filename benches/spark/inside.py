@@ -44,13 +44,13 @@ def main():
         with multiprocessing.Pool(2) as pool:
             got = list(pool.imap_unordered(timed, work))
     else:
-        from pyspark.sql import SparkSession
+        from pyspark import SparkConf, SparkContext
 
         from linkbase._jvm import launch_options
 
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        builder, archive = launch_options(SparkSession.builder.master("local[2]").appName("inside"), schedules_only=True)
-        spark = builder.getOrCreate()
+        conf, archive = launch_options(SparkConf().setMaster("local[2]").setAppName("inside"), schedules_only=True)
+        spark = SparkContext(conf=conf)
 
         def run(ids):
             for i in ids:
@@ -59,7 +59,7 @@ def main():
         try:
             task = run if args.as_is else worker_task(run)
             # As linkbase.spark.write_parquet schedules its tasks.
-            got = spark.sparkContext.parallelize(range(len(work)), len(work)).mapPartitions(task).collect()
+            got = spark.parallelize(range(len(work)), len(work)).mapPartitions(task).collect()
         finally:
             spark.stop()
             if archive is not None:

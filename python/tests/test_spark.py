@@ -220,12 +220,12 @@ def test_command_line_writes_parquet(session, tmp_path):
     assert f"JVM class archive written to {archive} (later runs start faster)" in run.stderr
     assert not any("Mapped dynamic region" in f.read_text() for f in logs.iterdir())
     # Unpartitioned: the tasks write with pyarrow, in a JVM this command started (with C1 only,
-    # from the class archive).
-    plain = tmp_path / "plain.parquet"
+    # from the class archive) with a SparkContext alone, the session made for --hosts after.
+    plain, plain_hosts = tmp_path / "plain.parquet", tmp_path / "plain-hosts.parquet"
     run = subprocess.run(
         cwd=tmp_path,
         env=env,
-        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(plain)],
+        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(plain), "--hosts", str(plain_hosts)],
         capture_output=True,
         text=True,
     )
@@ -233,6 +233,9 @@ def test_command_line_writes_parquet(session, tmp_path):
     assert "40 links of 1 WARC files" in run.stderr
     assert sorted(f.name for f in plain.iterdir()) == ["_SUCCESS", "part-00000.parquet"]
     assert sorted(tuple(r) for r in session.read.parquet(str(plain)).collect()) == cli_table([path])
+    assert sorted(tuple(r) for r in session.read.parquet(str(plain_hosts)).collect()) == sorted(
+        tuple(r) for r in session.read.parquet(str(hosts)).collect()
+    )
     # The second run's JVM mapped the archive (and wrote none).
     assert "class archive" not in run.stderr
     assert [f.name for f in (cache / "linkbase").iterdir()] == [archive.name]
