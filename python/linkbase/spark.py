@@ -21,7 +21,8 @@ Rows carry exactly the fields of `linkbase links IN.warc.gz`.
 (`write_parquet`: a Parquet file per range, renamed into place when whole), so the links never
 cross into the JVM: Spark schedules the ranges and retries them, and that is all (Spark's own
 writer reads every Arrow batch into JVM rows and encodes them again in its Parquet writer,
-which on two cores cost more CPU than finding the links). The price: the output must be a path
+which on two cores cost more CPU than finding the links). So that job is an RDD of the ranges'
+numbers on a bare SparkContext: no SQL session, no query planned or compiled. The price: the output must be a path
 every executor and the driver share (a local or network file system), and no Hadoop output
 committer is involved (a task's file appears whole, by rename, or not at all). `--writer
 spark`, `--partition-by` and any hdfs:// or s3a:// output go through Spark's writer, as
