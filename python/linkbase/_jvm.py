@@ -25,7 +25,7 @@ from typing import Any, List, Optional, Tuple
 # 7.6 s of a 17 s JVM, 1.7 s with C1 alone).
 JIT_C1 = "-XX:TieredStopAtLevel=1"
 
-# How long the command waits for its JVM to write the archive as it exits (about 140 MB: a few
+# How long the command waits for its JVM to write the archive as it exits (65–140 MB: a few
 # seconds, tens on a loaded machine). Past it the JVM is left to finish alone and the archive
 # is made on a later run.
 DUMP_TIMEOUT = 300

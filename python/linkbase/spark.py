@@ -22,19 +22,20 @@ Rows carry exactly the fields of `linkbase links IN.warc.gz`.
 cross into the JVM: Spark schedules the ranges and retries them, and that is all (Spark's own
 writer reads every Arrow batch into JVM rows and encodes them again in its Parquet writer,
 which on two cores cost more CPU than finding the links). So that job is an RDD of the ranges'
-numbers on a bare SparkContext: no SQL session, no query planned or compiled. The price: the output must be a path
-every executor and the driver share (a local or network file system), and no Hadoop output
-committer is involved (a task's file appears whole, by rename, or not at all). `--writer
-spark`, `--partition-by` and any hdfs:// or s3a:// output go through Spark's writer, as
-`links(...)` does.
+numbers on a bare SparkContext: no SQL session, no query planned or compiled. The price: the
+output must be a path every executor and the driver share (a local or network file system), and
+no Hadoop output committer is involved (a task's file appears whole, by rename, or not at all).
+`--writer spark`, `--partition-by` and any hdfs:// or s3a:// output go through Spark's writer,
+as `links(...)` does.
 
 When the command starts its own JVM (not under spark-submit), it cuts the JVM's fixed cost, which
 is most of a small job's: the driver JVM maps a class-data sharing archive of Spark's classes
-(JDK CDS, `-XX:SharedArchiveFile`) that the first run writes as its JVM exits (about 140 MB in
-`$XDG_CACHE_HOME/linkbase`, else `~/.cache/linkbase`, named by a fingerprint of the JVM and
-Spark's jars; `--no-class-archive` goes without), which halves the CPU of starting Spark; with
-the pyarrow writer the JVM only schedules, so it also gets `-XX:TieredStopAtLevel=1` (C2
-compiles would cost more than they save). Neither where the user gave JVM options of their own
+(JDK CDS, `-XX:SharedArchiveFile`) that the first run writes as its JVM exits (65 MB after a
+run of the pyarrow writer, 140 MB of Spark's, in `$XDG_CACHE_HOME/linkbase`, else
+`~/.cache/linkbase`, named by a fingerprint of the JVM and Spark's jars; `--no-class-archive`
+goes without), which halves the CPU of starting Spark; with the pyarrow writer the JVM only
+schedules, so it also gets `-XX:TieredStopAtLevel=1` (C2 compiles would cost more than they
+save). Neither where the user gave JVM options of their own
 (PYSPARK_SUBMIT_ARGS, spark-defaults.conf). Under spark-submit, pass them yourself:
 `--driver-java-options '-XX:TieredStopAtLevel=1 -XX:SharedArchiveFile=ARCHIVE' --conf
 spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1` (ARCHIVE: one this command wrote, for
@@ -204,8 +205,8 @@ def worker_task(body: Callable[[Iterator[Any]], Iterator[Any]]) -> Callable[[Ite
 
     The collector: the daemon that forks the workers runs `gc.collect()` after every task of a
     reused worker (pyspark/daemon.py), a full collection that walks every tracked object, most
-    of them the modules the first task imported (PySpark's SQL side, pyarrow, pandas): 30–45 ms
-    a task. After its first task a worker collects once and freezes what is left (`gc.freeze`,
+    of them the modules the worker imported (PySpark's, pyarrow's): 30–45 ms a task with
+    mapInArrow's imports. After its first task a worker collects once and freezes what is left (`gc.freeze`,
     Python ≥ 3.7: the objects alive then move to a permanent generation that later collections
     skip), so the daemon's collections only walk what later tasks made. Frozen objects are still
     freed when their count drops to zero; only a cycle among them outlives the worker."""
@@ -247,10 +248,10 @@ def write_parquet(
     split_size: int = SPLIT_SIZE,
 ) -> int:
     """Writes the link table of the WARC files `paths` to the directory `output` (replaced if it
-    exists) as Parquet, and returns its row count (`spark`: a SparkSession or a SparkContext). The same table as `links(...)` written by
-    Spark, but each task writes its own file with pyarrow on the executor (`part-NNNNN.parquet`,
-    NNNNN the task's range; `_SUCCESS` when all are done): Spark only schedules the ranges, no
-    link passes through the JVM. `output` must be a path every executor and the driver share (a
+    exists) as Parquet, and returns its row count (`spark`: a SparkSession or a SparkContext).
+    The same table as `links(...)` written by Spark, but each task writes its own file with
+    pyarrow on the executor (`part-NNNNN.parquet`, NNNNN the task's range; `_SUCCESS` when all
+    are done): Spark only schedules the ranges, no link passes through the JVM. `output` must be a path every executor and the driver share (a
     local or network file system); for hdfs:// or s3a:// write `links(...)` with Spark's writer.
 
     A task writes a hidden temporary file (`.part-NNNNN.parquet.<attempt>.tmp`, which Spark and

@@ -253,7 +253,7 @@ def test_command_line_writes_parquet(session, tmp_path):
     )
     assert run.returncode == 0, run.stderr[-3000:]
     assert not any("Mapped dynamic region" in f.read_text() for f in logs.iterdir())
-    # About 140 MB: not left in pytest's kept temporary directories.
+    # About 140 MB (a first run of Spark's writer): not left in pytest's kept temporary directories.
     archive.unlink()
 
 
