@@ -1,8 +1,9 @@
 """Where a Python worker's CPU goes, Spark's against the pool's: the same tasks
 (`linkbase.spark.write_range` over the `--split-size` ranges) run by a 2-process pool or by
-Spark's Python workers in local[2] (mapInArrow, the JVM as `python -m linkbase.spark links`
-starts it), each task timed from inside (time.process_time of its process: the task itself,
-and what the process had spent before it began). Prints, per worker process: CPU before its
+Spark's Python workers in local[2] (an RDD of the range numbers, as
+linkbase.spark.write_parquet runs them; the JVM as `python -m linkbase.spark links` starts
+it), each task timed from inside (time.process_time of its process: the task itself, and what
+the process had spent before it began). Prints, per worker process: CPU before its
 first task (start-up: imports), inside its tasks, and between them (the framework's per-task
 work); cputree.py around it gives the processes' totals (what is after the last task). The
 tasks run through linkbase.spark.worker_task as the job's do; --as-is runs them without it.
@@ -43,24 +44,22 @@ def main():
         with multiprocessing.Pool(2) as pool:
             got = list(pool.imap_unordered(timed, work))
     else:
-        from pyspark.sql import SparkSession
+        from pyspark import SparkConf, SparkContext
 
         from linkbase._jvm import launch_options
 
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        builder, archive = launch_options(SparkSession.builder.master("local[2]").appName("inside"), schedules_only=True)
-        spark = builder.getOrCreate()
+        conf, archive = launch_options(SparkConf().setMaster("local[2]").setAppName("inside"), schedules_only=True)
+        spark = SparkContext(conf=conf)
 
-        def run(batches):
-            import pyarrow as pa
-
-            for batch in batches:
-                for i in batch.column(0).to_pylist():
-                    yield pa.RecordBatch.from_arrays([pa.array([timed(work[i])])], names=["r"])
+        def run(ids):
+            for i in ids:
+                yield timed(work[i])
 
         try:
             task = run if args.as_is else worker_task(run)
-            got = [r["r"] for r in spark.range(0, len(work), 1, len(work)).mapInArrow(task, "r string").collect()]
+            # As linkbase.spark.write_parquet schedules its tasks.
+            got = spark.parallelize(range(len(work)), len(work)).mapPartitions(task).collect()
         finally:
             spark.stop()
             if archive is not None:

@@ -8,6 +8,7 @@ Spark writer's run minus this one is what its Parquet writing costs in the JVM.
 import os
 import sys
 
+from pyspark import SparkConf
 from pyspark.sql import SparkSession
 
 from linkbase import spark as lspark
@@ -15,8 +16,8 @@ from linkbase._jvm import launch_options
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 # The JVM as `--writer spark` starts it: the class archive, C2 kept (the JVM reads every row).
-builder, archive = launch_options(SparkSession.builder.master("local[2]").appName("linkbase-noop"), schedules_only=False)
-session = builder.getOrCreate()
+conf, archive = launch_options(SparkConf().setMaster("local[2]").setAppName("linkbase-noop"), schedules_only=False)
+session = SparkSession.builder.config(conf=conf).getOrCreate()
 try:
     lspark.links(session, sys.argv[2:], split_size=lspark._size(sys.argv[1])).write.format("noop").mode("overwrite").save()
 finally:

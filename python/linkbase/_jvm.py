@@ -25,7 +25,7 @@ from typing import Any, List, Optional, Tuple
 # 7.6 s of a 17 s JVM, 1.7 s with C1 alone).
 JIT_C1 = "-XX:TieredStopAtLevel=1"
 
-# How long the command waits for its JVM to write the archive as it exits (about 140 MB: a few
+# How long the command waits for its JVM to write the archive as it exits (65–140 MB: a few
 # seconds, tens on a loaded machine). Past it the JVM is left to finish alone and the archive
 # is made on a later run.
 DUMP_TIMEOUT = 300
@@ -124,15 +124,15 @@ def options_given() -> str:
     return text
 
 
-def launch_options(builder: Any, *, schedules_only: bool, class_archive: bool = True) -> Tuple[Any, Optional[ClassArchive]]:
-    """`builder` (a SparkSession.Builder) with the JVM options of the module's help, and the
-    class archive to `finish` after the session stops (None: none in use). Nothing changes when
-    a JVM runs already (spark-submit's, or a session's in this process) or where the user gave
-    JVM options of their own."""
+def launch_options(conf: Any, *, schedules_only: bool, class_archive: bool = True) -> Tuple[Any, Optional[ClassArchive]]:
+    """`conf` (a pyspark.SparkConf, for a SparkContext or `SparkSession.builder.config(conf=…)`)
+    with the JVM options of the module's help, and the class archive to `finish` after the
+    context stops (None: none in use). Nothing changes when a JVM runs already (spark-submit's,
+    or a session's in this process) or where the user gave JVM options of their own."""
     from pyspark import SparkContext
 
     if "PYSPARK_GATEWAY_PORT" in os.environ or SparkContext._gateway is not None:
-        return builder, None
+        return conf, None
     given = options_given()
     driver_given = "spark.driver.extraJavaOptions" in given or "--driver-java-options" in given
     driver = [JIT_C1] if schedules_only else []
@@ -140,10 +140,10 @@ def launch_options(builder: Any, *, schedules_only: bool, class_archive: bool = 
     if archive is not None:
         driver += archive.java_options()
     if driver and not driver_given:
-        builder = builder.config("spark.driver.extraJavaOptions", " ".join(driver))
+        conf = conf.set("spark.driver.extraJavaOptions", " ".join(driver))
     if schedules_only and "spark.executor.extraJavaOptions" not in given:
-        builder = builder.config("spark.executor.extraJavaOptions", JIT_C1)
-    return builder, archive
+        conf = conf.set("spark.executor.extraJavaOptions", JIT_C1)
+    return conf, archive
 
 
 def _remove(path: str) -> None:

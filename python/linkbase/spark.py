@@ -21,19 +21,21 @@ Rows carry exactly the fields of `linkbase links IN.warc.gz`.
 (`write_parquet`: a Parquet file per range, renamed into place when whole), so the links never
 cross into the JVM: Spark schedules the ranges and retries them, and that is all (Spark's own
 writer reads every Arrow batch into JVM rows and encodes them again in its Parquet writer,
-which on two cores cost more CPU than finding the links). The price: the output must be a path
-every executor and the driver share (a local or network file system), and no Hadoop output
-committer is involved (a task's file appears whole, by rename, or not at all). `--writer
-spark`, `--partition-by` and any hdfs:// or s3a:// output go through Spark's writer, as
-`links(...)` does.
+which on two cores cost more CPU than finding the links). So that job is an RDD of the ranges'
+numbers on a bare SparkContext: no SQL session, no query planned or compiled. The price: the
+output must be a path every executor and the driver share (a local or network file system), and
+no Hadoop output committer is involved (a task's file appears whole, by rename, or not at all).
+`--writer spark`, `--partition-by` and any hdfs:// or s3a:// output go through Spark's writer,
+as `links(...)` does.
 
 When the command starts its own JVM (not under spark-submit), it cuts the JVM's fixed cost, which
 is most of a small job's: the driver JVM maps a class-data sharing archive of Spark's classes
-(JDK CDS, `-XX:SharedArchiveFile`) that the first run writes as its JVM exits (about 140 MB in
-`$XDG_CACHE_HOME/linkbase`, else `~/.cache/linkbase`, named by a fingerprint of the JVM and
-Spark's jars; `--no-class-archive` goes without), which halves the CPU of starting Spark; with
-the pyarrow writer the JVM only schedules, so it also gets `-XX:TieredStopAtLevel=1` (C2
-compiles would cost more than they save). Neither where the user gave JVM options of their own
+(JDK CDS, `-XX:SharedArchiveFile`) that the first run writes as its JVM exits (65 MB after a
+run of the pyarrow writer, 140 MB of Spark's, in `$XDG_CACHE_HOME/linkbase`, else
+`~/.cache/linkbase`, named by a fingerprint of the JVM and Spark's jars; `--no-class-archive`
+goes without), which halves the CPU of starting Spark; with the pyarrow writer the JVM only
+schedules, so it also gets `-XX:TieredStopAtLevel=1` (C2 compiles would cost more than they
+save). Neither where the user gave JVM options of their own
 (PYSPARK_SUBMIT_ARGS, spark-defaults.conf). Under spark-submit, pass them yourself:
 `--driver-java-options '-XX:TieredStopAtLevel=1 -XX:SharedArchiveFile=ARCHIVE' --conf
 spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1` (ARCHIVE: one this command wrote, for
@@ -187,8 +189,11 @@ def links(
 
 
 def worker_task(body: Callable[[Iterator[Any]], Iterator[Any]]) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """`body`, a function for mapInArrow, that leaves its Python worker without the import
-    system's zip finders when it is done. Why: before every task PySpark's worker calls
+    """`body`, a function for mapInArrow or mapPartitions, with what PySpark's worker does
+    between tasks made cheap: measured with py-spy on the corpus WARC, two costs of every task
+    that are not the task's.
+
+    The import system's zip finders: before every task PySpark's worker calls
     `importlib.invalidate_caches()` (worker_util.setup_spark_files), and every zipimporter in
     `sys.path_importer_cache` then reads its archive's whole directory again (zipimport in pure
     Python): pyspark.zip's for itself and once more for each of its packages imported, py4j's,
@@ -196,15 +201,27 @@ def worker_task(body: Callable[[Iterator[Any]], Iterator[Any]]) -> Callable[[Ite
     quarter of the worker's time on 4 MB ranges. The archives do not change while the worker
     lives, and Python makes a new finder when it next needs one, from zipimport's own cache of
     each archive's directory (`sys.path_importer_cache` is a cache: the import system's
-    documentation allows clearing it)."""
+    documentation allows clearing it).
 
-    def task(batches: Iterator[Any]) -> Iterator[Any]:
+    The collector: the daemon that forks the workers runs `gc.collect()` after every task of a
+    reused worker (pyspark/daemon.py), a full collection that walks every tracked object, most
+    of them the modules the worker imported (PySpark's, pyarrow's): 30–45 ms a task with
+    mapInArrow's imports. After its first task a worker collects once and freezes what is left (`gc.freeze`,
+    Python ≥ 3.7: the objects alive then move to a permanent generation that later collections
+    skip), so the daemon's collections only walk what later tasks made. Frozen objects are still
+    freed when their count drops to zero; only a cycle among them outlives the worker."""
+
+    def task(items: Iterator[Any]) -> Iterator[Any]:
+        import gc
         import zipimport
 
-        yield from body(batches)
+        yield from body(items)
         for path, finder in list(sys.path_importer_cache.items()):
             if isinstance(finder, zipimport.zipimporter):
                 del sys.path_importer_cache[path]
+        if gc.get_freeze_count() == 0:
+            gc.collect()
+            gc.freeze()
 
     return task
 
@@ -231,10 +248,10 @@ def write_parquet(
     split_size: int = SPLIT_SIZE,
 ) -> int:
     """Writes the link table of the WARC files `paths` to the directory `output` (replaced if it
-    exists) as Parquet, and returns its row count. The same table as `links(...)` written by
-    Spark, but each task writes its own file with pyarrow on the executor (`part-NNNNN.parquet`,
-    NNNNN the task's range; `_SUCCESS` when all are done): Spark only schedules the ranges, no
-    link passes through the JVM. `output` must be a path every executor and the driver share (a
+    exists) as Parquet, and returns its row count (`spark`: a SparkSession or a SparkContext).
+    The same table as `links(...)` written by Spark, but each task writes its own file with
+    pyarrow on the executor (`part-NNNNN.parquet`, NNNNN the task's range; `_SUCCESS` when all
+    are done): Spark only schedules the ranges, no link passes through the JVM. `output` must be a path every executor and the driver share (a
     local or network file system); for hdfs:// or s3a:// write `links(...)` with Spark's writer.
 
     A task writes a hidden temporary file (`.part-NNNNN.parquet.<attempt>.tmp`, which Spark and
@@ -257,27 +274,29 @@ def write_parquet(
     os.makedirs(out)
     work = tasks(paths, split_size)
 
-    def write_ranges(batches: Iterator[Any]) -> Iterator[Any]:
+    def write_ranges(ids: Iterator[int]) -> Iterator[Tuple[str, int]]:
         import uuid
 
-        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+        for i in ids:
+            path, start, end = work[i]
+            name = f"part-{i:05d}.parquet"
+            tmp = os.path.join(out, f".{name}.{uuid.uuid4().hex}.tmp")
+            rows = write_range(path, start, end, tmp, **options)  # type: ignore[arg-type]
+            os.replace(tmp, os.path.join(out, name))
+            yield name, rows
 
-        for batch in batches:
-            for i in batch.column(0).to_pylist():
-                path, start, end = work[i]
-                name = f"part-{i:05d}.parquet"
-                tmp = os.path.join(out, f".{name}.{uuid.uuid4().hex}.tmp")
-                rows = write_range(path, start, end, tmp, **options)  # type: ignore[arg-type]
-                os.replace(tmp, os.path.join(out, name))
-                yield pa.RecordBatch.from_arrays([pa.array([name]), pa.array([rows], pa.int64())], names=["file", "rows"])
-
-    done = _task_ids(spark, len(work)).mapInArrow(worker_task(write_ranges), "file string, rows long").collect()
+    # The ranges' numbers as an RDD, one per partition, not a DataFrame (spark.range and
+    # mapInArrow): no link reaches Spark, so it has no query to plan, compile (whole-stage
+    # code generation) or convert to Arrow; measured, the driver JVM's CPU of a 18-task job
+    # that does nothing falls by about 1.1 s (5.1–5.3 s against 6.1–6.5 s).
+    sc = getattr(spark, "sparkContext", spark)
+    done = sc.parallelize(range(len(work)), len(work)).mapPartitions(worker_task(write_ranges)).collect()
     for name in os.listdir(out):
         if name.endswith(".tmp"):
             os.remove(os.path.join(out, name))
     with open(os.path.join(out, "_SUCCESS"), "w"):
         pass
-    return sum(int(r["rows"]) for r in done)
+    return sum(rows for _, rows in done)
 
 
 def write_range(
@@ -393,22 +412,26 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.error("--writer arrow needs an --output path the executors share, and neither --partition-by nor --hadoop")
     writer_name = "arrow" if args.writer == "auto" and arrow_ok else args.writer
 
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.appName("linkbase-links")
+    conf = SparkConf().setAppName("linkbase-links")
     if args.master:
-        builder = builder.master(args.master)
+        conf = conf.setMaster(args.master)
     if (args.master or "").startswith("local") and "PYSPARK_PYTHON" not in os.environ:
         # Local executors run this interpreter, the one linkbase is installed in (PySpark's
         # default is whatever `python3` is first on PATH).
         os.environ["PYSPARK_PYTHON"] = sys.executable
     # The JVM this command starts, if it starts one (see the module's help).
-    builder, archive = launch_options(builder, schedules_only=writer_name == "arrow", class_archive=not args.no_class_archive)
-    spark = builder.getOrCreate()
+    conf, archive = launch_options(conf, schedules_only=writer_name == "arrow", class_archive=not args.no_class_archive)
+    # The pyarrow writer only schedules tasks: a SparkContext does, and a SparkSession (its SQL
+    # session state) would cost the driver JVM about 1.3 s more CPU (a do-nothing job of 18
+    # tasks: 2.5–3.0 s against 3.7–4.4 s), so one is made only to read the table back (--hosts).
+    sc = SparkContext.getOrCreate(conf) if writer_name == "arrow" else SparkSession.builder.config(conf=conf).getOrCreate().sparkContext
     try:
         if writer_name == "arrow":
             written = write_parquet(
-                spark,
+                sc,
                 args.warc,
                 args.output,
                 profile=args.profile,
@@ -416,6 +439,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 split_size=args.split_size,
             )
         else:
+            spark = SparkSession.builder.getOrCreate()
             df = links(
                 spark,
                 args.warc,
@@ -431,9 +455,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             written = spark.read.parquet(args.output).count()
         print(f"linkbase.spark: {written} links of {len(args.warc)} WARC files -> {args.output}", file=sys.stderr)
         if args.hosts:
+            spark = SparkSession.builder.getOrCreate()
             host_links(spark.read.parquet(args.output)).write.mode("overwrite").parquet(args.hosts)
     finally:
-        spark.stop()
+        sc.stop()
         if archive is not None:
             said = archive.finish()
             if said:

@@ -123,7 +123,18 @@ def test_ranges_cover_the_file():
     assert lspark._size("128M") == 128 << 20 and lspark._size("2k") == 2048 and lspark._size("1gb") == 1 << 30
 
 
-def test_worker_task_leaves_no_zip_finders(tmp_path, monkeypatch):
+@pytest.fixture
+def unfrozen():
+    """worker_task freezes the collector's objects in the process it runs in (this one, here):
+    undone before and after the test."""
+    import gc
+
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+
+
+def test_worker_task_leaves_no_zip_finders(tmp_path, monkeypatch, unfrozen):
     """PySpark's worker re-reads every zip finder's archive before each task
     (importlib.invalidate_caches): a task through worker_task leaves none, and imports from the
     archive still work after it."""
@@ -149,6 +160,34 @@ def test_worker_task_leaves_no_zip_finders(tmp_path, monkeypatch):
     assert zip_finders() == []
     importlib.invalidate_caches()
     assert importlib.import_module("zpkg.two").VALUE == 2
+
+
+def test_worker_task_freezes_the_heap_once(unfrozen):
+    """After a worker's first task its objects are frozen (gc.freeze), so the collection
+    PySpark's daemon runs after every task skips them; later tasks freeze nothing more."""
+    import gc
+    import weakref
+
+    class Cycle:
+        pass
+
+    assert gc.get_freeze_count() == 0
+    gc.disable()  # only worker_task collects
+    try:
+        garbage = Cycle()
+        garbage.me = garbage  # a cycle only the collector frees: collected, not frozen
+        ref = weakref.ref(garbage)
+        del garbage
+        assert list(lspark.worker_task(lambda ids: (i + 1 for i in ids))(iter([1]))) == [2]
+    finally:
+        gc.enable()
+    assert ref() is None
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    late = Cycle()
+    assert list(lspark.worker_task(lambda ids: iter(ids))(iter([3]))) == [3]
+    assert gc.get_freeze_count() == frozen
+    assert any(o is late for o in gc.get_objects())
 
 
 def test_command_line_writes_parquet(session, tmp_path):
@@ -181,12 +220,12 @@ def test_command_line_writes_parquet(session, tmp_path):
     assert f"JVM class archive written to {archive} (later runs start faster)" in run.stderr
     assert not any("Mapped dynamic region" in f.read_text() for f in logs.iterdir())
     # Unpartitioned: the tasks write with pyarrow, in a JVM this command started (with C1 only,
-    # from the class archive).
-    plain = tmp_path / "plain.parquet"
+    # from the class archive) with a SparkContext alone, the session made for --hosts after.
+    plain, plain_hosts = tmp_path / "plain.parquet", tmp_path / "plain-hosts.parquet"
     run = subprocess.run(
         cwd=tmp_path,
         env=env,
-        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(plain)],
+        args=[sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(plain), "--hosts", str(plain_hosts)],
         capture_output=True,
         text=True,
     )
@@ -194,6 +233,9 @@ def test_command_line_writes_parquet(session, tmp_path):
     assert "40 links of 1 WARC files" in run.stderr
     assert sorted(f.name for f in plain.iterdir()) == ["_SUCCESS", "part-00000.parquet"]
     assert sorted(tuple(r) for r in session.read.parquet(str(plain)).collect()) == cli_table([path])
+    assert sorted(tuple(r) for r in session.read.parquet(str(plain_hosts)).collect()) == sorted(
+        tuple(r) for r in session.read.parquet(str(hosts)).collect()
+    )
     # The second run's JVM mapped the archive (and wrote none).
     assert "class archive" not in run.stderr
     assert [f.name for f in (cache / "linkbase").iterdir()] == [archive.name]
@@ -211,7 +253,7 @@ def test_command_line_writes_parquet(session, tmp_path):
     )
     assert run.returncode == 0, run.stderr[-3000:]
     assert not any("Mapped dynamic region" in f.read_text() for f in logs.iterdir())
-    # About 140 MB: not left in pytest's kept temporary directories.
+    # About 140 MB (a first run of Spark's writer): not left in pytest's kept temporary directories.
     archive.unlink()
 
 
