@@ -8,7 +8,8 @@
 //! - Path, fragment and userinfo: UTF-8, with the URL Standard's percent-encode set of each
 //!   (path: C0 controls, space, `"`, `<`, `>`, `` ` ``, `{`, `}`, and DEL and above; fragment: the
 //!   same without `{` and `}`).
-//! - Query: the document's encoding (UTF-8 for UTF-16 documents), a character it cannot encode
+//! - Query: the document's encoding (UTF-8 for UTF-16 documents) for a special scheme but ws/wss,
+//!   else UTF-8; a character the encoding cannot encode
 //!   written as `%26%23N%3B` (URL Standard "query state"); C0 controls, space, `"`, `<`, `>`.
 //! - Host: IDNA (UTS #46 ToASCII) for a non-ASCII name, as the URL Standard's host parser does;
 //!   percent-encoded UTF-8 where that fails.
@@ -58,19 +59,35 @@ fn encoded_in(part: Part, b: u8) -> bool {
         }
 }
 
+/// The encoding a URL's query is percent-encoded in (URL Standard "query state"): the
+/// document's (UTF-8 for UTF-16 documents) for a special scheme but `ws`/`wss`, UTF-8 for every
+/// other scheme (`mailto:?subject=é` is UTF-8 in any page). The url crate applies the same rule
+/// to the whatwg profile's parse. A relative reference (no scheme) takes the document's: its
+/// base's scheme is nearly always http(s).
+fn query_encoding_of(scheme: Option<&str>, document: &'static Encoding) -> &'static Encoding {
+    match scheme {
+        Some(s)
+            if !super::whatwg::is_special(s)
+                || ["ws", "wss"].iter().any(|w| s.eq_ignore_ascii_case(w)) =>
+        {
+            encoding_rs::UTF_8
+        }
+        _ => document.output_encoding(),
+    }
+}
+
 /// `uri` (an absolute URI or a reference as resolved) with what a URI cannot hold
 /// percent-encoded; `query_encoding` is the document's encoding.
 pub(crate) fn valid_uri<'a>(uri: &'a str, query_encoding: &'static Encoding) -> Cow<'a, str> {
     if uri.bytes().all(fine_everywhere) {
         return Cow::Borrowed(uri);
     }
-    let query_encoding = query_encoding.output_encoding();
-    let mut out = String::with_capacity(uri.len() + 16);
     // The scheme and its `:` (RFC 2396 §3.1's grammar, as the URL Standard's); none for a
     // relative reference.
-    let scheme_end = super::parse::UriRef::parse(uri)
-        .scheme
-        .map_or(0, |s| s.len() + 1);
+    let scheme = super::parse::UriRef::parse(uri).scheme;
+    let query_encoding = query_encoding_of(scheme, query_encoding);
+    let mut out = String::with_capacity(uri.len() + 16);
+    let scheme_end = scheme.map_or(0, |s| s.len() + 1);
     out.push_str(uri.get(..scheme_end).unwrap_or_default());
     let mut rest = uri.get(scheme_end..).unwrap_or_default();
     let mut part = Part::Path;
