@@ -19,7 +19,8 @@
 //!   for byte;
 //! - rfc2396 and rfc1808: `DotSegments::Error` succeeds only where `Keep` and `Remove` give its
 //!   very result, and `Remove` never leaves more `/../` than `Keep`;
-//! - whatwg: every result parses with `url::Url::parse`.
+//! - whatwg: every result parses with `url::Url::parse`, and reads back, as an absolute URL
+//!   without a base, as itself (issue 22: a written URL must mean what was reported);
 //!
 //! Known upstream bug, skipped: url 2.5.8 trips a `debug_assert!` (and in release returns a wrong
 //! path) when `..` meets a drive-letter-shaped `file:` path segment that is not the first one,
@@ -163,6 +164,13 @@ fn check(
         if let Err(e) = url::Url::parse(uri) {
             panic!("whatwg result {uri:?} does not parse: {e}");
         }
+        // Written into a page, a result is read back as an absolute URL: the same URL.
+        let again = linkbase::uri::whatwg_absolute(uri, encoding_rs::UTF_8);
+        assert_eq!(
+            again.as_deref(),
+            Ok(uri),
+            "whatwg result {uri:?} of {reference:?} reads back as another URL"
+        );
         return Some(Ok(resolved.uri));
     }
 
