@@ -201,11 +201,7 @@ pub fn whatwg_absolute(
 ) -> Result<String, ResolveError> {
     let query_encoding = (encoding != encoding_rs::UTF_8).then_some(encoding);
     whatwg_parse(reference, None, query_encoding)
-        .map(|joined| {
-            keep_own_file_host(reference, &joined)
-                .or_else(|| keep_empty_file_segments(reference, &joined))
-                .unwrap_or_else(|| joined.into())
-        })
+        .map(|joined| file_corrections(None, reference, &joined).unwrap_or_else(|| joined.into()))
         .map_err(|reason| ResolveError::Whatwg {
             input: reference.to_owned(),
             reason,
@@ -224,42 +220,68 @@ fn file_reference_after_scheme(reference: &str) -> String {
     }
 }
 
-/// Post-normalisation for url 2.5.8's known failure (its `expected_failures.txt`; upstream PRs
-/// #890 and #1149): a relative reference against a `file:` base with a host, whose result path
-/// starts with a Windows drive letter (`C|`, `/C:/`, `file:/C:/` against `file://host/…`), loses
-/// the host. The URL Standard keeps it: in the "file state" and "file slash state" a reference
-/// without an authority of its own takes the base's host, and no later state clears it. The
-/// crate's path, query and fragment are kept; only `//host` is put back.
-fn keep_file_host(
-    base: &url::Url,
-    raw_base: &str,
+/// The crate's `file:` failures this profile corrects, against a base (parsed, and as written)
+/// or for an absolute URL read alone, in one place so that a URL written as resolved reads back
+/// as itself; `None` when the crate's result stands.
+fn file_corrections(
+    base: Option<(&url::Url, &str)>,
     reference: &str,
     joined: &url::Url,
 ) -> Option<String> {
-    if base.scheme() != "file"
-        || joined.scheme() != "file"
-        || joined.host_str().is_some_and(|h| !h.is_empty())
-    {
+    keep_file_host(base, reference, joined).or_else(|| keep_empty_file_segments(reference, joined))
+}
+
+/// Post-normalisation for url 2.5.8's known failure (its `expected_failures.txt`; upstream PRs
+/// #890 and #1149): a `file:` URL whose path starts with a Windows drive letter (`C|`, `/C:/`,
+/// `file:/C:/` against `file://host/…`) loses its host. The URL Standard keeps it: in the "file
+/// state" and "file slash state" a reference without an authority of its own takes the base's
+/// host, one with an authority (`file://h/C:/`, WPT `file://example.net/C:/`; `//h/c:` against a
+/// `file:` base) keeps the host it names unless that "host" is itself a drive letter
+/// (`file://C:/`, which the file host state reads as a path), and no later state clears it.
+/// The crate's path, query and fragment are kept; only `//host` is put back. `base` (parsed, and
+/// as written) is `None` for an absolute URL read alone: found by fuzz/pipeline.rs, `file:c:`
+/// against `file://%22/` kept the host, but the written result, read again, lost it.
+fn keep_file_host(
+    base: Option<(&url::Url, &str)>,
+    reference: &str,
+    joined: &url::Url,
+) -> Option<String> {
+    if joined.scheme() != "file" || joined.host_str().is_some_and(|h| !h.is_empty()) {
         return None;
     }
-    // The crate drops the host of a base like `file://h/C:/a/b` too: then it is read from the
-    // base as written, through the crate's own host parser (lower case, IDNA, `localhost` → "").
-    let from_raw = || file_host(UriRef::parse(raw_base).authority?);
-    let host = match base.host_str().filter(|h| !h.is_empty()) {
-        Some(h) => h.to_owned(),
-        None => from_raw()?,
+    let host = match own_authority(reference) {
+        Some(authority) => {
+            if matches!(authority.as_bytes(), [l, b':' | b'|'] if l.is_ascii_alphabetic()) {
+                return None;
+            }
+            file_host(&authority)?
+        }
+        None => {
+            let (base, raw_base) = base.filter(|(b, _)| b.scheme() == "file")?;
+            // The crate drops the host of a base like `file://h/C:/a/b` too: then it is read
+            // from the base as written, through the crate's own host parser.
+            match base.host_str().filter(|h| !h.is_empty()) {
+                Some(h) => h.to_owned(),
+                None => file_host(UriRef::parse(raw_base).authority?)?,
+            }
+        }
     };
+    with_file_host(joined, &host)
+}
+
+/// The authority of a `file:` reference that has one of its own (`//h/…`, `\\h\…`, after an
+/// optional `file:`).
+fn own_authority(reference: &str) -> Option<String> {
     let after_scheme = file_reference_after_scheme(reference);
-    let after_scheme = after_scheme.as_str();
-    // A reference with an authority of its own (`//h/…`, `\\h\…`) names its own host.
+    let is_slash = |c: char| c == '/' || c == '\\';
     let mut lead = after_scheme.chars();
-    if matches!(
-        (lead.next(), lead.next()),
-        (Some('/' | '\\'), Some('/' | '\\'))
-    ) {
+    if !(lead.next().is_some_and(is_slash) && lead.next().is_some_and(is_slash)) {
         return None;
     }
-    with_file_host(joined, &host)
+    let rest = after_scheme.get(2..).unwrap_or_default();
+    rest.split(|c: char| is_slash(c) || c == '?' || c == '#')
+        .next()
+        .map(str::to_owned)
 }
 
 /// The host of a `file:` authority as the crate's host parser makes it (lower case, IDNA,
@@ -296,33 +318,6 @@ fn with_file_host(joined: &url::Url, host: &str) -> Option<String> {
         fixed.push_str(f);
     }
     Some(fixed)
-}
-
-/// The same crate failure for a reference with an authority of its own (`file://h/C:/`, WPT
-/// `file://example.net/C:/`; `//h/c:` against a `file:` base): the host it names is kept, unless
-/// that "host" is itself a drive letter (`file://C:/`, which the file host state reads as a
-/// path). Found by fuzz/pipeline.rs: `file:c:` against `file://%22/` kept the host, but the
-/// written result, read again as an absolute URL, lost it.
-fn keep_own_file_host(reference: &str, joined: &url::Url) -> Option<String> {
-    if joined.scheme() != "file" || joined.host_str().is_some_and(|h| !h.is_empty()) {
-        return None;
-    }
-    let after_scheme = file_reference_after_scheme(reference);
-    let is_slash = |c: char| c == '/' || c == '\\';
-    let mut lead = after_scheme.chars();
-    if !(lead.next().is_some_and(is_slash) && lead.next().is_some_and(is_slash)) {
-        return None;
-    }
-    let rest = after_scheme.get(2..).unwrap_or_default();
-    let authority = rest
-        .split(|c: char| is_slash(c) || c == '?' || c == '#')
-        .next()
-        .unwrap_or_default();
-    let drive_letter = matches!(authority.as_bytes(), [l, b':' | b'|'] if l.is_ascii_alphabetic());
-    if drive_letter {
-        return None;
-    }
-    with_file_host(joined, &file_host(authority)?)
 }
 
 /// Post-normalisation for url 2.5.8's other `file:` failure (WPT `////one/two` against
@@ -451,10 +446,7 @@ pub(super) fn join(
         out.push_str(&m.unmask(joined.as_str()));
         return Ok(());
     }
-    match keep_file_host(base, base_text, reference, &joined)
-        .or_else(|| keep_own_file_host(reference, &joined))
-        .or_else(|| keep_empty_file_segments(reference, &joined))
-    {
+    match file_corrections(Some((base, base_text)), reference, &joined) {
         Some(fixed) => out.push_str(&fixed),
         None => out.push_str(joined.as_str()),
     }
