@@ -533,8 +533,8 @@ fn xml(s: &str) -> String {
 
 /// JUnit XML: a test case per broken target (named by it, its class the verdict), failing
 /// with every link to it; a page that could not be read is an error case; one passing case
-/// stands for every other link (its output the summary line), so a clean run has a test too. Names are unique, since CI
-/// views merge cases of one name (lychee issue #2302).
+/// stands for every other link (its output the summary line), so a clean run has a test too.
+/// Names are unique, since CI views merge cases of one name (lychee issue #2302).
 pub fn write_junit(
     out: &mut impl Write,
     grouped: &Grouped,

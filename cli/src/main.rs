@@ -414,7 +414,6 @@ fn rewrite_streamed(
             }
         }
     };
-    let name = crate::text::escape_controls(name);
     for d in &base.diagnostics {
         if matches!(
             d.code,
@@ -422,12 +421,10 @@ fn rewrite_streamed(
                 | linkbase::DiagnosticCode::HeaderIgnored
                 | linkbase::DiagnosticCode::Reserialized
         ) {
-            eprintln!(
-                "linkbase: {name}: {}",
-                crate::text::escape_controls(&d.to_string())
-            );
+            say_diagnostic(name, &base, d);
         }
     }
+    let name = crate::text::escape_controls(name);
     let unresolved = tally.unresolved_summary(&base);
     if let Some(summary) = &unresolved {
         eprintln!("linkbase: {name}: {summary}");
@@ -503,21 +500,28 @@ fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
     })
 }
 
+/// One diagnostic of `base` on stderr, `linkbase: NAME[ part P]: code[ at offset N]: message`,
+/// control characters made visible. A message's own diagnostics name their part in the message;
+/// a part's own diagnostics get its name here.
+fn say_diagnostic(name: &str, base: &linkbase::BaseRecord, d: &linkbase::Diagnostic) {
+    let name = crate::text::escape_controls(name);
+    let said = d.to_string();
+    let said = crate::text::escape_controls(&said);
+    match base.part.as_deref() {
+        Some(part) if !d.message.starts_with("part ") => eprintln!(
+            "linkbase: {name} part {}: {said}",
+            crate::text::escape_controls(part)
+        ),
+        _ => eprintln!("linkbase: {name}: {said}"),
+    }
+}
+
 /// Issue 22: a document or MIME part `rewrite` wrote from its parsed tree (its `reserialized`
 /// diagnostic), said on stderr: more than its URL values changed.
 fn say_reserialized(name: &str, base: &linkbase::BaseRecord) {
-    let name = crate::text::escape_controls(name);
     for d in &base.diagnostics {
-        if d.code != linkbase::DiagnosticCode::Reserialized {
-            continue;
-        }
-        let d = crate::text::escape_controls(&d.to_string()).into_owned();
-        match base.part.as_deref() {
-            Some(part) => eprintln!(
-                "linkbase: {name} part {}: {d}",
-                crate::text::escape_controls(part)
-            ),
-            None => eprintln!("linkbase: {name}: {d}"),
+        if d.code == linkbase::DiagnosticCode::Reserialized {
+            say_diagnostic(name, base, d);
         }
     }
 }
@@ -530,7 +534,6 @@ fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
     for report in reports {
         say_reserialized(name, &report.base);
     }
-    let name = crate::text::escape_controls(name);
     let (mut skipped, mut malformed) = (0, 0);
     for report in reports {
         for d in &report.base.diagnostics {
@@ -539,17 +542,10 @@ fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
                 linkbase::DiagnosticCode::MimeMalformed => malformed += 1,
                 _ => continue,
             }
-            let said = d.to_string();
-            let said = crate::text::escape_controls(&said);
-            // The message's own diagnostics name their part; a part's own name none.
-            match report.base.part.as_deref() {
-                Some(part) if !d.message.starts_with("part ") => {
-                    eprintln!("linkbase: {name} part {part}: {said}");
-                }
-                _ => eprintln!("linkbase: {name}: {said}"),
-            }
+            say_diagnostic(name, &report.base, d);
         }
     }
+    let name = crate::text::escape_controls(name);
     if malformed > 0 {
         eprintln!(
             "linkbase: {name}: {} above: the message is read past damage, as said",
