@@ -10,9 +10,10 @@ use std::ops::Range;
 use base64::Engine as _;
 
 use crate::base::{heading_base, layer_value, BaseLayers, Outer};
+use crate::engine::{reserialized, write_out, Source};
 use crate::error::{Diagnostic, Error};
 use crate::input::mime::{self, MessageTree, PartKind};
-use crate::pipeline::{analyse_html, report, reserialized, write_out, Options};
+use crate::pipeline::Options;
 use crate::report::{BaseRecord, Report};
 
 pub mod mbox;
@@ -219,16 +220,15 @@ pub(crate) fn process(
             .as_deref()
             .ok_or_else(|| "its body cannot be decoded".to_owned())
             .and_then(|body| {
-                analyse_html(
-                    &name,
-                    body,
-                    part.charset.as_deref(),
-                    diagnostics.clone(),
-                    &outer,
-                    &part_options,
-                    crate::engine::stream::Links::Keep,
-                )
-                .map_err(|e| e.to_string())
+                let source = Source {
+                    name: &name,
+                    bytes: body,
+                    charset: part.charset.as_deref(),
+                    outer: &outer,
+                    diagnostics: diagnostics.clone(),
+                };
+                crate::engine::analyse(source, &part_options, crate::engine::stream::Links::Keep)
+                    .map_err(|e| e.to_string())
             }) {
             Ok(a) => a,
             Err(e) => {
@@ -252,7 +252,7 @@ pub(crate) fn process(
             }
         };
         let body = part.decoded.as_deref().unwrap_or_default();
-        let mut part_report = report(&analysed, Some(&path), body);
+        let mut part_report = analysed.report(Some(&path), body);
         part_report.set_content_type(&part.mime_type);
         part_report.base.root = Some(Some(i) == root);
         for link in &mut part_report.links {

@@ -268,6 +268,33 @@ pub fn sniff_head_with_default(
     })
 }
 
+/// HTML LS "change the encoding" (§13.2.3.4): a document whose encoding was only tentative
+/// (`before`, from the prescan or the default) declares `encoding` in a `<meta>` the 1,024-byte
+/// prescan did not reach, so a browser reads it again in that encoding. The document decoded
+/// again (`text`: with its text, else sniffed only, as [`sniff_only_with_default`]), its
+/// source a `<meta>`, said in a diagnostic; `None` when it cannot be read so.
+pub(crate) fn changed_by_late_meta(
+    bytes: &[u8],
+    before: &Decoded,
+    encoding: &'static Encoding,
+    text: bool,
+) -> Option<Decoded> {
+    let mut again = if text {
+        decode(bytes, Some(encoding.name())).ok()?
+    } else {
+        sniff_only_with_default(bytes, Some(encoding.name()), None).ok()?
+    };
+    again.source = EncodingSource::Meta;
+    again.diagnostics.retain(|d| !d.contains("transport"));
+    again.diagnostics.push(format!(
+        "a <meta> declaring {} beyond the 1,024-byte prescan changed the encoding from {} \
+         (HTML LS \"change the encoding\"); the document was decoded again",
+        encoding.name(),
+        before.encoding.name()
+    ));
+    Some(again)
+}
+
 /// What is said of a document with byte sequences malformed in `encoding` that the streaming
 /// engine reads: its bytes are copied, not decoded, so nothing is lost.
 pub fn malformed_note(encoding: &'static Encoding) -> String {

@@ -1,12 +1,12 @@
 //! The entry points for a document in a file of any size, read as a stream (and a large
 //! document in memory, read the same way): memory stays flat in the size of the page.
 
-use super::analyse::{analyse, deliver, encoding_diagnostics, sniffed};
-use super::memory::{links, rewrite};
+use super::memory::{analyse, links, rewrite};
 use super::options::{Engine, EngineChoice, HtmlInput, Options, PathInput, Written};
 use crate::base::outer_base;
 use crate::decode::{self, Decoded};
 use crate::engine::stream::Links;
+use crate::engine::{encoding_diagnostics, sniffed};
 use crate::error::{Diagnostic, Error};
 use crate::report::{BaseRecord, LinkRecord, LinkTally};
 use crate::rewrite;
@@ -382,7 +382,7 @@ pub fn links_each(
     // The streamed path does not read conditional comments (`--conditional-comments`).
     if input.bytes.len() <= KEEP_LINKS_UP_TO || options.conditional_comments == Some(true) {
         let a = analyse(input, options, Links::Keep)?;
-        return Ok(deliver(a, None, input.bytes, on_link));
+        return Ok(a.deliver(None, input.bytes, on_link));
     }
     let streamed = PathInput {
         name: input.name,

@@ -8,11 +8,11 @@
 //! overflow the call stack; rcdom's own `Drop` is iterative too.
 
 mod guard;
-pub(crate) mod locate;
+pub(crate) mod driver;
 pub(crate) mod output;
 mod serialize;
 pub mod plan;
-pub(crate) mod splice;
+pub(crate) mod source;
 
 use crate::tree::ElementView;
 pub use crate::tree::{AttrNs, ElementNs, NodeId};

@@ -9,7 +9,7 @@ use super::names::*;
 use super::tag::{tree_name, Lexed, RawTag};
 use super::walk::*;
 use crate::decode::{self};
-use crate::engine::Fallback;
+use crate::engine::fallback::Fallback;
 use crate::error::Diagnostic;
 use crate::rewrite::{EditTarget, ElementView, MAX_NESTING};
 use crate::splice::{decode_attribute, value_splice};

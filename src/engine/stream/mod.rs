@@ -23,7 +23,7 @@
 //! walks, finds the base by the tree context's rules ([`walk::Pass::verify`]). Where the two
 //! differ (the guess sat in a comment, a script or a template) pass 2 runs again on the base it
 //! found: in memory the splices are dropped; streamed from a file, the output is rewound
-//! ([`crate::engine::Rewind`]) or, where it cannot be, a pass 1 walks the whole document for
+//! ([`Rewind`]) or, where it cannot be, a pass 1 walks the whole document for
 //! the base and every reason to hand it over before pass 2 writes a byte. Where token order is
 //! not tree order for the base (a `<base>` inside a table, which foster parenting moves, or
 //! after `<frameset>`, which the tree builder ignores), the document goes to the DOM engine
@@ -52,5 +52,6 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
+pub use output::Rewind;
 pub(crate) use run::{fragment_ids, run, run_streaming, run_streaming_rewinding, Streamed};
 pub(crate) use walk::{Links, StreamError};

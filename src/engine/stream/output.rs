@@ -115,3 +115,14 @@ impl Walk<'_, '_> {
         ));
     }
 }
+
+/// Output a streamed run can take back: what was written is discarded and writing starts again
+/// from nothing (a file truncated to empty). With it the streaming engine writes while it checks
+/// its guess of the base, instead of reading the whole document for the base first.
+pub trait Rewind: std::io::Write {
+    /// Discards everything written so far.
+    ///
+    /// # Errors
+    /// When the output cannot be taken back.
+    fn rewind(&mut self) -> std::io::Result<()>;
+}

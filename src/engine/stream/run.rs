@@ -10,7 +10,7 @@ use super::tag::{read_tag, RawTag};
 use super::walk::*;
 use crate::base::{with_base_element, Base, Outer};
 use crate::decode::Decoded;
-use crate::engine::Fallback;
+use crate::engine::fallback::Fallback;
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
 use crate::rewrite::{Link, RewriteOptions};
@@ -43,11 +43,11 @@ impl Streamed {
 /// outer layers are `outer`; `Err` says why the DOM engine must take it.
 pub(crate) fn run(
     bytes: &[u8],
-    decoded: &Decoded,
+    decoded: Decoded,
     outer: &Outer,
     options: &RewriteOptions,
     links: Links,
-) -> Result<Streamed, Fallback> {
+) -> Result<(Decoded, Streamed), Fallback> {
     if options.drop_base {
         // Which bases may go depends on every link of the document (rewrite::drop_bases).
         return Err(Fallback::DropBase);
@@ -55,13 +55,14 @@ pub(crate) fn run(
     let tentative = decoded.source.is_tentative();
     let (base, diagnostics, out) =
         rewrite_guessing_base(bytes, decoded.encoding, tentative, outer, options, 0, links)?;
-    Ok(Streamed {
+    let streamed = Streamed {
         base,
         links: out.found.links,
         tally: out.tally.unwrap_or_default(),
         diagnostics,
         splices: out.splices,
-    })
+    };
+    Ok((decoded, streamed))
 }
 
 /// Pass 2 over a document in memory, its base guessed from the bytes (the first `<base>` start
@@ -200,7 +201,7 @@ pub(crate) fn run_streaming_rewinding<'r>(
     decoded: &Decoded,
     outer: &Outer,
     options: &RewriteOptions,
-    out: &mut dyn crate::engine::Rewind,
+    out: &mut dyn super::output::Rewind,
 ) -> Result<(Base, Vec<Diagnostic>, bool, LinkTally), StreamError> {
     if options.drop_base {
         return Err(StreamError::Fallback(Fallback::DropBase));
@@ -211,7 +212,7 @@ pub(crate) fn run_streaming_rewinding<'r>(
         .map_err(StreamError::Io)?
         .chosen();
     let mut attempt =
-        |chosen: Option<(usize, String)>, verify: bool, out: &mut dyn crate::engine::Rewind| {
+        |chosen: Option<(usize, String)>, verify: bool, out: &mut dyn super::output::Rewind| {
             let mut diagnostics = Vec::new();
             let (base, pass) = Pass {
                 tentative,

@@ -3,13 +3,24 @@
 use encoding_rs::Encoding;
 
 use super::chunks::*;
-use super::run::*;
+use super::run::{find_base_in, guess_base, run_streaming, Guess, Streamed};
 use super::walk::*;
 use crate::base::{Base, Outer};
 use crate::decode;
 use crate::engine::Fallback;
 use crate::report::LinkTally;
 use crate::rewrite::RewriteOptions;
+
+/// The engine over a document in memory, its encoding as sniffed (a late `<meta>` may change it).
+fn run(
+    bytes: &[u8],
+    decoded: &decode::Decoded,
+    outer: &Outer,
+    options: &RewriteOptions,
+    links: Links,
+) -> Result<Streamed, Fallback> {
+    super::run::run(bytes, decoded.clone(), outer, options, links).map(|(_, s)| s)
+}
 
 /// Pass 1 over `bytes` in memory, no base outside.
 fn find_base(
@@ -338,7 +349,7 @@ fn links_of_an_undecodable_srcdoc_are_not_rewritten() {
     assert_eq!(run.apply(doc), doc.to_vec());
     // The same for a `<style>` kept as it was because its bytes are malformed.
     let style = b"<style>@import 'a.css'; p{x:\x81}</style>";
-    let run = super::run(
+    let run = self::run(
         style,
         &decoded,
         &outer,

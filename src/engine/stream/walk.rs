@@ -12,7 +12,7 @@ use super::names::*;
 use super::scan;
 use super::tag::{read_tag, Lexed, RawAttr, RawTag};
 use crate::base::{Base, Outer};
-use crate::engine::Fallback;
+use crate::engine::fallback::Fallback;
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
 use crate::rewrite::{Found, Link, NestedDocument, Planner, RewriteOptions};
@@ -190,7 +190,7 @@ pub(super) struct StreamIo<'a> {
     /// A held element given up on (past [`MAX_HOLD`]): its end is not acted on.
     pub(super) abandoned: Option<NodeId>,
     pub(super) error: Option<std::io::Error>,
-    /// The output can be taken back ([`crate::engine::Rewind`]): what the in-memory walk
+    /// The output can be taken back ([`super::output::Rewind`]): what the in-memory walk
     /// hands to the DOM engine, this one hands over too, rather than keep it as it is.
     pub(super) rewindable: bool,
 }
