@@ -160,6 +160,7 @@ pub fn charset_from_content_type(content_type: &str) -> Option<String> {
 ///
 /// [`DecodeError::Binary`] when the input has no byte order mark, the transport label is not
 /// UTF-16, and a NUL byte occurs within the first 8192 bytes.
+#[cfg(any(test, feature = "oracle"))]
 pub fn decode(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded, DecodeError> {
     decode_with_default(bytes, transport_label, None)
 }
@@ -268,22 +269,23 @@ pub fn sniff_head_with_default(
     })
 }
 
+/// How a document's bytes are read for its encoding: [`decode_with_default`] (with the
+/// text), [`sniff_only_with_default`] (without) or [`sniff_head_with_default`] (its head).
+pub(crate) type Sniff =
+    fn(&[u8], Option<&str>, Option<&'static Encoding>) -> Result<Decoded, DecodeError>;
+
 /// HTML LS "change the encoding" (§13.2.3.4): a document whose encoding was only tentative
 /// (`before`, from the prescan or the default) declares `encoding` in a `<meta>` the 1,024-byte
-/// prescan did not reach, so a browser reads it again in that encoding. The document decoded
-/// again (`text`: with its text, else sniffed only, as [`sniff_only_with_default`]), its
-/// source a `<meta>`, said in a diagnostic; `None` when it cannot be read so.
+/// prescan did not reach, so a browser reads it again in that encoding. The document's `bytes`
+/// read again by `sniff` with that encoding, its source a `<meta>`, said in a diagnostic;
+/// `None` when they cannot be read so.
 pub(crate) fn changed_by_late_meta(
     bytes: &[u8],
     before: &Decoded,
     encoding: &'static Encoding,
-    text: bool,
+    sniff: Sniff,
 ) -> Option<Decoded> {
-    let mut again = if text {
-        decode(bytes, Some(encoding.name())).ok()?
-    } else {
-        sniff_only_with_default(bytes, Some(encoding.name()), None).ok()?
-    };
+    let mut again = sniff(bytes, Some(encoding.name()), None).ok()?;
     again.source = EncodingSource::Meta;
     again.diagnostics.retain(|d| !d.contains("transport"));
     again.diagnostics.push(format!(

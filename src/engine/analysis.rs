@@ -86,7 +86,7 @@ pub(crate) fn analyse(
                     loose,
                 })));
             }
-            Err(why) => diagnostics.extend(why.diagnostic()),
+            Err(why) => diagnostics.push(why.diagnostic()),
         }
     }
     analyse_dom(name, bytes, charset, diagnostics, outer, options)

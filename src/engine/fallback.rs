@@ -20,8 +20,6 @@ pub enum Fallback {
     /// A `<meta>` beyond the prescan declares another encoding than the tentative one: the
     /// document is decoded again (HTML LS "change the encoding").
     LateMeta,
-    /// `--drop-base`, whose choice depends on every link of the document.
-    DropBase,
     /// A `<math>` inside SVG content or an `<svg>` inside MathML, which the tree builder puts
     /// in the outer namespace and lol_html does not.
     ForeignNesting,
@@ -65,15 +63,12 @@ pub enum Fallback {
 }
 
 impl Fallback {
-    /// The `dom-engine` diagnostic that says the DOM engine took the document and why; none
-    /// for [`Fallback::DropBase`], which is the caller's choice, not something in the document.
-    pub(crate) fn diagnostic(self) -> Option<crate::error::Diagnostic> {
-        (self != Fallback::DropBase).then(|| {
-            crate::error::Diagnostic::new(
-                crate::error::DiagnosticCode::DomEngine,
-                format!("the DOM engine handled this document: {}", self.describe()),
-            )
-        })
+    /// The `dom-engine` diagnostic that says the DOM engine took the document and why.
+    pub(crate) fn diagnostic(self) -> crate::error::Diagnostic {
+        crate::error::Diagnostic::new(
+            crate::error::DiagnosticCode::DomEngine,
+            format!("the DOM engine handled this document: {}", self.describe()),
+        )
     }
 
     /// Why, in words, for the `dom-engine` diagnostic.
@@ -89,7 +84,6 @@ impl Fallback {
                 "a <base> inside a table or after <frameset>, where tree order is not source order"
             }
             Fallback::LateMeta => "a <meta> beyond the prescan changes the encoding",
-            Fallback::DropBase => "dropping the <base>, which depends on every link of the document",
             Fallback::ForeignNesting => "a <math> inside <svg> or an <svg> inside <math>",
             Fallback::TemplateEnd => "an end tag that closes a <template> to lol_html only",
             Fallback::Frame => {

@@ -99,6 +99,67 @@ pub(crate) fn plan_loose_urls(
         .collect()
 }
 
+/// `--drop-base`: whether `link` still needs a base element once the bases go, so the chosen one
+/// must stay (made absolute): a relative reference left as written (unresolvable, without a
+/// base, or in `<noscript>` markup that could not be written back; not the href of a base
+/// element of the document, `own_base`, which is no reference resolved against the base), or
+/// one whose meaning the base's removal would change.
+pub(crate) fn needs_base_element(
+    link: &Link,
+    own_base: bool,
+    base: &Base,
+    outer: &Outer,
+    options: &RewriteOptions,
+) -> bool {
+    let still_relative = !own_base
+        && link.diagnostic.as_ref().is_some_and(|d| match d.code {
+            crate::error::DiagnosticCode::Unresolvable | crate::error::DiagnosticCode::NoBase => {
+                true
+            }
+            crate::error::DiagnosticCode::NoscriptKept => {
+                link.resolved.as_deref() != Some(link.original.as_str())
+            }
+            _ => false,
+        });
+    still_relative || changes_meaning_without_base(link, base, outer, options)
+}
+
+/// `--same-scheme compat` (RFC profiles): `http:g` kept as written because the `<base>` has
+/// another scheme is relative to the base left once the `<base>` goes, when that one is http:.
+/// It has no absolute form to write (it is absolute already), so the `<base>` must stay.
+fn changes_meaning_without_base(
+    link: &Link,
+    base: &Base,
+    outer: &Outer,
+    options: &RewriteOptions,
+) -> bool {
+    let compat = options.resolve.profile != Profile::Whatwg
+        && options.resolve.same_scheme == SameScheme::Compat;
+    let (Some(after), Some(now)) = (outer.base.uri.as_ref(), base.uri.as_ref()) else {
+        return false;
+    };
+    let reference = UriRef::parse(link.original.trim_matches(is_ascii_whitespace));
+    compat
+        && !link.rewritten
+        && reference.authority.is_none()
+        && reference.scheme.is_some_and(|scheme| {
+            scheme.eq_ignore_ascii_case(after.scheme())
+                && !scheme.eq_ignore_ascii_case(now.scheme())
+                && crate::uri::is_known_hierarchical(scheme)
+        })
+}
+
+/// `--drop-base` could not be done: what is said when the base element stays.
+pub(crate) fn base_kept(count: usize) -> Diagnostic {
+    Diagnostic::new(
+        crate::error::DiagnosticCode::BaseKept,
+        format!(
+            "the base element is kept although dropping it was asked for: {count} relative \
+             reference(s) could not be made absolute and still need it"
+        ),
+    )
+}
+
 /// The outcome for one URL value.
 struct Outcome {
     resolved: Option<String>,

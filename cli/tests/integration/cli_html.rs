@@ -1078,11 +1078,22 @@ fn drop_base_keeps_a_base_that_an_svg_base_href_needs() {
 
 #[test]
 fn drop_base_keeps_a_base_that_noscript_kept_links_need() {
-    // Found by fuzz/pipeline.rs: links in <noscript> markup the serializer cannot write back
-    // (its <html> tag has attributes) stay as written; relative, they need the base.
+    // Found by fuzz/pipeline.rs: links in <noscript> markup the DOM engine's serializer cannot
+    // write back (its <html> tag has attributes) stay as written; relative, they need the base.
     let doc =
         b"<base href=\"http://b/x/\"><noscript><html manifest=p><a href=\"y\">y</a></noscript>";
-    assert_written_unchanged(&DROP_BASE, doc);
+    let dom: Vec<&str> = DROP_BASE
+        .iter()
+        .copied()
+        .chain(["--engine", "dom"])
+        .collect();
+    assert_written_unchanged(&dom, doc);
+    // The streaming engine splices the markup where it is written: the links are made absolute
+    // (`manifest` against the document's URL) and the base can go.
+    assert_eq!(
+        linkbase(&DROP_BASE, doc).stdout,
+        "<noscript><html manifest=http://h/a/p><a href=\"http://b/x/y\">y</a></noscript>"
+    );
 }
 
 #[test]
@@ -1269,8 +1280,8 @@ fn noscript_inside_noscript_markup_is_markup_once() {
 fn noscript_markup_with_an_html_start_tag_is_kept_as_it_was() {
     // The DOM engine's fragment parser puts manifest=a on its own root element, which the
     // rewritten noscript text (that root's children) would lose: there the text is kept, and the
-    // report says so (--drop-base takes the DOM engine). The streaming engine rewrites the
-    // markup where it is written, byte for byte.
+    // report says so. The streaming engine rewrites the markup where it is written, byte for
+    // byte, --drop-base or not.
     let doc = b"<noscript><html manifest=a><img src=i></noscript>";
     let links = linkbase(&["links", "--url", "http://h/d/"], doc);
     let reported: Vec<(Value, Value)> = jsonl(&links.stdout)
@@ -1293,6 +1304,14 @@ fn noscript_markup_with_an_html_start_tag_is_kept_as_it_was() {
         )
     );
     let run = linkbase(&["rewrite", "--url", "http://h/d/", "--drop-base"], doc);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (
+            0,
+            "<noscript><html manifest=http://h/d/a><img src=http://h/d/i></noscript>"
+        )
+    );
+    let run = linkbase(&["rewrite", "--url", "http://h/d/", "--engine", "dom"], doc);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout
@@ -1395,8 +1414,9 @@ fn broken_pipe_exits_0_quietly_for_jsonl() {
 /// Issue 14 item 1: a windows-1251 page served as UTF-8 used to come back as a page of U+FFFD,
 /// still declaring windows-1251, with exit 0. Issue 9: the streaming engine copies every byte
 /// that is not a URL value, so the malformed bytes come back as they were and only the link
-/// changes. Where the DOM engine must write the document (`--drop-base`, `--output-charset`), nothing is written (the
-/// input kept intact in place) and the reason names the encoding and where it came from.
+/// changes, `--drop-base` included. Where the DOM engine must write the document
+/// (`--engine dom`, `--output-charset`), nothing is written (the input kept intact in place) and
+/// the reason names the encoding and where it came from.
 #[test]
 fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
     let (cyrillic, _, _) = encoding_rs::WINDOWS_1251.encode("Привет, мир");
@@ -1416,6 +1436,7 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
     expected.extend_from_slice(b"</p><a href=\"http://h/a/b/x.html\">x</a>");
     assert_eq!(stdout, expected, "only the URL bytes changed");
 
+    // --drop-base splices too (the page has no base element: nothing else changes).
     let (code, stdout, stderr) = linkbase_bytes(
         &[
             "rewrite",
@@ -1424,6 +1445,23 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
             "--charset",
             "utf-8",
             "--drop-base",
+            s(&path),
+        ],
+        b"",
+    );
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(stdout, expected, "only the URL bytes changed");
+
+    // The DOM engine would decode the text, so it refuses.
+    let (code, stdout, stderr) = linkbase_bytes(
+        &[
+            "rewrite",
+            "--url",
+            URL,
+            "--charset",
+            "utf-8",
+            "--engine",
+            "dom",
             s(&path),
         ],
         b"",
@@ -1441,7 +1479,8 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
             URL,
             "--charset",
             "utf-8",
-            "--drop-base",
+            "--engine",
+            "dom",
             "--in-place",
             s(&path),
         ],
@@ -1568,8 +1607,11 @@ fn a_tag_with_too_many_attributes_is_refused() {
     assert!(run
         .stdout
         .ends_with(" a199999=x><a href=http://h/a/b/y>y</a>"));
-    // --drop-base takes the DOM engine.
-    let run = linkbase_refusing(&["rewrite", "--drop-base", "--url", URL], page.as_bytes());
+    // The DOM engine refuses it.
+    let run = linkbase_refusing(
+        &["rewrite", "--engine", "dom", "--url", URL],
+        page.as_bytes(),
+    );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stdout.is_empty());
     assert_eq!(

@@ -91,7 +91,9 @@ pub(crate) fn decode_and_parse(
                 )
             });
         if let Some(encoding) = declared.filter(|&e| e != decoded.encoding) {
-            if let Some(again) = decode::changed_by_late_meta(bytes, &decoded, encoding, true) {
+            if let Some(again) =
+                decode::changed_by_late_meta(bytes, &decoded, encoding, decode::decode_with_default)
+            {
                 let doc = parse(&again.text)?;
                 return Ok((again, doc));
             }

@@ -53,5 +53,7 @@ mod walk;
 mod tests;
 
 pub use output::Rewind;
-pub(crate) use run::{fragment_ids, run, run_streaming, run_streaming_rewinding, Streamed};
+pub(crate) use run::{
+    fragment_ids, run, run_streaming_rewinding, settle_streaming, Streamed, StreamedFile,
+};
 pub(crate) use walk::{Links, StreamError};

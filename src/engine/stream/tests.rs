@@ -3,7 +3,7 @@
 use encoding_rs::Encoding;
 
 use super::chunks::*;
-use super::run::{find_base_in, guess_base, run_streaming, Guess, Streamed};
+use super::run::{find_base_in, guess_base, settle_streaming, Guess, Streamed};
 use super::walk::*;
 use crate::base::{Base, Outer};
 use crate::decode;
@@ -20,6 +20,19 @@ fn run(
     links: Links,
 ) -> Result<Streamed, Fallback> {
     super::run::run(bytes, decoded.clone(), outer, options, links).map(|(_, s)| s)
+}
+
+/// A document streamed from `open()`: settled, then written to `out`, links to `on_link`.
+fn run_streaming<'r>(
+    open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
+    decoded: &decode::Decoded,
+    outer: &Outer,
+    options: &RewriteOptions,
+    out: &mut dyn std::io::Write,
+    on_link: &mut dyn FnMut(crate::rewrite::Link),
+) -> Result<(Base, Vec<crate::Diagnostic>, bool), StreamError> {
+    let file = settle_streaming(open, decoded, outer, options)?.write(open, out, on_link)?;
+    Ok((file.base, file.diagnostics, file.malformed))
 }
 
 /// Pass 1 over `bytes` in memory, no base outside.

@@ -33,6 +33,17 @@ pub(super) enum Mode {
     Targets,
 }
 
+/// `--drop-base` in a walk of [`Mode::Rewrite`]: not asked for; assumed possible (every base
+/// element of the document with an `href` is removed where it is met, and the walk counts the
+/// links that would still need one, [`PassOut::still_relative`]); or decided against, where a
+/// walk found such links (the chosen base element stays, its `href` made absolute).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dropping {
+    Off,
+    Assumed,
+    Kept,
+}
+
 /// One walk over `bytes` (the document, or `<noscript>` markup inside it at `offset`).
 pub(super) struct Pass<'a> {
     pub(super) mode: Mode,
@@ -60,6 +71,8 @@ pub(super) struct Pass<'a> {
     /// by the tree context): the walk also finds the base as pass 1 would
     /// ([`PassOut::base`]), so the caller can tell whether the guess held.
     pub(super) verify: bool,
+    /// `--drop-base`.
+    pub(super) dropping: Dropping,
 }
 
 impl Pass<'_> {
@@ -81,6 +94,9 @@ pub(super) struct PassOut {
     pub(super) base: Option<(usize, String)>,
     /// [`Mode::Targets`]: the fragment targets, in source order.
     pub(super) targets: Vec<String>,
+    /// [`Dropping::Assumed`]: the links that still need a base element, so the assumption
+    /// failed when there are any.
+    pub(super) still_relative: usize,
 }
 
 /// An end tag lol_html reported: where it is (document offsets) and what it ends. Recorded by
@@ -157,14 +173,15 @@ pub(super) struct Walk<'p, 'w> {
     /// by foster parenting. Elements closed implicitly are not counted down, which can only
     /// send a later base to the DOM engine.
     pub(super) table: usize,
-    pub(super) meta_seen: bool,
+    /// The encoding the first `<meta>` declaring one declares ([`Pass::tentative`] only).
+    pub(super) meta: Option<&'static Encoding>,
     pub(super) bail: Option<Fallback>,
     /// An HTML `<style>` (`true`) or `<noscript>` whose end tag has not come (raw text runs to
     /// the end of the input when it never does), with where its content starts.
     pub(super) open: Option<(bool, NodeId, usize)>,
     /// An SVG `<style>` whose end tag has not come: its text is markup, not raw text.
     pub(super) svg_style: Option<NodeId>,
-    /// Writing as the input is read (pass 2 of [`run_streaming`]); `None`: splices are
+    /// Writing as the input is read (pass 2 of a document streamed from its file); `None`: splices are
     /// collected for the whole document.
     pub(super) io: Option<StreamIo<'w>>,
     /// Reads the markup between the elements lol_html reports.
@@ -224,19 +241,24 @@ pub(super) const SCAN_STEP: usize = if cfg!(any(test, fuzzing)) {
 };
 
 impl<'a> Pass<'a> {
-    /// Pass 2 over the bytes in memory, every link kept.
-    pub(super) fn run(&self, base: Base) -> Result<PassOut, Fallback> {
-        self.run_in_memory(base, Links::Keep)
+    /// Pass 2 over the bytes in memory; where `--drop-base` was assumed and some link still
+    /// needs the base element, again with the base element kept.
+    pub(super) fn run_dropping(&self, base: Base, links: Links) -> Result<PassOut, StreamError> {
+        let out = self.run_in_memory(base.clone(), links)?;
+        if self.dropping != Dropping::Assumed || out.still_relative == 0 {
+            return Ok(out);
+        }
+        Pass {
+            dropping: Dropping::Kept,
+            ..*self
+        }
+        .run_in_memory(base, links)
     }
 
     /// Pass 2 over the bytes in memory.
-    pub(super) fn run_in_memory(&self, base: Base, links: Links) -> Result<PassOut, Fallback> {
+    pub(super) fn run_in_memory(&self, base: Base, links: Links) -> Result<PassOut, StreamError> {
         let tally = (links == Links::Tally).then(LinkTally::default);
-        match self.run_chunks(base, &mut SliceChunks(Some(self.bytes)), None, tally) {
-            Ok(out) => Ok(out),
-            Err(StreamError::Fallback(why)) => Err(why),
-            Err(StreamError::Io(_)) => Err(Fallback::Tokenizer),
-        }
+        self.run_chunks(base, &mut SliceChunks(Some(self.bytes)), None, tally)
     }
 
     /// Pass 2 over `chunks`; with `io`, written out as it is read (links to its `on_link`);
@@ -268,13 +290,14 @@ impl<'a> Pass<'a> {
                 diagnostics: planner_diagnostics,
                 base: None,
                 targets: Vec::new(),
+                still_relative: 0,
             },
             template: 0,
             svg: 0,
             math: 0,
             integration: 0,
             table: 0,
-            meta_seen: false,
+            meta: None,
             bail: None,
             open: None,
             svg_style: None,
@@ -343,7 +366,7 @@ impl<'a> Pass<'a> {
         };
         let mut walk = walk.into_inner();
         if let Some(why) = walk.bail {
-            return Err(StreamError::Fallback(why));
+            return Err(walk.error(why));
         }
         result.map_err(|_| StreamError::Fallback(Fallback::Tokenizer))?;
         walk.sync(&events, self.offset + fed, Reach::End);
@@ -361,7 +384,7 @@ impl<'a> Pass<'a> {
             walk.bail = Some(Fallback::ForeignStyle);
         }
         if let Some(why) = walk.bail {
-            return Err(StreamError::Fallback(why));
+            return Err(walk.error(why));
         }
         if let Some(io) = &mut walk.io {
             io.hold = None;
@@ -375,6 +398,10 @@ impl<'a> Pass<'a> {
         }
         let mut out = walk.out;
         out.splices.sort_by_key(|(r, _)| r.start);
+        if self.dropping == Dropping::Kept && out.still_relative > 0 {
+            out.diagnostics
+                .push(crate::rewrite::base_kept(out.still_relative));
+        }
         Ok(out)
     }
 }
@@ -393,8 +420,32 @@ pub(crate) enum Links {
 pub(crate) enum StreamError {
     /// The DOM engine must take it.
     Fallback(Fallback),
+    /// A `<meta>` past the prescan declares this encoding, another than the tentative one: the
+    /// document is to be read again in it (HTML LS "change the encoding").
+    Reread(&'static Encoding),
     /// Reading or writing failed.
     Io(std::io::Error),
+}
+
+impl StreamError {
+    /// Why the DOM engine takes a document this error stopped in memory.
+    pub(crate) fn fallback(self) -> Fallback {
+        match self {
+            StreamError::Fallback(why) => why,
+            StreamError::Reread(_) => Fallback::LateMeta,
+            StreamError::Io(_) => Fallback::Tokenizer,
+        }
+    }
+}
+
+impl Walk<'_, '_> {
+    /// What the walk stopped for (`why`) says to its caller.
+    fn error(&self, why: Fallback) -> StreamError {
+        match (why, self.meta) {
+            (Fallback::LateMeta, Some(encoding)) => StreamError::Reread(encoding),
+            _ => StreamError::Fallback(why),
+        }
+    }
 }
 
 impl Walk<'_, '_> {
