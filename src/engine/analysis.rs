@@ -158,7 +158,7 @@ pub(crate) fn write_into(
         .iter()
         .filter_map(|(range, l)| Some((range.clone(), l.replacement.clone()?)))
         .collect();
-    match super::dom::source::splice(bytes, &a.doc, &a.plan, a.decoded.encoding, &extra) {
+    match super::dom::source::splice(bytes, &a.doc, &a.plan.edits, a.decoded.encoding, &extra) {
         Ok(splices) => {
             crate::splice::write_spliced(bytes, &splices, out)?;
             Ok(Engine::Splice)

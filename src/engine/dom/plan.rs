@@ -257,11 +257,25 @@ pub(crate) fn nested_document(
     // the attribute value's text is what it holds.
     let utf8 = encoding_rs::UTF_8;
     let plan = plan_at_depth(&inner, outer, options, depth, (utf8, utf8));
-    let new = (!plan.edits.is_empty()).then(|| {
-        apply(&inner, &plan);
-        inner.to_html()
-    });
+    let new = (!plan.edits.is_empty()).then(|| written_back(text, &inner, &plan));
     Ok((plan.links, new))
+}
+
+/// Markup parsed apart (an `iframe srcdoc` document, `<noscript>` markup) with `plan` carried
+/// out: its `text` with the plan spliced in where every edit is found there, as for a
+/// document; else its tree serialized.
+fn written_back(text: &str, doc: &Document, plan: &Plan) -> String {
+    spliced(text, doc, plan).unwrap_or_else(|| {
+        apply(doc, plan);
+        doc.to_html()
+    })
+}
+
+/// [`written_back`] by splicing alone.
+fn spliced(text: &str, doc: &Document, plan: &Plan) -> Option<String> {
+    let utf8 = encoding_rs::UTF_8;
+    let splices = super::source::splice(text.as_bytes(), doc, &plan.edits, utf8, &[]).ok()?;
+    String::from_utf8(crate::splice::apply(text.as_bytes(), &splices)).ok()
 }
 
 /// One element of a tree; `scripting_disabled`: the tree is `<noscript>` markup, where a
@@ -329,13 +343,16 @@ fn noscript(planner: &Planner<'_>, out: &mut Found, element: &ElementRef) {
         None,
         Vec::new(),
     );
-    // An <html> start tag inside the markup adds its attributes to the fragment's root,
-    // which is not written back: then the text is kept as it was.
+    // Written into the markup's own text where every edit is found there, as for a document;
+    // else the fragment serialized.
+    let spliced = spliced(&text, &fragment, &plan);
+    // Serialized, an <html> start tag inside the markup adds its attributes to the fragment's
+    // root, which is not written back: then the text is kept as it was.
     let mut root_has_attributes = false;
     if let Some(root) = fragment.elements().first() {
         root.for_each_attr(|_, _, _| root_has_attributes = true);
     }
-    let writable = !root_has_attributes;
+    let writable = spliced.is_some() || !root_has_attributes;
     out.links.extend(plan.links.iter().cloned().map(|mut l| {
         l.node = element.id();
         if l.rewritten && !writable {
@@ -352,14 +369,22 @@ fn noscript(planner: &Planner<'_>, out: &mut Found, element: &ElementRef) {
         }
         l
     }));
-    if !plan.edits.is_empty() && writable {
-        apply(&fragment, &plan);
-        out.edits.push(Edit {
-            node: element.id(),
-            target: EditTarget::Text,
-            old: text,
-            new: fragment.to_html(),
-            reason: "HTML LS §4.12.2: noscript markup, as consumers without scripting read it",
-        });
+    if plan.edits.is_empty() {
+        return;
     }
+    let (new, reason) = match spliced {
+        Some(new) => (new, super::source::NOSCRIPT_SPLICED),
+        None if writable => {
+            apply(&fragment, &plan);
+            (fragment.to_html(), super::source::NOSCRIPT_SERIALIZED)
+        }
+        None => return,
+    };
+    out.edits.push(Edit {
+        node: element.id(),
+        target: EditTarget::Text,
+        old: text,
+        new,
+        reason,
+    });
 }

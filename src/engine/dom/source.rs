@@ -30,13 +30,12 @@ use std::rc::Rc;
 
 use encoding_rs::Encoding;
 
-use super::plan::Plan;
 use super::{Document, ElementRef};
 use crate::engine::fallback::Fallback;
-use crate::rewrite::EditTarget;
 use crate::rewrite::Link;
+use crate::rewrite::{Edit, EditTarget};
 use crate::splice::{decode_attribute, escaped, value_splice, Splices};
-use crate::tree::{AttrNs, NodeId};
+use crate::tree::{AttrNs, ElementNs, NodeId};
 
 /// The key an edit or a link and a source occurrence share: the element's name, the attribute
 /// (`""` for the element's text) and its decoded value (`""` for text).
@@ -48,6 +47,36 @@ pub(super) struct SourceTag {
     pub(super) html: bool,
     pub(super) range: Range<usize>,
     pub(super) attrs: Vec<SourceAttr>,
+    /// An element whose text a plan may edit ([`text_element`]): its content, to its end tag
+    /// or the end of the input.
+    pub(super) content: Option<Range<usize>>,
+}
+
+/// The reason of a `<noscript>` edit whose new text is the old with its URL values replaced.
+pub(super) const NOSCRIPT_SPLICED: &str =
+    "HTML LS §4.12.2: noscript markup, as consumers without scripting read it";
+
+/// The reason of a `<noscript>` edit whose new text is its markup's tree serialized: not
+/// byte-faithful, so the document is written from its tree ([`serialized_text`]).
+pub(super) const NOSCRIPT_SERIALIZED: &str =
+    "HTML LS §4.12.2: noscript markup, as consumers without scripting read it, serialized";
+
+/// Whether an edit's new text was written from a tree, not spliced into the old.
+fn serialized_text(edit: &Edit) -> bool {
+    edit.reason == NOSCRIPT_SERIALIZED
+}
+
+/// HTML LS §13.2.4.3 "the list of active formatting elements": the elements the tree builder
+/// clones.
+const FORMATTING: [&str; 14] = [
+    "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
+];
+
+/// Whether a plan may edit the text of this element: an HTML `<style>` or `<noscript>` (raw
+/// text to both lol_html and the tree, whose scripting is on), or an SVG `<style>` (whose text
+/// is markup: it is matched only where that holds no markup and no character reference).
+fn text_element(e: &ElementRef) -> bool {
+    e.is_html("style") || e.is_html("noscript") || (e.ns() == ElementNs::Svg && e.name() == "style")
 }
 
 impl SourceTag {
@@ -91,12 +120,29 @@ pub(super) fn source_tags(
     attrs: HashSet<String>,
 ) -> Result<Vec<SourceTag>, Fallback> {
     let settings = crate::tokenize::settings(encoding).ok_or(Fallback::Tokenizer)?;
-    let tags = Rc::new(RefCell::new(Vec::new()));
+    let tags: Rc<RefCell<Vec<SourceTag>>> = Rc::default();
     let sink = tags.clone();
     let settings = settings.append_element_content_handler(lol_html::element!("*", move |el| {
         let name = el.tag_name();
         if !elements.contains(&name) {
             return Ok(());
+        }
+        let html = el.namespace_uri() == "http://www.w3.org/1999/xhtml";
+        let svg = el.namespace_uri() == "http://www.w3.org/2000/svg";
+        let range = el.source_location().bytes();
+        let mut content = None;
+        if (html && (name == "style" || name == "noscript")) || (svg && name == "style") {
+            // To the end of the input unless its end tag comes.
+            content = Some(range.end..usize::MAX);
+            let index = sink.borrow().len();
+            let ends = sink.clone();
+            el.on_end_tag(lol_html::end_tag!(move |end| {
+                let at = end.source_location().bytes().start;
+                if let Some(Some(c)) = ends.borrow_mut().get_mut(index).map(|t| &mut t.content) {
+                    c.end = at;
+                }
+                Ok(())
+            }))?;
         }
         let attrs = el
             .attributes()
@@ -111,28 +157,50 @@ pub(super) fn source_tags(
             .collect();
         sink.borrow_mut().push(SourceTag {
             name,
-            html: el.namespace_uri() == "http://www.w3.org/1999/xhtml",
-            range: el.source_location().bytes(),
+            html,
+            range,
             attrs,
+            content,
         });
         Ok(())
     }));
     if !crate::tokenize::read_all(bytes, settings) {
         return Err(Fallback::Tokenizer);
     }
-    Ok(tags.take())
+    let mut tags = tags.take();
+    for content in tags.iter_mut().filter_map(|t| t.content.as_mut()) {
+        content.end = content.end.min(bytes.len());
+    }
+    Ok(tags)
 }
 
-/// The DOM engine's plan (and `extra` values at known ranges) as changes to the input's bytes,
+/// Raw text as the tree holds it (HTML LS §13.2.5.3 RAWTEXT state, after §13.2.3.5's newline
+/// normalization), when writing the tree's text back there would give these very bytes: they
+/// decode in the document's encoding and hold no carriage return and no NUL (which the tree
+/// holds otherwise); in foreign content (not `html`), no markup either.
+fn raw_text(raw: &[u8], encoding: &'static Encoding, html: bool) -> Option<String> {
+    if raw.iter().any(|&b| b == b'\r' || b == 0) {
+        return None;
+    }
+    // In foreign content the text is markup: `<` starts a tag and `&` a reference.
+    if !html && raw.iter().any(|&b| b == b'<' || b == b'&') {
+        return None;
+    }
+    let (text, malformed) = encoding.decode_without_bom_handling(raw);
+    (!malformed).then(|| text.into_owned())
+}
+
+/// The DOM engine's plan, its `edits` (and `extra` values at known ranges), as changes to the
+/// input's bytes,
 /// or why that cannot be done exactly.
 pub(crate) fn splice(
     bytes: &[u8],
     doc: &Document,
-    plan: &Plan,
+    edits: &[Edit],
     encoding: &'static Encoding,
     extra: &[(Range<usize>, String)],
 ) -> Result<Splices, Fallback> {
-    if plan.edits.is_empty() && extra.is_empty() {
+    if edits.is_empty() && extra.is_empty() {
         return Ok(Splices::new());
     }
     // Per key: the new value, how many of the tree's elements have an edit for it, and how many
@@ -140,7 +208,7 @@ pub(crate) fn splice(
     let mut changes: HashMap<Key, (String, usize, usize)> = HashMap::new();
     // Per `<base href>` value removed: removals planned, source occurrences matched.
     let mut removals: HashMap<String, (usize, usize)> = HashMap::new();
-    for edit in &plan.edits {
+    for edit in edits {
         let element = doc
             .element(edit.node)
             .map(|e| e.name().to_ascii_lowercase())
@@ -159,9 +227,21 @@ pub(crate) fn splice(
             EditTarget::Remove if element == "base" => {
                 removals.entry(edit.old.clone()).or_default().0 += 1;
             }
+            EditTarget::Text
+                if doc.element(edit.node).is_some_and(text_element) && !serialized_text(edit) =>
+            {
+                let entry = changes
+                    .entry((element, String::new(), edit.old.clone()))
+                    .or_insert_with(|| (edit.new.clone(), 0, 0));
+                if entry.0 != edit.new {
+                    return Err(Fallback::Unmatched);
+                }
+                entry.1 += 1;
+            }
             EditTarget::Remove | EditTarget::Text => return Err(Fallback::TextEdit),
         }
     }
+    let texts = changes.keys().any(|(_, attr, _)| attr.is_empty());
     // Source occurrences are matched by value: when an element of the tree has a key that is
     // edited elsewhere but is to stay as it is itself (an ignored second `<base href="">`
     // beside the first, made absolute), the bytes cannot tell them apart.
@@ -183,6 +263,12 @@ pub(crate) fn splice(
                 *bases_in_tree.entry(href).or_default() += 1;
             }
         }
+        if texts && text_element(e) {
+            let key = (element.clone(), String::new(), e.text());
+            if changes.contains_key(&key) {
+                *in_tree.entry(key).or_default() += 1;
+            }
+        }
     }
     let ambiguous = changes
         .iter()
@@ -194,7 +280,11 @@ pub(crate) fn splice(
         return Err(Fallback::Unmatched);
     }
     let mut elements: HashSet<String> = changes.keys().map(|(e, _, _)| e.clone()).collect();
-    let mut attrs: HashSet<String> = changes.keys().map(|(_, a, _)| a.clone()).collect();
+    let mut attrs: HashSet<String> = changes
+        .keys()
+        .map(|(_, a, _)| a.clone())
+        .filter(|a| !a.is_empty())
+        .collect();
     if elements.contains("img") {
         elements.insert("image".to_owned());
     }
@@ -210,6 +300,22 @@ pub(crate) fn splice(
     }
     for tag in source_tags(bytes, encoding, elements, attrs)? {
         let name = tag.tree_name();
+        if let Some(content) = tag.content.clone().filter(|_| texts) {
+            let text = bytes
+                .get(content.clone())
+                .and_then(|raw| raw_text(raw, encoding, tag.html));
+            if let Some((new, _, count)) =
+                text.and_then(|t| changes.get_mut(&(name.clone(), String::new(), t)))
+            {
+                let (encoded, _, unmappable) = encoding.encode(new);
+                if unmappable {
+                    // `&#N;` means nothing in raw text.
+                    return Err(Fallback::TextEdit);
+                }
+                *count += 1;
+                splices.push((content, encoded.into_owned()));
+            }
+        }
         for SourceAttr {
             name: attr,
             value: range,
@@ -244,10 +350,21 @@ pub(crate) fn splice(
             }
         }
     }
-    // Every edit must have found its own occurrence, no more and no fewer: lol_html's namespace
-    // can differ from the tree's (`<svg><math><mi><image>` is an SVG `image` in the tree, an
-    // HTML `img` to lol_html), and an edit left unmatched would be reported made but not written.
-    if changes.values().any(|(_, edits, n)| n != edits)
+    // Every edit must have found an occurrence, and no occurrence be left over: lol_html's
+    // namespace can differ from the tree's (`<svg><math><mi><image>` is an SVG `image` in the
+    // tree, an HTML `img` to lol_html), and an edit left unmatched would be reported made but not
+    // written. Fewer occurrences of a formatting element than edits are the tree builder's clones
+    // (HTML LS "adoption agency algorithm", "reconstruct the active formatting elements": `<a
+    // href><center><img></a></center>` gives two `<a href>` elements of one tag): every element
+    // of the tree with that key is edited alike (no element keeps it, checked above), so every
+    // occurrence takes the new value. (Their names are the same in every namespace, so no
+    // occurrence of them is counted under another key.)
+    let clones = |(element, _, _): &Key, edits: usize, n: usize| {
+        n > 0 && n < edits && FORMATTING.contains(&element.as_str())
+    };
+    if changes
+        .iter()
+        .any(|(key, (_, edits, n))| n != edits && !clones(key, *edits, *n))
         || removals.values().any(|(edits, n)| n != edits)
     {
         return Err(Fallback::Unmatched);
