@@ -108,6 +108,9 @@ pub use decode::EncodingSource;
 #[doc(hidden)]
 pub use engine::dom;
 pub use engine::dom::{NodeId, ParseLimits};
+#[cfg(feature = "oracle")]
+#[doc(hidden)]
+pub use engine::stream::with_lol_html;
 pub use error::{Diagnostic, DiagnosticCode, Error};
 pub use input::Headers;
 pub use report::{BaseRecord, LinkRecord, LinkTally, Report};

@@ -67,7 +67,7 @@ impl Walk<'_, '_> {
     /// Whether the walk ends here: the DOM engine must take the document, or (pass 1) the
     /// base is found.
     pub(super) fn stopped(&self) -> bool {
-        self.bail.is_some()
+        self.bail.is_some() || self.restart
     }
 
     /// Whether the walk reads an attribute of this raw name (ASCII case-insensitively).
@@ -244,7 +244,7 @@ impl Walk<'_, '_> {
                 self.bail = Some(Fallback::ForeignStyle);
                 return;
             } else {
-                self.svg_style = Some(node);
+                self.svg_style = Some((node, start));
             }
             if let Some(io) = &mut self.io {
                 io.hold.get_or_insert((start, node));
@@ -531,7 +531,7 @@ impl Walk<'_, '_> {
             EndEvent::Foreign { svg: true, .. } => self.svg = self.svg.saturating_sub(1),
             EndEvent::Foreign { svg: false, .. } => self.math = self.math.saturating_sub(1),
             EndEvent::Style { node, content } => {
-                if self.svg_style == Some(node) {
+                if self.svg_style.is_some_and(|(n, _)| n == node) {
                     self.svg_style = None;
                     // Foreign content: `<` starts markup and `&` a reference, which the tree
                     // builder reads and raw text would not.

@@ -53,6 +53,8 @@ mod walk;
 mod tests;
 
 pub use output::Rewind;
+#[cfg(any(test, feature = "oracle"))]
+pub use run::with_lol_html;
 pub(crate) use run::{
     fragment_ids, run, run_streaming_rewinding, settle_streaming, Streamed, StreamedFile,
 };

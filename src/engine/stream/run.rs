@@ -130,6 +130,34 @@ fn rewrite_guessing_base(
     Ok(done)
 }
 
+#[cfg(any(test, feature = "oracle"))]
+thread_local! {
+    static WITH_LOL_HTML: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Test hook, not part of the API: `f` run with lol_html reading every document beside the
+/// scanner from its start ([`Pass::lol_html`]), as the oracle of the scanner reading alone.
+#[cfg(any(test, feature = "oracle"))]
+pub fn with_lol_html<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            WITH_LOL_HTML.with(|w| w.set(false));
+        }
+    }
+    WITH_LOL_HTML.with(|w| w.set(true));
+    let _reset = Reset;
+    f()
+}
+
+/// Whether walks start with lol_html ([`with_lol_html`]); else the scanner reads alone.
+fn lol_html_from_the_start() -> bool {
+    #[cfg(any(test, feature = "oracle"))]
+    return WITH_LOL_HTML.with(std::cell::Cell::get);
+    #[cfg(not(any(test, feature = "oracle")))]
+    false
+}
+
 /// How a walk starts on `--drop-base`: assuming every base element can go.
 fn dropping(options: &RewriteOptions) -> Dropping {
     if options.drop_base {
@@ -164,6 +192,7 @@ impl<'a> Pass<'a> {
             tentative: false,
             report_bases: false,
             verify: false,
+            lol_html: lol_html_from_the_start(),
             dropping: if mode == Mode::Rewrite {
                 dropping(options)
             } else {
@@ -235,22 +264,29 @@ pub(crate) fn settle_streaming<'a, 'r>(
 ) -> Result<Settled<'a>, StreamError> {
     let mut decoded = decoded.clone();
     let mut tentative = decoded.source.is_tentative();
+    let mut lol_html = false;
     let found = loop {
         let mut chunks = ReaderChunks::new(open().map_err(StreamError::Io)?);
-        match find_base_in(&mut chunks, decoded.encoding, tentative, outer, options) {
+        let encoding = decoded.encoding;
+        match find_base_in(&mut chunks, encoding, tentative, lol_html, outer, options) {
             Err(StreamError::Reread(declared)) if tentative => {
                 let sniff = crate::decode::sniff_head_with_default;
                 decoded = read_again(&head(open)?, &decoded, declared, sniff)
                     .map_err(StreamError::Fallback)?;
                 tentative = false;
             }
+            Err(StreamError::Restart) if !lol_html => lol_html = true,
             found => break found?,
         }
     };
     let mut diagnostics = Vec::new();
-    // Pass 1 has read every `<meta>`: the encoding is settled (`tentative` false).
-    let (base, mut pass) = Pass::over(Mode::Rewrite, &[], decoded.encoding, outer, options, 0)
-        .on_base(found, false, &mut diagnostics);
+    // Pass 1 has read every `<meta>`: the encoding is settled (`tentative` false); and it has
+    // read everything the scanner leaves to lol_html.
+    let (base, mut pass) = Pass {
+        lol_html,
+        ..Pass::over(Mode::Rewrite, &[], decoded.encoding, outer, options, 0)
+    }
+    .on_base(found, false, &mut diagnostics);
     if pass.dropping == Dropping::Assumed {
         let mut sink = std::io::sink();
         let mut ignore = |_: Link| {};
@@ -338,7 +374,7 @@ pub(crate) fn run_streaming_rewinding<'r>(
         .chosen();
     let attempt = |open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
                    decoded: &Decoded,
-                   tentative: bool,
+                   (tentative, lol_html): (bool, bool),
                    chosen: Option<(usize, String)>,
                    verify: bool,
                    dropping: Dropping,
@@ -347,6 +383,7 @@ pub(crate) fn run_streaming_rewinding<'r>(
         let (base, pass) = Pass {
             tentative,
             dropping,
+            lol_html,
             ..Pass::over(Mode::Rewrite, &[], decoded.encoding, outer, options, 0)
         }
         .on_base(chosen, verify, &mut diagnostics);
@@ -369,6 +406,7 @@ pub(crate) fn run_streaming_rewinding<'r>(
         Ok((file, done.base, done.still_relative))
     };
     let mut tentative = decoded.source.is_tentative();
+    let mut lol_html = false;
     let mut dropping = dropping(options);
     // Every run checks: unlike in memory, a missing guess is not taken to mean no base.
     let mut chosen = guess;
@@ -377,7 +415,7 @@ pub(crate) fn run_streaming_rewinding<'r>(
         match attempt(
             open,
             &decoded,
-            tentative,
+            (tentative, lol_html),
             chosen.clone(),
             verify,
             dropping,
@@ -406,6 +444,7 @@ pub(crate) fn run_streaming_rewinding<'r>(
                     .chosen();
                 verify = true;
             }
+            Err(StreamError::Restart) if !lol_html => lol_html = true,
             Err(e) => break Err(e),
         }
         out.rewind().map_err(StreamError::Io)?;
@@ -517,11 +556,13 @@ pub(super) fn find_base_in(
     chunks: &mut dyn Chunks,
     encoding: &'static Encoding,
     tentative: bool,
+    lol_html: bool,
     outer: &Outer,
     options: &RewriteOptions,
 ) -> Result<Option<(usize, String)>, StreamError> {
     let pass = Pass {
         tentative,
+        lol_html,
         ..Pass::over(Mode::FindBase, &[], encoding, outer, options, 0)
     };
     // The walk reads the input through its window: it is written nowhere.

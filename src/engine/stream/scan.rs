@@ -46,6 +46,177 @@ enum State {
         tag: usize,
         content: usize,
     },
+    /// The content of a `<script>` whose start tag is at `tag`, read by the scanner itself
+    /// ([`Scanner::read_scripts`]): script data and its escapes (§13.2.5.4, .15–.31).
+    Script {
+        tag: usize,
+        content: usize,
+        at: ScriptAt,
+    },
+}
+
+/// Where script data is: the script data state, or one of its escaped states (the "less-than
+/// sign", "escape start", "end tag" and "double escape" states look ahead a few bytes instead,
+/// so they are not kept: a construct cut by the end of the bytes read is read again whole).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScriptAt {
+    Data,
+    Escaped,
+    EscapedDash,
+    EscapedDashDash,
+    Double,
+    DoubleDash,
+    DoubleDashDash,
+}
+
+/// What [`script_data`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum ScriptStep {
+    /// The appropriate end tag `</script` starts here.
+    End(usize),
+    /// The bytes ended: go on from here (at a construct they cut, or their end) in this state.
+    More(usize, ScriptAt),
+}
+
+/// Whether `bytes` at `at` hold `word` (ASCII case-insensitively) followed by whitespace, `/`
+/// or `>`: `Some(true)`; `Some(false)` when they do not; `None` when they end before it is
+/// decided.
+fn word_then_delimiter(bytes: &[u8], at: usize, word: &[u8]) -> Option<bool> {
+    let rest = bytes.get(at..).unwrap_or_default();
+    let n = word.len().min(rest.len());
+    let prefix = rest.get(..n).unwrap_or_default();
+    if !word
+        .get(..n)
+        .is_some_and(|w| w.eq_ignore_ascii_case(prefix))
+    {
+        return Some(false);
+    }
+    let delimiter = rest.get(word.len())?;
+    Some(is_space(*delimiter) || matches!(delimiter, b'/' | b'>'))
+}
+
+/// The state after a byte of script data other than `-`, `<` and `>`: a run of dashes ends.
+fn after_other(at: ScriptAt) -> ScriptAt {
+    use ScriptAt::*;
+    match at {
+        EscapedDash | EscapedDashDash => Escaped,
+        DoubleDash | DoubleDashDash => Double,
+        other => other,
+    }
+}
+
+/// Reads script data from `i` in state `at` (HTML LS §13.2.5.4 "script data state" and
+/// §13.2.5.15–.31): where the appropriate end tag `</script` is, or where to go on.
+/// `eof`: the bytes end the input, so a construct they cut is text.
+fn script_data(bytes: &[u8], mut i: usize, mut at: ScriptAt, eof: bool) -> ScriptStep {
+    use ScriptAt::*;
+    let cut = |lt: usize, at: ScriptAt| ScriptStep::More(lt, at);
+    loop {
+        let rest = bytes.get(i..).unwrap_or_default();
+        let found = if at == Data {
+            memchr::memchr(b'<', rest)
+        } else {
+            memchr::memchr3(b'<', b'-', b'>', rest)
+        };
+        let Some(j) = found else {
+            if !rest.is_empty() {
+                at = after_other(at);
+            }
+            return ScriptStep::More(bytes.len(), at);
+        };
+        let k = i + j;
+        let b = bytes.get(k).copied().unwrap_or(b'<');
+        // A byte other than `-`, `<` and `>` ends a run of dashes: bytes were skipped.
+        if k > i {
+            at = after_other(at);
+        }
+        if b == b'-' {
+            at = match at {
+                Escaped => EscapedDash,
+                EscapedDash | EscapedDashDash => EscapedDashDash,
+                Double => DoubleDash,
+                DoubleDash | DoubleDashDash => DoubleDashDash,
+                Data => Data,
+            };
+            i = k + 1;
+            continue;
+        }
+        if b == b'>' {
+            // Only right after `--` does `>` end the escape.
+            at = match at {
+                EscapedDashDash | DoubleDashDash => Data,
+                EscapedDash => Escaped,
+                DoubleDash => Double,
+                other => other,
+            };
+            i = k + 1;
+            continue;
+        }
+        let lt = k;
+        let next = bytes.get(lt + 1).copied();
+        match (at, next) {
+            (_, None) if eof => return ScriptStep::More(bytes.len(), at),
+            (_, None) => return cut(lt, at),
+            (Data | Escaped | EscapedDash | EscapedDashDash, Some(b'/')) => {
+                match word_then_delimiter(bytes, lt + 2, b"script") {
+                    Some(true) => return ScriptStep::End(lt),
+                    None if !eof => return cut(lt, at),
+                    _ => {}
+                }
+                at = if at == Data { Data } else { Escaped };
+                i = lt + 2;
+            }
+            (Data, Some(b'!')) => {
+                let dashes = bytes.get(lt + 2..lt + 4);
+                match dashes {
+                    Some(b"--") => {
+                        at = EscapedDashDash;
+                        i = lt + 4;
+                    }
+                    None if !eof && bytes.get(lt + 2).is_none_or(|&d| d == b'-') => {
+                        return cut(lt, at);
+                    }
+                    _ => i = lt + 2,
+                }
+            }
+            (Escaped | EscapedDash | EscapedDashDash, Some(c)) if c.is_ascii_alphabetic() => {
+                match word_then_delimiter(bytes, lt + 1, b"script") {
+                    Some(true) => {
+                        // The delimiter is read in the double escaped state.
+                        at = Double;
+                        i = lt + 1 + 6;
+                    }
+                    None if !eof => return cut(lt, at),
+                    _ => {
+                        at = Escaped;
+                        i = lt + 1;
+                    }
+                }
+            }
+            (Double | DoubleDash | DoubleDashDash, Some(b'/')) => {
+                match word_then_delimiter(bytes, lt + 2, b"script") {
+                    Some(true) => {
+                        at = Escaped;
+                        i = lt + 2 + 6;
+                    }
+                    None if !eof => return cut(lt, at),
+                    _ => {
+                        at = Double;
+                        i = lt + 2;
+                    }
+                }
+            }
+            (Data, _) => i = lt + 1,
+            (Escaped | EscapedDash | EscapedDashDash, _) => {
+                at = Escaped;
+                i = lt + 1;
+            }
+            (Double | DoubleDash | DoubleDashDash, _) => {
+                at = Double;
+                i = lt + 1;
+            }
+        }
+    }
 }
 
 /// The HTML elements whose content is raw text or RCDATA to the tokenizer (HTML LS §13.2.6.4.7
@@ -89,6 +260,17 @@ pub(crate) struct Scanner {
     lexer: Lexer,
     /// What it has read of it.
     tag: TagRead,
+    /// It reads `<script>` content itself ([`Scanner::read_scripts`]).
+    scripts: bool,
+}
+
+/// What a start tag switches the tokenizer to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Switch {
+    /// Raw text or RCDATA: `RAW_TEXT[index]`.
+    RawText(usize),
+    /// Script data.
+    Script,
 }
 
 /// What the scanner has read of the tag being read.
@@ -96,8 +278,8 @@ pub(crate) struct Scanner {
 struct TagRead {
     /// Its name or an attribute's is one [`Interest`] asks for.
     hit: bool,
-    /// A start tag of one of [`RAW_TEXT`].
-    switch: Option<usize>,
+    /// A start tag of one of [`RAW_TEXT`], or `<script>` when the scanner reads scripts.
+    switch: Option<Switch>,
     /// Where its name ends, relative to its `<`.
     name_end: usize,
     /// The attributes of a start tag [`Interest::attr`] accepts, the first of each name
@@ -110,6 +292,7 @@ struct TagSink<'s> {
     read: &'s mut TagRead,
     interest: &'s Interest,
     end: bool,
+    scripts: bool,
     /// The tag's bytes from its `<`, as far as they have come.
     tag: &'s [u8],
     start: usize,
@@ -122,7 +305,13 @@ impl Sink for TagSink<'_> {
             self.read.hit |= (self.interest.end_name)(name);
         } else {
             self.read.hit |= (self.interest.name)(name);
-            self.read.switch = raw_text_index(name);
+            self.read.switch = match raw_text_index(name) {
+                Some(index) => Some(Switch::RawText(index)),
+                None if self.scripts && name.eq_ignore_ascii_case(b"script") => {
+                    Some(Switch::Script)
+                }
+                None => None,
+            };
         }
     }
 
@@ -154,12 +343,14 @@ pub(crate) struct Window<'a> {
 /// What a [`Scanner::scan`] found.
 #[derive(Debug)]
 pub(crate) enum Found {
-    /// A complete start tag: where its name ends (relative to its `<`) and its attributes
-    /// [`Interest::attr`] accepts (the first of each name), at `attrs` in [`Finds::attrs`].
+    /// A complete start tag: where its name ends (relative to its `<`), its attributes
+    /// [`Interest::attr`] accepts (the first of each name), at `attrs` in [`Finds::attrs`], and
+    /// whether it is self-closing.
     StartTag {
         tag: Range<usize>,
         name_end: usize,
         attrs: Range<usize>,
+        self_closing: bool,
     },
     /// A complete end tag, and where its name ends (relative to its `<`).
     EndTag { tag: Range<usize>, name_end: usize },
@@ -187,7 +378,15 @@ impl Scanner {
             state: State::Data,
             lexer: Lexer::new(at),
             tag: TagRead::default(),
+            scripts: false,
         }
+    }
+
+    /// From here on, the content of a `<script>` start tag found is read by the scanner (script
+    /// data, HTML LS §13.2.5.4), where lol_html read it: no element lol_html reports is then
+    /// expected.
+    pub(crate) fn read_scripts(&mut self, on: bool) {
+        self.scripts = on;
     }
 
     /// Whether the scanner stands exactly at `at`: between constructs, or reading a tag that
@@ -376,6 +575,7 @@ impl Scanner {
                         read: &mut self.tag,
                         interest,
                         end,
+                        scripts: self.scripts,
                         tag: from(self.start),
                         start: self.start,
                     };
@@ -392,6 +592,32 @@ impl Scanner {
                         }
                     } else {
                         self.finish_start(tag_end, cdata, found);
+                    }
+                }
+                State::Script { tag, content, at } => {
+                    let Some(i) = self.pos.checked_sub(base) else {
+                        return;
+                    };
+                    match script_data(window, i, at, eof) {
+                        ScriptStep::End(lt) => {
+                            let lt = base + lt;
+                            found.items.push(Found::TextEnd {
+                                tag,
+                                name: b"script",
+                                content: content..lt,
+                            });
+                            // Its end tag, read on from the end of its name.
+                            self.start_tag(lt, true);
+                            self.pos = lt + 2 + b"script".len();
+                        }
+                        ScriptStep::More(i, at) => {
+                            self.pos = base + i;
+                            self.state = State::Script { tag, content, at };
+                            if self.pos < len {
+                                // A construct cut by the end of the bytes read.
+                                return;
+                            }
+                        }
                     }
                 }
                 State::RawText { name, tag, content } => {
@@ -462,14 +688,25 @@ impl Scanner {
                 tag: tag..end,
                 name_end: self.tag.name_end,
                 attrs: from..found.attrs.len(),
+                self_closing: self.lexer.self_closing(),
             });
         }
-        if let Some(name) = self.tag.switch.filter(|_| !cdata) {
-            self.state = State::RawText {
-                name,
-                tag,
-                content: end,
-            };
+        match self.tag.switch.filter(|_| !cdata) {
+            Some(Switch::RawText(name)) => {
+                self.state = State::RawText {
+                    name,
+                    tag,
+                    content: end,
+                }
+            }
+            Some(Switch::Script) => {
+                self.state = State::Script {
+                    tag,
+                    content: end,
+                    at: ScriptAt::Data,
+                }
+            }
+            None => {}
         }
     }
 
@@ -529,6 +766,7 @@ pub(crate) struct Interest {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     const ALL: Interest = Interest {
@@ -680,6 +918,7 @@ mod tests {
                     tag,
                     name_end,
                     attrs,
+                    ..
                 } = f
                 else {
                     continue;
@@ -717,6 +956,132 @@ mod tests {
                 ],
                 "step {step}"
             );
+        }
+    }
+
+    /// Where the scanner, reading scripts itself, says the first `<script>` of `html` ends
+    /// (its end tag's `<`), fed `step` bytes at a time.
+    fn script_end(html: &[u8], step: usize) -> Option<usize> {
+        let mut s = Scanner::new(0);
+        s.read_scripts(true);
+        let mut out = Finds::default();
+        let mut fed = 0;
+        while fed < html.len() {
+            fed = (fed + step.max(1)).min(html.len());
+            let base = s.settled();
+            s.scan(
+                Window {
+                    bytes: html.get(base..fed).unwrap_or_default(),
+                    base,
+                    eof: fed == html.len(),
+                },
+                usize::MAX,
+                false,
+                &ALL,
+                &mut out,
+            );
+        }
+        out.items.into_iter().find_map(|f| match f {
+            Found::TextEnd {
+                name: b"script",
+                content,
+                ..
+            } => Some(content.end),
+            _ => None,
+        })
+    }
+
+    /// Where lol_html says the first `<script>` of `html` ends.
+    fn lol_html_script_end(html: &[u8]) -> Option<usize> {
+        let end = std::rc::Rc::new(std::cell::Cell::new(None));
+        let seen = end.clone();
+        let settings = lol_html::Settings::new().append_element_content_handler(
+            lol_html::element!("script", move |el| {
+                let seen = seen.clone();
+                if seen.get().is_none() {
+                    el.on_end_tag(lol_html::end_tag!(move |e| {
+                        seen.set(Some(e.source_location().bytes().start));
+                        Ok(())
+                    }))?;
+                }
+                Ok(())
+            }),
+        );
+        let mut rewriter = lol_html::HtmlRewriter::new(settings, |_: &[u8]| {});
+        rewriter.write(html).unwrap();
+        rewriter.end().unwrap();
+        end.get()
+    }
+
+    #[test]
+    fn script_data_and_its_escapes_end_where_the_tokenizer_ends_them() {
+        let cases: [(&str, Option<usize>); 8] = [
+            ("<script>a</script><a>", Some(9)),
+            ("<script>a</SCRIPT\n><a>", Some(9)),
+            ("<script>a</scripts></script>", Some(19)),
+            ("<script><!--</script>x</script>", Some(12)),
+            ("<script><!--<script></script>x</script>", Some(30)),
+            ("<script><!--<script>--></script>", Some(23)),
+            ("<script><!-- <script>- -></script></script>", Some(34)),
+            ("<script><!-- x --> <script></script>", Some(27)),
+        ];
+        for (html, end) in cases {
+            for step in [1, 2, 3, html.len()] {
+                assert_eq!(script_end(html.as_bytes(), step), end, "{html:?} by {step}");
+            }
+            assert_eq!(
+                lol_html_script_end(html.as_bytes()),
+                end,
+                "lol_html: {html:?}"
+            );
+        }
+    }
+
+    /// Script data made of the pieces its states turn on, read by the scanner in pieces of
+    /// every size and by lol_html (which implements the same states), end at the same byte.
+    #[test]
+    fn script_data_ends_where_lol_html_ends_it() {
+        const PIECES: [&str; 18] = [
+            "<!--",
+            "-->",
+            "<script>",
+            "</script>",
+            "<script ",
+            "</script/",
+            "-",
+            "--",
+            "<",
+            ">",
+            "x",
+            "<!-",
+            "</scrip",
+            "<scripts>",
+            "<SCRIPT>",
+            " ",
+            "/",
+            "</",
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(seed >> 33).unwrap_or(0) % n
+        };
+        for _ in 0..3000 {
+            let mut html = String::from("<script>");
+            for _ in 0..next(12) {
+                html.push_str(PIECES[next(PIECES.len())]);
+            }
+            html.push_str("</script><a href=y>");
+            let expected = lol_html_script_end(html.as_bytes());
+            for step in [1, 3, 7, html.len()] {
+                assert_eq!(
+                    script_end(html.as_bytes(), step),
+                    expected,
+                    "{html:?} by {step}"
+                );
+            }
         }
     }
 

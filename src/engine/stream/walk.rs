@@ -73,6 +73,13 @@ pub(super) struct Pass<'a> {
     pub(super) verify: bool,
     /// `--drop-base`.
     pub(super) dropping: Dropping,
+    /// lol_html reads the document beside the scanner (script data and foreign content are its,
+    /// and every tag it reports is a checkpoint the scanner must stand at); else the scanner
+    /// reads every byte alone, and the walk is made again with lol_html where it meets what it
+    /// leaves to it (MathML; in SVG, a tag that breaks out of it, an end tag it cannot match, an
+    /// HTML integration point with elements inside). Why: lol_html's tokenizer costs about as
+    /// much as a whole naive rewrite (BENCHMARKS.md), and pages rarely hold what needs it.
+    pub(super) lol_html: bool,
 }
 
 impl Pass<'_> {
@@ -119,6 +126,84 @@ pub(super) fn push_end(
         tag: offset + at.start..offset + at.end,
         event,
     });
+}
+
+/// The SVG elements open while the scanner reads alone: their names (ASCII lowercase) in one
+/// buffer, innermost last, so opening one allocates nothing once the buffer has grown.
+#[derive(Debug, Default)]
+pub(super) struct Foreign {
+    names: Vec<u8>,
+    /// Where each name ends in `names`.
+    ends: Vec<usize>,
+    /// How many are `svg` elements.
+    pub(super) svgs: usize,
+    /// How many are HTML integration points (`title`, `desc`, `foreignObject`).
+    pub(super) integration: usize,
+}
+
+impl Foreign {
+    /// Deeper than this, SVG content is left to lol_html.
+    pub(super) const MAX_DEPTH: usize = 1024;
+
+    pub(super) fn is_open(&self) -> bool {
+        !self.ends.is_empty()
+    }
+
+    pub(super) fn depth(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// An element opens (`name` in ASCII lowercase).
+    pub(super) fn push(&mut self, name: &[u8]) {
+        self.names.extend_from_slice(name);
+        self.ends.push(self.names.len());
+        self.count(name, 1);
+    }
+
+    /// An end tag `name` (as written): the elements up to the innermost of that name close;
+    /// `false` when none is open.
+    pub(super) fn close(&mut self, name: &[u8]) -> bool {
+        let Some(i) = (0..self.ends.len())
+            .rev()
+            .find(|&i| self.name(i).eq_ignore_ascii_case(name))
+        else {
+            return false;
+        };
+        while self.ends.len() > i {
+            let last = self.ends.len() - 1;
+            let closing = self.name(last).to_vec();
+            self.count(&closing, 0);
+            self.ends.pop();
+            let start = self.ends.last().copied().unwrap_or(0);
+            self.names.truncate(start);
+        }
+        true
+    }
+
+    /// The name of the element at depth `i`.
+    fn name(&self, i: usize) -> &[u8] {
+        let start = i
+            .checked_sub(1)
+            .and_then(|p| self.ends.get(p))
+            .copied()
+            .unwrap_or(0);
+        let end = self.ends.get(i).copied().unwrap_or(start);
+        self.names.get(start..end).unwrap_or_default()
+    }
+
+    /// Counts an element of `name` opening (`1`) or closing (`0`).
+    fn count(&mut self, name: &[u8], open: usize) {
+        let counter = match name {
+            b"svg" => &mut self.svgs,
+            b"title" | b"desc" | b"foreignobject" => &mut self.integration,
+            _ => return,
+        };
+        *counter = if open == 1 {
+            *counter + 1
+        } else {
+            counter.saturating_sub(1)
+        };
+    }
 }
 
 /// How far [`Walk::sync`] reads.
@@ -179,8 +264,9 @@ pub(super) struct Walk<'p, 'w> {
     /// An HTML `<style>` (`true`) or `<noscript>` whose end tag has not come (raw text runs to
     /// the end of the input when it never does), with where its content starts.
     pub(super) open: Option<(bool, NodeId, usize)>,
-    /// An SVG `<style>` whose end tag has not come: its text is markup, not raw text.
-    pub(super) svg_style: Option<NodeId>,
+    /// An SVG `<style>` whose end tag has not come (and where its content starts): its text is
+    /// markup, not raw text.
+    pub(super) svg_style: Option<(NodeId, usize)>,
     /// Writing as the input is read (pass 2 of a document streamed from its file); `None`: splices are
     /// collected for the whole document.
     pub(super) io: Option<StreamIo<'w>>,
@@ -190,6 +276,18 @@ pub(super) struct Walk<'p, 'w> {
     pub(super) finds: scan::Finds,
     /// The attributes kept of a tag lol_html reports (kept to reuse its allocation).
     pub(super) kept: Vec<RawAttr>,
+    /// The scanner reads alone ([`Pass::lol_html`] false).
+    pub(super) own: bool,
+    /// Reading alone, the scanner met what it leaves to lol_html: the walk is made again with
+    /// it ([`StreamError::Restart`]).
+    pub(super) restart: bool,
+    /// lol_html's ambiguity guard, kept while the scanner reads alone.
+    pub(super) guard: Guard,
+    /// Reading alone: the SVG elements open, innermost last ([`Foreign`]).
+    pub(super) foreign: Foreign,
+    /// Reading alone, the walk entered or left SVG content: what the scanner read after it was
+    /// read in the other context, and is read again.
+    pub(super) rescan: bool,
 }
 
 /// Pass 2 writing as it reads: the output, every link as found, and the input not yet written.
@@ -258,7 +356,15 @@ impl<'a> Pass<'a> {
     /// Pass 2 over the bytes in memory.
     pub(super) fn run_in_memory(&self, base: Base, links: Links) -> Result<PassOut, StreamError> {
         let tally = (links == Links::Tally).then(LinkTally::default);
-        self.run_chunks(base, &mut SliceChunks(Some(self.bytes)), None, tally)
+        let mut chunks = SliceChunks(Some(self.bytes));
+        match self.run_chunks(base.clone(), &mut chunks, None, tally) {
+            Err(StreamError::Restart) => Pass {
+                lol_html: true,
+                ..*self
+            }
+            .run_chunks(base, &mut SliceChunks(Some(self.bytes)), None, tally),
+            done => done,
+        }
     }
 
     /// Pass 2 over `chunks`; with `io`, written out as it is read (links to its `on_link`);
@@ -305,27 +411,44 @@ impl<'a> Pass<'a> {
             scan: scan::Scanner::new(self.offset),
             finds: scan::Finds::default(),
             kept: Vec::new(),
+            own: !self.lol_html,
+            restart: false,
+            guard: Guard::default(),
+            foreign: Foreign::default(),
+            rescan: false,
         });
+        // lol_html and the scanner read ASCII-compatible encodings only.
+        if !crate::tokenize::reads(self.encoding) {
+            return Err(StreamError::Fallback(Fallback::Tokenizer));
+        }
+        walk.borrow_mut().scan.read_scripts(!self.lol_html);
         let events: Rc<RefCell<Vec<Ended>>> = Rc::default();
-        // Past its memory bound lol_html stops: the DOM engine takes the document.
-        let settings = crate::tokenize::settings(self.encoding)
-            .ok_or(StreamError::Fallback(Fallback::Tokenizer))?;
         let handler_events = events.clone();
-        let settings =
-            settings.append_element_content_handler(lol_html::element!(REPORTED, |el| {
-                let mut walk = walk.borrow_mut();
-                walk.reported(el, &handler_events);
-                walk.deliver_links();
-                if walk.stopped() {
-                    return Err("fallback".into());
-                }
-                Ok(())
-            }));
         // With no mutation, lol_html's output is its input: how much it has passed on is the
         // watermark up to which everything is decided (every handler before it has run).
         let emitted = std::cell::Cell::new(0usize);
-        let mut rewriter =
-            lol_html::HtmlRewriter::new(settings, |c: &[u8]| emitted.set(emitted.get() + c.len()));
+        let lol_html = || {
+            // Past its memory bound lol_html stops: the DOM engine takes the document.
+            let settings = crate::tokenize::settings(self.encoding)
+                .ok_or(StreamError::Fallback(Fallback::Tokenizer))?;
+            let settings =
+                settings.append_element_content_handler(lol_html::element!(REPORTED, |el| {
+                    let mut walk = walk.borrow_mut();
+                    walk.reported(el, &handler_events);
+                    walk.deliver_links();
+                    if walk.stopped() {
+                        return Err("fallback".into());
+                    }
+                    Ok(())
+                }));
+            let sink = |c: &[u8]| emitted.set(emitted.get() + c.len());
+            Ok(lol_html::HtmlRewriter::new(settings, sink))
+        };
+        let mut rewriter = if self.lol_html {
+            Some(lol_html()?)
+        } else {
+            None
+        };
         let mut result = Ok(());
         let mut fed = 0;
         loop {
@@ -338,9 +461,11 @@ impl<'a> Pass<'a> {
             if let Some(io) = &mut walk.borrow_mut().io {
                 io.window.extend_from_slice(chunk);
             }
-            result = rewriter.write(chunk);
-            if result.is_err() {
-                break;
+            if let Some(rewriter) = rewriter.as_mut() {
+                result = rewriter.write(chunk);
+                if result.is_err() {
+                    break;
+                }
             }
             let mut walk = walk.borrow_mut();
             walk.sync(&events, self.offset + fed, Reach::Partial);
@@ -350,21 +475,25 @@ impl<'a> Pass<'a> {
             }
             // Written up to what lol_html has passed on (every handler before it has run) and
             // the scanner has read (every tag before it has been acted on).
-            let settled = if walk.scan.is_opaque() {
-                emitted.get()
+            let settled = if walk.own {
+                walk.scan.settled()
+            } else if walk.scan.is_opaque() {
+                self.offset + emitted.get()
             } else {
-                emitted.get().min(walk.scan.settled() - self.offset)
+                (self.offset + emitted.get()).min(walk.scan.settled())
             };
-            walk.flush(self.offset + settled);
+            walk.flush(settled);
             walk.bound_hold(fed);
+            walk.bound_window();
         }
-        let result = if result.is_ok() {
-            rewriter.end()
-        } else {
-            drop(rewriter);
-            result
+        let result = match (rewriter, result) {
+            (Some(rewriter), Ok(())) => rewriter.end(),
+            (_, result) => result,
         };
         let mut walk = walk.into_inner();
+        if walk.restart {
+            return Err(StreamError::Restart);
+        }
         if let Some(why) = walk.bail {
             return Err(walk.error(why));
         }
@@ -382,6 +511,9 @@ impl<'a> Pass<'a> {
         walk.deliver_links();
         if walk.svg_style.is_some() {
             walk.bail = Some(Fallback::ForeignStyle);
+        }
+        if walk.restart {
+            return Err(StreamError::Restart);
         }
         if let Some(why) = walk.bail {
             return Err(walk.error(why));
@@ -423,6 +555,9 @@ pub(crate) enum StreamError {
     /// A `<meta>` past the prescan declares this encoding, another than the tentative one: the
     /// document is to be read again in it (HTML LS "change the encoding").
     Reread(&'static Encoding),
+    /// The scanner, reading alone, met what it leaves to lol_html: the walk is to be made again
+    /// with lol_html ([`Pass::lol_html`]).
+    Restart,
     /// Reading or writing failed.
     Io(std::io::Error),
 }
@@ -433,12 +568,33 @@ impl StreamError {
         match self {
             StreamError::Fallback(why) => why,
             StreamError::Reread(_) => Fallback::LateMeta,
+            // Only a document that changed between two reads gives this where it is not
+            // handled.
+            StreamError::Restart => Fallback::ScanMismatch,
             StreamError::Io(_) => Fallback::Tokenizer,
         }
     }
 }
 
 impl Walk<'_, '_> {
+    /// Reading alone, the scanner met what it leaves to lol_html.
+    pub(super) fn leave_to_lol_html(&mut self) {
+        self.restart = true;
+    }
+
+    /// Streaming without lol_html: the bytes read and not yet written (a tag or comment the
+    /// scanner has not seen the end of; raw text held, itself bounded by [`MAX_HOLD`]) are
+    /// bounded as lol_html bounds its buffers.
+    fn bound_window(&mut self) {
+        let unsettled = match &self.io {
+            Some(io) if self.own => io.window.len(),
+            _ => 0,
+        };
+        if unsettled > crate::tokenize::MEMORY_LIMIT {
+            self.bail = Some(Fallback::Tokenizer);
+        }
+    }
+
     /// What the walk stopped for (`why`) says to its caller.
     fn error(&self, why: Fallback) -> StreamError {
         match (why, self.meta) {
@@ -478,17 +634,27 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// Scans to `limit`, acting on each start tag found.
-    pub(super) fn scan_to(&mut self, limit: usize, reach: Reach) {
-        if self.stopped() || self.scan.is_opaque() {
-            return;
-        }
+    /// What the scanner is to find, in the context the walk is in: whether it reads foreign
+    /// content, and the tags it hands on.
+    fn interest(&self) -> (bool, &'static scan::Interest) {
         let foreign = self.svg + self.math > 0;
         // In foreign content every start tag found is a disagreement with lol_html, and so is
         // `</br>` or `</p>`: the tree builder leaves foreign content for them (HTML LS "in
         // foreign content": they break out as a breakout start tag does), lol_html does not.
         // (Every name is asked for: which attributes are kept does not matter.)
-        let interest = if foreign {
+        let interest: &'static scan::Interest = if foreign && self.own {
+            // Every element and end tag, to keep the SVG elements open ([`Foreign`]); the
+            // attributes any mode reads.
+            &scan::Interest {
+                name: |_| true,
+                attr: |name| {
+                    is_read_attribute(name)
+                        || name.eq_ignore_ascii_case(b"id")
+                        || name.eq_ignore_ascii_case(b"name")
+                },
+                end_name: |_| true,
+            }
+        } else if foreign {
             &scan::Interest {
                 name: |_| true,
                 attr: is_read_attribute,
@@ -499,33 +665,49 @@ impl Walk<'_, '_> {
         } else {
             match self.pass.mode {
                 Mode::Rewrite if !self.pass.verify => &scan::Interest {
-                    name: |name| matters_name(name) || is_reported(name),
+                    name: |name| matters_name(name) || is_reported(name) || is_guarded(name),
                     attr: is_read_attribute,
-                    end_name: |name| name.eq_ignore_ascii_case(b"template"),
+                    end_name: |name| {
+                        name.eq_ignore_ascii_case(b"template")
+                            || name.eq_ignore_ascii_case(b"select")
+                    },
                 },
                 Mode::Rewrite | Mode::FindBase => &scan::Interest {
                     name: |name| {
                         matters_name(name)
                             || is_reported(name)
+                            || is_guarded(name)
                             || name.eq_ignore_ascii_case(b"table")
                     },
                     attr: is_read_attribute,
                     end_name: |name| {
                         name.eq_ignore_ascii_case(b"template")
                             || name.eq_ignore_ascii_case(b"table")
+                            || name.eq_ignore_ascii_case(b"select")
                     },
                 },
                 Mode::Targets => &scan::Interest {
-                    name: |name| matters_name(name) || is_reported(name),
+                    name: |name| matters_name(name) || is_reported(name) || is_guarded(name),
                     attr: |name| {
                         is_read_attribute(name)
                             || name.eq_ignore_ascii_case(b"id")
                             || name.eq_ignore_ascii_case(b"name")
                     },
-                    end_name: |name| name.eq_ignore_ascii_case(b"template"),
+                    end_name: |name| {
+                        name.eq_ignore_ascii_case(b"template")
+                            || name.eq_ignore_ascii_case(b"select")
+                    },
                 },
             }
         };
+        (foreign, interest)
+    }
+
+    /// Scans to `limit`, acting on each start tag found.
+    pub(super) fn scan_to(&mut self, limit: usize, reach: Reach) {
+        if self.stopped() || self.scan.is_opaque() {
+            return;
+        }
         // In memory the window is the whole document: it is read a slice at a time, so that
         // the tags found (and, counting links, the links) do not pile up between two tags
         // lol_html reports (the scanner resumes where it stopped).
@@ -535,6 +717,8 @@ impl Walk<'_, '_> {
         };
         let mut found = std::mem::take(&mut self.finds);
         loop {
+            // Asked again at each step: the context changes where the scanner reads alone.
+            let (foreign, interest) = self.interest();
             let before = self.scan.settled();
             let upto = limit.min(before.saturating_add(step));
             let (window, base) = match &self.io {
@@ -554,6 +738,9 @@ impl Walk<'_, '_> {
             );
             self.act_on(&mut found, foreign);
             self.deliver_links();
+            if std::mem::take(&mut self.rescan) && !self.stopped() {
+                continue;
+            }
             // Standing where it stood, the scanner waits for input that is not there yet (a
             // construct cut by the end of what was read): a larger step would not move it.
             let stuck = self.scan.settled() == before;
@@ -580,7 +767,24 @@ impl Walk<'_, '_> {
                     tag,
                     name_end,
                     attrs: kept,
+                    self_closing,
                 } => {
+                    let lexed = Lexed {
+                        name_end,
+                        attrs: attrs.get(kept).unwrap_or_default(),
+                    };
+                    if self.own {
+                        let was = self.foreign.is_open();
+                        let end = tag.end;
+                        self.own_start(tag, lexed, self_closing);
+                        if self.foreign.is_open() != was {
+                            // What follows was read in the other context: read it again.
+                            self.scan.resume_at(end);
+                            self.rescan = true;
+                            break;
+                        }
+                        continue;
+                    }
                     let name = self.input(tag.start + 1..tag.start + name_end);
                     if foreign || name.is_some_and(is_reported) {
                         // In foreign content lol_html reports every element; and it reports
@@ -588,11 +792,17 @@ impl Walk<'_, '_> {
                         self.bail = Some(Fallback::ScanMismatch);
                         break;
                     }
-                    let lexed = Lexed {
-                        name_end,
-                        attrs: attrs.get(kept).unwrap_or_default(),
-                    };
                     self.start(tag, lexed, ElementNs::Html, None, &Rc::default());
+                }
+                scan::Found::EndTag { tag, name_end } if self.own => {
+                    let was = self.foreign.is_open();
+                    let end = tag.end;
+                    self.own_end(tag, name_end);
+                    if self.foreign.is_open() != was {
+                        self.scan.resume_at(end);
+                        self.rescan = true;
+                        break;
+                    }
                 }
                 scan::Found::EndTag { .. } if foreign => {
                     self.bail = Some(Fallback::ForeignEnd);
@@ -620,6 +830,89 @@ impl Walk<'_, '_> {
             }
         }
         attrs.clear();
+    }
+
+    /// A start tag the scanner found reading alone: in HTML, through lol_html's ambiguity
+    /// guard; `<svg>` opens SVG content, where the tree builder's rules for foreign content are
+    /// kept as far as they are simple (HTML LS §13.2.6.5: every start tag an element, closed by
+    /// `/>` or by its end tag); what is not is left to lol_html ([`Walk::leave_to_lol_html`]).
+    fn own_start(&mut self, tag: Range<usize>, lexed: Lexed<'_>, self_closing: bool) {
+        let Some(name) = self.input(tag.start + 1..tag.start + lexed.name_end) else {
+            return;
+        };
+        if name.eq_ignore_ascii_case(b"math") {
+            self.leave_to_lol_html();
+            return;
+        }
+        let svg = name.eq_ignore_ascii_case(b"svg");
+        if !self.foreign.is_open() && !svg {
+            let mut guard = self.guard;
+            let clear = guard.start(name);
+            self.guard = guard;
+            if !clear {
+                self.bail = Some(Fallback::Tokenizer);
+                return;
+            }
+            self.start(tag, lexed, ElementNs::Html, None, &Rc::default());
+            return;
+        }
+        // An SVG element: the tree's rules for foreign content, where they are simple.
+        let lower = name.to_ascii_lowercase();
+        let raw = RawTag::new(self.input(tag.clone()).unwrap_or_default(), lexed);
+        let integration_point = matches!(lower.as_slice(), b"title" | b"desc" | b"foreignobject");
+        let breaks_out = is_breakout(&String::from_utf8_lossy(&lower), &raw) || lower == b"font";
+        if self.foreign.integration > 0
+            || breaks_out
+            || (integration_point && self.matters(&raw))
+            || self.foreign.depth() >= Foreign::MAX_DEPTH
+        {
+            self.leave_to_lol_html();
+            return;
+        }
+        if !self_closing {
+            self.foreign.push(&lower);
+        }
+        self.svg = self.foreign.svgs;
+        self.integration = self.foreign.integration;
+        self.start(tag, lexed, ElementNs::Svg, None, &Rc::default());
+    }
+
+    /// An end tag the scanner found reading alone: in SVG content, it closes the innermost
+    /// element of its name (HTML LS §13.2.6.5 "any other end tag"), or is left to lol_html where
+    /// none is open (the tree builder then reads it by the HTML rules, which may close the
+    /// `<svg>` or not).
+    fn own_end(&mut self, tag: Range<usize>, name_end: usize) {
+        let Some(name) = self.input(tag.start + 2..tag.start + name_end) else {
+            return;
+        };
+        if !self.foreign.is_open() {
+            let mut guard = self.guard;
+            guard.end(name);
+            let template = name.eq_ignore_ascii_case(b"template");
+            let table = name.eq_ignore_ascii_case(b"table");
+            self.guard = guard;
+            if template {
+                self.template = self.template.saturating_sub(1);
+            } else if table {
+                self.table = self.table.saturating_sub(1);
+            }
+            return;
+        }
+        // `</br>` and `</p>` leave foreign content in the tree.
+        let breaks_out = name.eq_ignore_ascii_case(b"br") || name.eq_ignore_ascii_case(b"p");
+        let style = name.eq_ignore_ascii_case(b"style");
+        let name = name.to_ascii_lowercase();
+        let closed = !breaks_out && self.foreign.close(&name);
+        if !closed {
+            self.leave_to_lol_html();
+            return;
+        }
+        self.svg = self.foreign.svgs;
+        self.integration = self.foreign.integration;
+        if let Some((node, start)) = self.svg_style.filter(|_| style) {
+            let content = start..tag.start;
+            self.end(EndEvent::Style { node, content });
+        }
     }
 
     /// A start tag lol_html reports: what comes before it, then the tag.
