@@ -504,3 +504,64 @@ mod erased {
         }
     }
 }
+
+/// The streaming engine's scanner reads every byte alone unless a document holds what it leaves
+/// to lol_html; with lol_html beside it from the start (`with_lol_html`), every tag lol_html
+/// reports is a checkpoint the scanner must stand at. Both readings write the same bytes and
+/// report the same links wherever both stream, and the scanner alone hands no document to the
+/// DOM engine that lol_html's reading keeps.
+#[test]
+fn the_scanner_alone_writes_what_it_writes_checked_by_lol_html() {
+    let mut cases: Vec<(String, Vec<u8>, String)> = fixture_documents();
+    cases.extend(corpus_documents());
+    cases.extend(html5lib_documents().into_iter().map(|(n, d)| {
+        (
+            n,
+            d.into_bytes(),
+            "http://example.com/a/b/page.html".to_owned(),
+        )
+    }));
+    let mut failures = Vec::new();
+    let mut both = 0;
+    for (name, data, url) in &cases {
+        let input = HtmlInput {
+            name: "t.html",
+            bytes: data,
+            layers: BaseLayers {
+                retrieval_uri: Some(url.clone()),
+                ..BaseLayers::default()
+            },
+            ..HtmlInput::default()
+        };
+        let options = Options::default();
+        let alone = pipeline::rewrite(&input, &options);
+        let checked = linkbase::with_lol_html(|| pipeline::rewrite(&input, &options));
+        let (Ok(alone), Ok(checked)) = (alone, checked) else {
+            continue;
+        };
+        let stream = pipeline::Engine::Stream;
+        match (alone.engine == stream, checked.engine == stream) {
+            (true, true) => {
+                both += 1;
+                if alone.bytes != checked.bytes || alone.report.links != checked.report.links {
+                    failures.push(format!(
+                        "{name}: written or reported otherwise: {:?}",
+                        String::from_utf8_lossy(data)
+                    ));
+                }
+            }
+            (false, true) => failures.push(format!(
+                "{name}: handed over by the scanner alone: {:?}",
+                String::from_utf8_lossy(data)
+            )),
+            _ => {}
+        }
+    }
+    assert!(both > 1000, "{both} documents compared");
+    assert!(
+        failures.is_empty(),
+        "{} documents differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

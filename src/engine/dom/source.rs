@@ -203,6 +203,9 @@ pub(crate) fn splice(
     if edits.is_empty() && extra.is_empty() {
         return Ok(Splices::new());
     }
+    if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
+        return utf16_splice(bytes, doc, edits, encoding, extra);
+    }
     // Per key: the new value, how many of the tree's elements have an edit for it, and how many
     // source occurrences were matched.
     let mut changes: HashMap<Key, (String, usize, usize)> = HashMap::new();
@@ -391,6 +394,84 @@ pub(crate) fn splice(
         }
     }
     Ok(splices)
+}
+
+/// [`splice`] for a UTF-16 document, which lol_html cannot read: the plan is matched in the
+/// document's UTF-8 text and each change written at the place of its characters in the
+/// document's own bytes, encoded in UTF-16.
+fn utf16_splice(
+    bytes: &[u8],
+    doc: &Document,
+    edits: &[Edit],
+    encoding: &'static Encoding,
+    extra: &[(Range<usize>, String)],
+) -> Result<Splices, Fallback> {
+    // Values inside conditional comments are not read in UTF-16 (`crate::rewrite::conditional`).
+    if !extra.is_empty() {
+        return Err(Fallback::Tokenizer);
+    }
+    let (text, starts) = utf16_text(bytes, encoding).ok_or(Fallback::Tokenizer)?;
+    let at = |offset: usize| {
+        starts
+            .binary_search_by_key(&offset, |&(utf8, _)| utf8)
+            .ok()
+            .and_then(|i| starts.get(i))
+            .map(|&(_, byte)| byte)
+    };
+    let big_endian = encoding == encoding_rs::UTF_16BE;
+    let mut out = Splices::new();
+    for (range, new) in splice(text.as_bytes(), doc, edits, encoding_rs::UTF_8, &[])? {
+        let (Some(start), Some(end)) = (at(range.start), at(range.end)) else {
+            return Err(Fallback::Unmatched);
+        };
+        let new = String::from_utf8(new).map_err(|_| Fallback::Unmatched)?;
+        let units = new.encode_utf16().flat_map(|u| {
+            if big_endian {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            }
+        });
+        out.push((start..end, units.collect()));
+    }
+    Ok(out)
+}
+
+/// A UTF-16 document's text (its byte order mark left out), and where each character starts
+/// in it and in the bytes, with both ends; `None` where a code unit is malformed (the text
+/// would not be the bytes').
+fn utf16_text(bytes: &[u8], encoding: &'static Encoding) -> Option<(String, Vec<(usize, usize)>)> {
+    let big_endian = encoding == encoding_rs::UTF_16BE;
+    let bom: &[u8] = if big_endian { b"\xFE\xFF" } else { b"\xFF\xFE" };
+    let unit = |i: usize| {
+        let pair = [*bytes.get(i)?, *bytes.get(i + 1)?];
+        Some(if big_endian {
+            u16::from_be_bytes(pair)
+        } else {
+            u16::from_le_bytes(pair)
+        })
+    };
+    let mut i = if bytes.starts_with(bom) { 2 } else { 0 };
+    let mut text = String::with_capacity(bytes.len() / 2);
+    let mut starts = Vec::new();
+    while i < bytes.len() {
+        let first = unit(i)?;
+        let (c, len) = match first {
+            0xD800..=0xDBFF => {
+                let second = unit(i + 2)?;
+                let units = [first, second];
+                let c = char::decode_utf16(units).next()?.ok()?;
+                (c, 4)
+            }
+            0xDC00..=0xDFFF => return None,
+            _ => (char::from_u32(u32::from(first))?, 2),
+        };
+        starts.push((text.len(), i));
+        text.push(c);
+        i += len;
+    }
+    starts.push((text.len(), bytes.len()));
+    Some((text, starts))
 }
 
 /// An attribute's name as lol_html gives it in the source (`xlink:href`), or `None` for a

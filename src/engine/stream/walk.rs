@@ -840,24 +840,29 @@ impl Walk<'_, '_> {
         let Some(name) = self.input(tag.start + 1..tag.start + lexed.name_end) else {
             return;
         };
-        if name.eq_ignore_ascii_case(b"math") {
+        let svg = name.eq_ignore_ascii_case(b"svg");
+        let math = name.eq_ignore_ascii_case(b"math");
+        let mut guard = self.guard;
+        let outside = guard == Guard::Outside;
+        let clear = guard.start(name);
+        // The name as the foreign content rules read it (SVG elements only).
+        let lower = (svg || self.foreign.is_open()).then(|| name.to_ascii_lowercase());
+        // lol_html's guard reads every start tag, in foreign content too; SVG where the tree
+        // builder may ignore it (in a `<select>`) is lol_html's, as MathML is.
+        if math || (svg && !outside) {
             self.leave_to_lol_html();
             return;
         }
-        let svg = name.eq_ignore_ascii_case(b"svg");
-        if !self.foreign.is_open() && !svg {
-            let mut guard = self.guard;
-            let clear = guard.start(name);
-            self.guard = guard;
-            if !clear {
-                self.bail = Some(Fallback::Tokenizer);
-                return;
-            }
-            self.start(tag, lexed, ElementNs::Html, None, &Rc::default());
+        self.guard = guard;
+        if !clear {
+            self.bail = Some(Fallback::Tokenizer);
             return;
         }
+        let Some(lower) = lower else {
+            self.start(tag, lexed, ElementNs::Html, None, &Rc::default());
+            return;
+        };
         // An SVG element: the tree's rules for foreign content, where they are simple.
-        let lower = name.to_ascii_lowercase();
         let raw = RawTag::new(self.input(tag.clone()).unwrap_or_default(), lexed);
         let integration_point = matches!(lower.as_slice(), b"title" | b"desc" | b"foreignobject");
         let breaks_out = is_breakout(&String::from_utf8_lossy(&lower), &raw) || lower == b"font";
@@ -885,24 +890,24 @@ impl Walk<'_, '_> {
         let Some(name) = self.input(tag.start + 2..tag.start + name_end) else {
             return;
         };
-        if !self.foreign.is_open() {
-            let mut guard = self.guard;
-            guard.end(name);
-            let template = name.eq_ignore_ascii_case(b"template");
-            let table = name.eq_ignore_ascii_case(b"table");
-            self.guard = guard;
+        let mut guard = self.guard;
+        guard.end(name);
+        let template = name.eq_ignore_ascii_case(b"template");
+        let table = name.eq_ignore_ascii_case(b"table");
+        // `</br>` and `</p>` leave foreign content in the tree.
+        let breaks_out = name.eq_ignore_ascii_case(b"br") || name.eq_ignore_ascii_case(b"p");
+        let style = name.eq_ignore_ascii_case(b"style");
+        let lower = self.foreign.is_open().then(|| name.to_ascii_lowercase());
+        self.guard = guard;
+        let Some(lower) = lower else {
             if template {
                 self.template = self.template.saturating_sub(1);
             } else if table {
                 self.table = self.table.saturating_sub(1);
             }
             return;
-        }
-        // `</br>` and `</p>` leave foreign content in the tree.
-        let breaks_out = name.eq_ignore_ascii_case(b"br") || name.eq_ignore_ascii_case(b"p");
-        let style = name.eq_ignore_ascii_case(b"style");
-        let name = name.to_ascii_lowercase();
-        let closed = !breaks_out && self.foreign.close(&name);
+        };
+        let closed = !breaks_out && self.foreign.close(&lower);
         if !closed {
             self.leave_to_lol_html();
             return;
