@@ -262,6 +262,12 @@ impl LinkTally {
         self.profile_sensitive += usize::from(sensitive);
     }
 
+    /// Counts a link the engine did not keep, by what a count reads of it.
+    pub(crate) fn add_facts(&mut self, facts: &crate::rewrite::LinkFacts) {
+        self.count(facts.same_document, facts.resolved, facts.relinked);
+        self.profile_sensitive += usize::from(facts.profile_sensitive);
+    }
+
     fn count(&mut self, same_document: bool, resolved: bool, relinked: Option<Relinked>) {
         if !same_document {
             self.links += 1;

@@ -31,6 +31,7 @@ use targets::{Kind, Role};
 /// stands for the links not followed.
 pub(crate) const MAX_NESTING: usize = 8;
 
+pub(crate) use types::LinkFacts;
 pub use types::{
     Edit, EditTarget, KeptAbsolute, Link, LinkKind, Relink, Relinked, Relinker, RewriteOptions,
 };
@@ -206,6 +207,9 @@ pub(crate) struct Planner<'a> {
 pub(crate) struct Found {
     pub(crate) edits: Vec<Edit>,
     pub(crate) links: Vec<Link>,
+    /// Links that are only counted: what the count reads of each URL value, instead of its
+    /// [`Link`] record (a `<base>` and nested documents still give records).
+    pub(crate) counted: Option<Vec<LinkFacts>>,
 }
 
 impl<'a> Planner<'a> {
@@ -345,104 +349,123 @@ impl<'a> Planner<'a> {
         });
     }
 
-    /// docs/html-rules.md §2–§3 for the attributes of one element.
+    /// docs/html-rules.md §2–§3 for the attributes of one element, each read where the element
+    /// holds it (no copy of its name or value).
     pub(crate) fn attributes(
         &self,
         out: &mut Found,
         element: &impl ElementView,
         chosen_base: Option<NodeId>,
     ) {
-        let mut attrs = Vec::new();
-        element.for_each_attr(&mut |ns, name, value| {
-            if let Some(row) = targets::classify(element, ns, name) {
-                attrs.push((ns, name.to_owned(), value.to_owned(), row));
-            }
-        });
-        if attrs.is_empty() {
-            return;
-        }
         // HTML 4.01 §13.3: classid, archive (and applet's code) are relative to codebase.
-        let codebase = attrs
-            .iter()
-            .any(|(_, _, _, r)| r.role == Role::CodebaseRelative)
+        let mut codebase_relative = false;
+        element.for_each_attr(&mut |ns, name, _| {
+            codebase_relative |= targets::classify(element, ns, name)
+                .is_some_and(|row| row.role == Role::CodebaseRelative);
+        });
+        let codebase = codebase_relative
             .then(|| self.codebase_resolver(element))
             .flatten();
-        for (ns, name, value, row) in attrs {
-            let attribute = match ns {
-                AttrNs::XLink => format!("xlink:{name}"),
-                _ => name.clone(),
+        element.for_each_attr(&mut |ns, name, value| {
+            let Some(row) = targets::classify(element, ns, name) else {
+                return;
             };
-            if Some(element.id()) == chosen_base && name == "href" {
-                self.base_href(out, element, &value);
-                continue;
+            self.attribute(
+                out,
+                element,
+                chosen_base,
+                codebase.as_ref(),
+                (ns, name, value),
+                row,
+            );
+        });
+    }
+
+    /// One attribute of [`Planner::attributes`] that the table lists (`row`).
+    fn attribute(
+        &self,
+        out: &mut Found,
+        element: &impl ElementView,
+        chosen_base: Option<NodeId>,
+        codebase: Option<&Resolver>,
+        (ns, name, value): (AttrNs, &str, &str),
+        row: &targets::Row,
+    ) {
+        let attribute: std::borrow::Cow<'_, str> = match ns {
+            AttrNs::XLink => format!("xlink:{name}").into(),
+            _ => name.into(),
+        };
+        if Some(element.id()) == chosen_base && name == "href" {
+            self.base_href(out, element, value);
+            return;
+        }
+        if row.kind == Kind::Srcdoc {
+            self.srcdoc(out, element, value);
+            return;
+        }
+        let resolver = match row.role {
+            Role::CodebaseRelative => codebase.or(self.resolver.as_ref()),
+            Role::DocumentRelative => self.document_resolver.as_ref().or(self.resolver.as_ref()),
+            _ => self.resolver.as_ref(),
+        };
+        // A fragment alone in SVG is local, except on the navigation link svg:a.
+        let local_fragments = row.role == Role::SvgReference && element.name() != "a";
+        let ctx = UrlContext {
+            comma_list: row.kind == Kind::CommaList,
+            node: element.id(),
+            element: element.name(),
+            attribute: Some(&attribute),
+            role: row.role,
+            local_fragments,
+            resolver,
+        };
+        let new = match row.kind {
+            Kind::Url => {
+                let whole = 0..value.len();
+                self.splice(out, &ctx, value, LinkKind::Url, std::iter::once(whole))
             }
-            if row.kind == Kind::Srcdoc {
-                self.srcdoc(out, element, &value);
-                continue;
-            }
-            let resolver = match row.role {
-                Role::CodebaseRelative => codebase.as_ref().or(self.resolver.as_ref()),
-                Role::DocumentRelative => {
-                    self.document_resolver.as_ref().or(self.resolver.as_ref())
-                }
-                _ => self.resolver.as_ref(),
-            };
-            // A fragment alone in SVG is local, except on the navigation link svg:a.
-            let local_fragments = row.role == Role::SvgReference && element.name() != "a";
-            let ctx = UrlContext {
-                comma_list: row.kind == Kind::CommaList,
+            Kind::Srcset => self.splice(
+                out,
+                &ctx,
+                value,
+                LinkKind::Srcset,
+                srcset::srcset_urls(value),
+            ),
+            Kind::SpaceList => self.splice(
+                out,
+                &ctx,
+                value,
+                LinkKind::List,
+                srcset::space_separated_urls(value),
+            ),
+            Kind::CommaList => self.splice(
+                out,
+                &ctx,
+                value,
+                LinkKind::List,
+                srcset::comma_separated_urls(value),
+            ),
+            Kind::Refresh => self.splice(
+                out,
+                &ctx,
+                value,
+                LinkKind::Refresh,
+                refresh::refresh_url(value),
+            ),
+            Kind::Css => self.css(out, &ctx, value, css::CssKind::Declarations),
+            Kind::Srcdoc => None,
+        };
+        if let Some(new) = new {
+            out.edits.push(Edit {
                 node: element.id(),
-                element: element.name(),
-                attribute: Some(&attribute),
-                role: row.role,
-                local_fragments,
-                resolver,
-            };
-            let new = match row.kind {
-                Kind::Url => {
-                    let whole = 0..value.len();
-                    self.splice(out, &ctx, &value, LinkKind::Url, std::iter::once(whole))
-                }
-                Kind::Srcset => self.splice(
-                    out,
-                    &ctx,
-                    &value,
-                    LinkKind::Srcset,
-                    srcset::srcset_urls(&value),
-                ),
-                Kind::SpaceList => self.splice(
-                    out,
-                    &ctx,
-                    &value,
-                    LinkKind::List,
-                    srcset::space_separated_urls(&value),
-                ),
-                Kind::CommaList => self.splice(
-                    out,
-                    &ctx,
-                    &value,
-                    LinkKind::List,
-                    srcset::comma_separated_urls(&value),
-                ),
-                Kind::Refresh => self.splice(
-                    out,
-                    &ctx,
-                    &value,
-                    LinkKind::Refresh,
-                    refresh::refresh_url(&value),
-                ),
-                Kind::Css => self.css(out, &ctx, &value, css::CssKind::Declarations),
-                Kind::Srcdoc => None,
-            };
-            if let Some(new) = new {
-                out.edits.push(Edit {
-                    node: element.id(),
-                    target: EditTarget::Attribute { ns, name },
-                    old: value,
-                    new,
-                    reason: row.source,
-                });
-            }
+                target: EditTarget::Attribute {
+                    ns,
+                    name: name.to_owned(),
+                },
+                old: value.to_owned(),
+                new,
+                reason: row.source,
+            });
         }
     }
 
@@ -671,6 +694,18 @@ impl<'a> Planner<'a> {
         outcome: Outcome,
         rewritten: bool,
     ) {
+        if let Some(counted) = &mut out.counted {
+            counted.push(LinkFacts {
+                same_document: outcome.same_document,
+                resolved: outcome.resolved.is_some(),
+                relinked: outcome.relinked,
+                profile_sensitive: outcome
+                    .diagnostic
+                    .as_ref()
+                    .is_some_and(|d| d.code == crate::error::DiagnosticCode::ProfileSensitive),
+            });
+            return;
+        }
         out.links.push(Link {
             node: ctx.node,
             element: ctx.element.to_owned(),

@@ -97,6 +97,16 @@ impl PartialEq for Relinker {
 
 impl Eq for Relinker {}
 
+/// What a count of links reads of one (`crate::report::LinkTally`), where the link itself is
+/// not kept: counting then allocates nothing per link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LinkFacts {
+    pub same_document: bool,
+    pub resolved: bool,
+    pub relinked: Option<Relinked>,
+    pub profile_sensitive: bool,
+}
+
 /// The form a URL occurrence takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]

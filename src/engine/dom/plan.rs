@@ -137,7 +137,9 @@ fn plan_with_base(
             doc.scripting_disabled(),
         );
     }
-    let Found { mut edits, links } = found;
+    let Found {
+        mut edits, links, ..
+    } = found;
     if options.drop_base {
         drop_bases(
             doc,

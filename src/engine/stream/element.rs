@@ -294,8 +294,9 @@ impl Walk<'_, '_> {
                 return;
             }
         }
-        let edits: Vec<_> = self.out.found.edits.drain(before..).collect();
-        for edit in edits {
+        // Taken while they are written, and given back empty (its allocation kept).
+        let mut edits = std::mem::take(&mut self.out.found.edits);
+        for edit in edits.drain(before..) {
             let (ns, name, new) = match &edit.target {
                 EditTarget::Attribute { ns, name } => (*ns, name.as_str(), edit.new.as_str()),
                 // The chosen base element, dropped; or, where some link still needs it, kept
@@ -324,6 +325,7 @@ impl Walk<'_, '_> {
             };
             self.write_value(&tag, links_before, ns, name, new);
         }
+        self.out.found.edits = edits;
     }
 
     /// The splice that gives the attribute `ns:name` of `tag` the value `new`, unless its raw

@@ -37,15 +37,20 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// Streaming: every link found so far goes to the caller.
+    /// Every link found so far goes to the caller, or is counted ([`Links::Tally`]).
     pub(super) fn deliver_links(&mut self) {
-        if let Some(io) = &mut self.io {
-            for link in self.out.found.links.drain(..) {
-                (io.on_link)(link);
-            }
-        } else if let Some(tally) = &mut self.out.tally {
+        if let Some(tally) = &mut self.out.tally {
             for link in self.out.found.links.drain(..) {
                 tally.add_link(&link);
+            }
+            if let Some(counted) = &mut self.out.found.counted {
+                for facts in counted.drain(..) {
+                    tally.add_facts(&facts);
+                }
+            }
+        } else if let Some(io) = &mut self.io {
+            for link in self.out.found.links.drain(..) {
+                (io.on_link)(link);
             }
         }
     }

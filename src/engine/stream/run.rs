@@ -387,21 +387,22 @@ pub(crate) fn run_streaming_rewinding<'r>(
             ..Pass::over(Mode::Rewrite, &[], decoded.encoding, outer, options, 0)
         }
         .on_base(chosen, verify, &mut diagnostics);
-        let mut tally = LinkTally::default();
-        let mut count = |l: Link| tally.add_link(&l);
+        // The links are counted ([`Links::Tally`]), not handed on.
+        let mut ignore = |_: Link| {};
         let io = StreamIo {
             rewindable: true,
-            ..StreamIo::new(out, &mut count)
+            ..StreamIo::new(out, &mut ignore)
         };
         let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
-        let mut done = pass.run_chunks(base.clone(), &mut chunks, Some(io), None)?;
+        let tally = Some(LinkTally::default());
+        let mut done = pass.run_chunks(base.clone(), &mut chunks, Some(io), tally)?;
         diagnostics.append(&mut done.diagnostics);
         let file = StreamedFile {
             decoded: decoded.clone(),
             base,
             diagnostics,
             malformed: chunks.malformed,
-            tally,
+            tally: done.tally.unwrap_or_default(),
         };
         Ok((file, done.base, done.still_relative))
     };

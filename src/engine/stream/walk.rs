@@ -390,7 +390,11 @@ impl<'a> Pass<'a> {
             pass: self,
             planner,
             out: PassOut {
-                found: Found::default(),
+                found: Found {
+                    // Counted links need no record, unless `--drop-base` reads them.
+                    counted: (tally.is_some() && self.dropping == Dropping::Off).then(Vec::new),
+                    ..Found::default()
+                },
                 tally,
                 splices: Vec::new(),
                 diagnostics: planner_diagnostics,
