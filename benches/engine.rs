@@ -76,7 +76,11 @@ fn largest() -> Vec<(String, String, Vec<u8>)> {
         .into_iter()
         .take(40)
         .map(|(_, p)| {
-            let rel = p.strip_prefix(PYTHON_ROOT).unwrap().to_string_lossy().into_owned();
+            let rel = p
+                .strip_prefix(PYTHON_ROOT)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             (
                 p.to_string_lossy().into_owned(),
                 format!("{PYTHON_URL}{rel}"),
