@@ -7,7 +7,9 @@
 //! Two inputs:
 //!
 //! - `largest`: the 40 largest pages of Debian's `python3.11-doc` (about 18 MB), each in memory:
-//!   `pipeline::rewrite_to` into a buffer, as `linkbase rewrite` writes a page;
+//!   `pipeline::rewrite_to` into a buffer, as `linkbase rewrite` writes a page; and the same
+//!   with lol_html reading beside the scanner (`linkbase-with-lol_html`: what its tokenizer
+//!   costs where the scanner does not need it);
 //! - `concat200`: one page of about 200 MB, cppreference pages concatenated (written once to
 //!   `target/bench-data/concat200.html`, cut after a `</html>`), streamed from its file:
 //!   `pipeline::rewrite_path_rewinding` into output that counts the bytes (memory stays flat:
@@ -178,6 +180,28 @@ fn bench(c: &mut Criterion) {
                 pipeline::rewrite_to(&input, &options, &mut out).unwrap();
                 black_box(out);
             }
+        });
+    });
+    // The same, lol_html reading every page beside the scanner (as before the scanner read
+    // alone): what lol_html's tokenizer costs where the scanner does not need it.
+    g.bench_function("largest/linkbase-with-lol_html", |b| {
+        b.iter(|| {
+            linkbase::with_lol_html(|| {
+                for (name, url, bytes) in &pages {
+                    let input = HtmlInput {
+                        name,
+                        bytes,
+                        layers: BaseLayers {
+                            retrieval_uri: Some(url.clone()),
+                            ..BaseLayers::default()
+                        },
+                        ..HtmlInput::default()
+                    };
+                    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+                    pipeline::rewrite_to(&input, &options, &mut out).unwrap();
+                    black_box(out);
+                }
+            });
         });
     });
     g.bench_function("largest/lol_html-naive", |b| {
