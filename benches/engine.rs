@@ -145,6 +145,24 @@ impl pipeline::Rewind for Counted {
     }
 }
 
+/// Each page rewritten into a buffer, as `linkbase rewrite` writes a page.
+fn rewrite_all(pages: &[(String, String, Vec<u8>)], options: &Options) {
+    for (name, url, bytes) in pages {
+        let input = HtmlInput {
+            name,
+            bytes,
+            layers: BaseLayers {
+                retrieval_uri: Some(url.clone()),
+                ..BaseLayers::default()
+            },
+            ..HtmlInput::default()
+        };
+        let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+        pipeline::rewrite_to(&input, options, &mut out).unwrap();
+        black_box(out);
+    }
+}
+
 fn bench(c: &mut Criterion) {
     if !Path::new(PYTHON_ROOT).is_dir() || !Path::new(CPPREF_ROOT).is_dir() {
         eprintln!("engine bench skipped: the corpus is missing (run `bash benches/corpus.sh`)");
@@ -165,44 +183,12 @@ fn bench(c: &mut Criterion) {
         .collect();
     g.throughput(Throughput::Bytes(total));
     g.bench_function("largest/linkbase", |b| {
-        b.iter(|| {
-            for (name, url, bytes) in &pages {
-                let input = HtmlInput {
-                    name,
-                    bytes,
-                    layers: BaseLayers {
-                        retrieval_uri: Some(url.clone()),
-                        ..BaseLayers::default()
-                    },
-                    ..HtmlInput::default()
-                };
-                let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 8);
-                pipeline::rewrite_to(&input, &options, &mut out).unwrap();
-                black_box(out);
-            }
-        });
+        b.iter(|| rewrite_all(&pages, &options));
     });
     // The same, lol_html reading every page beside the scanner (as before the scanner read
     // alone): what lol_html's tokenizer costs where the scanner does not need it.
     g.bench_function("largest/linkbase-with-lol_html", |b| {
-        b.iter(|| {
-            linkbase::with_lol_html(|| {
-                for (name, url, bytes) in &pages {
-                    let input = HtmlInput {
-                        name,
-                        bytes,
-                        layers: BaseLayers {
-                            retrieval_uri: Some(url.clone()),
-                            ..BaseLayers::default()
-                        },
-                        ..HtmlInput::default()
-                    };
-                    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 8);
-                    pipeline::rewrite_to(&input, &options, &mut out).unwrap();
-                    black_box(out);
-                }
-            });
-        });
+        b.iter(|| linkbase::with_lol_html(|| rewrite_all(&pages, &options)));
     });
     g.bench_function("largest/lol_html-naive", |b| {
         b.iter(|| {

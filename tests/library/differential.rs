@@ -144,6 +144,33 @@ fn html5lib_documents() -> Vec<(String, String)> {
     out
 }
 
+/// A document retrieved from `url`.
+fn page_input<'a>(data: &'a [u8], url: &str) -> HtmlInput<'a> {
+    HtmlInput {
+        name: "t.html",
+        bytes: data,
+        layers: BaseLayers {
+            retrieval_uri: Some(url.to_owned()),
+            ..BaseLayers::default()
+        },
+        ..HtmlInput::default()
+    }
+}
+
+/// Every fixture document, the corpus's (`LINKBASE_CORPUS`) and html5lib's: name, bytes, URL.
+fn all_documents() -> Vec<(String, Vec<u8>, String)> {
+    let mut cases = fixture_documents();
+    cases.extend(corpus_documents());
+    cases.extend(html5lib_documents().into_iter().map(|(n, d)| {
+        (
+            n,
+            d.into_bytes(),
+            "http://example.com/a/b/page.html".to_owned(),
+        )
+    }));
+    cases
+}
+
 fn fixture_documents() -> Vec<(String, Vec<u8>, String)> {
     let mut out = Vec::new();
     let mut dirs: Vec<_> = std::fs::read_dir(FIXTURES)
@@ -211,16 +238,7 @@ fn the_comparison_sees_a_difference() {
 
 #[test]
 fn both_engines_find_the_same_base_and_links() {
-    let mut cases: Vec<(String, Vec<u8>, String)> = fixture_documents();
-    cases.extend(corpus_documents());
-    let html5lib = html5lib_documents();
-    cases.extend(html5lib.into_iter().map(|(n, d)| {
-        (
-            n,
-            d.into_bytes(),
-            "http://example.com/a/b/page.html".to_owned(),
-        )
-    }));
+    let cases = all_documents();
     let mut classes = BTreeMap::new();
     let mut failures = Vec::new();
     let mut compared = 0;
@@ -348,15 +366,7 @@ fn the_base_alone_is_the_base_of_the_links_report() {
     }));
     let mut compared = 0;
     for (name, data, url) in &cases {
-        let input = HtmlInput {
-            name: "t.html",
-            bytes: data,
-            layers: BaseLayers {
-                retrieval_uri: Some(url.clone()),
-                ..BaseLayers::default()
-            },
-            ..HtmlInput::default()
-        };
+        let input = page_input(data, url);
         let options = Options::default();
         match (
             pipeline::links(&input, &options),
@@ -512,27 +522,11 @@ mod erased {
 /// DOM engine that lol_html's reading keeps.
 #[test]
 fn the_scanner_alone_writes_what_it_writes_checked_by_lol_html() {
-    let mut cases: Vec<(String, Vec<u8>, String)> = fixture_documents();
-    cases.extend(corpus_documents());
-    cases.extend(html5lib_documents().into_iter().map(|(n, d)| {
-        (
-            n,
-            d.into_bytes(),
-            "http://example.com/a/b/page.html".to_owned(),
-        )
-    }));
+    let cases = all_documents();
     let mut failures = Vec::new();
     let mut both = 0;
     for (name, data, url) in &cases {
-        let input = HtmlInput {
-            name: "t.html",
-            bytes: data,
-            layers: BaseLayers {
-                retrieval_uri: Some(url.clone()),
-                ..BaseLayers::default()
-            },
-            ..HtmlInput::default()
-        };
+        let input = page_input(data, url);
         let options = Options::default();
         let alone = pipeline::rewrite(&input, &options);
         let checked = linkbase::with_lol_html(|| pipeline::rewrite(&input, &options));

@@ -191,8 +191,7 @@ fn raw_text(raw: &[u8], encoding: &'static Encoding, html: bool) -> Option<Strin
 }
 
 /// The DOM engine's plan, its `edits` (and `extra` values at known ranges), as changes to the
-/// input's bytes,
-/// or why that cannot be done exactly.
+/// input's bytes, or why that cannot be done exactly.
 pub(crate) fn splice(
     bytes: &[u8],
     doc: &Document,

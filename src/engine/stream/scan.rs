@@ -778,7 +778,19 @@ mod tests {
     /// What a scan of `html` finds, fed `step` bytes at a time, the window starting where the
     /// scanner has settled (the engine forgets the input up to there, at most).
     fn found(html: &[u8], step: usize, cdata: bool, interest: &Interest) -> Finds {
+        found_reading_scripts(html, step, cdata, interest, false)
+    }
+
+    /// [`found`], the scanner reading `<script>` content itself (`scripts`).
+    fn found_reading_scripts(
+        html: &[u8],
+        step: usize,
+        cdata: bool,
+        interest: &Interest,
+        scripts: bool,
+    ) -> Finds {
         let mut s = Scanner::new(0);
+        s.read_scripts(scripts);
         let mut out = Finds::default();
         let mut fed = 0;
         while fed < html.len() {
@@ -962,25 +974,7 @@ mod tests {
     /// Where the scanner, reading scripts itself, says the first `<script>` of `html` ends
     /// (its end tag's `<`), fed `step` bytes at a time.
     fn script_end(html: &[u8], step: usize) -> Option<usize> {
-        let mut s = Scanner::new(0);
-        s.read_scripts(true);
-        let mut out = Finds::default();
-        let mut fed = 0;
-        while fed < html.len() {
-            fed = (fed + step.max(1)).min(html.len());
-            let base = s.settled();
-            s.scan(
-                Window {
-                    bytes: html.get(base..fed).unwrap_or_default(),
-                    base,
-                    eof: fed == html.len(),
-                },
-                usize::MAX,
-                false,
-                &ALL,
-                &mut out,
-            );
-        }
+        let out = found_reading_scripts(html, step, false, &ALL, true);
         out.items.into_iter().find_map(|f| match f {
             Found::TextEnd {
                 name: b"script",
