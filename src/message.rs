@@ -207,8 +207,8 @@ pub(crate) fn process(
         };
         if let Some(r) = relinkers {
             part_options.rewrite.relink = r.get(&i).cloned();
-            // `<base>` goes only where there is one: dropping it takes the DOM engine, which
-            // may serialize the part (a `<base` start tag needs those bytes).
+            // `<base>` goes only where there is one (a `<base` start tag needs those bytes):
+            // dropping a base also changes how the rules read `http:g` under whatwg.
             let has_base = part
                 .decoded
                 .as_deref()
