@@ -74,8 +74,12 @@ pub enum Verdict {
     External,
     /// Could not be resolved (no base, opaque base).
     Unresolvable,
-    /// Left unchecked at the caller's request (`check --exclude`, `.linkbaseignore`).
+    /// Left unchecked at the caller's request (`check --exclude`, `.linkbaseignore`), or by
+    /// the caller's policy (`check --online`: an address that is not globally reachable).
     Excluded,
+    /// Outside the site, fetched, but not settled: its `#fragment` could not be looked up
+    /// (not HTML, past the size read), or the run's time ran out (`check --max-time`).
+    NotChecked,
     /// Outside the site, fetched (`check --online`): the final answer's status is not an
     /// accepted one.
     HttpError,
@@ -116,6 +120,7 @@ impl Verdict {
             Verdict::External => "external",
             Verdict::Unresolvable => "unresolvable",
             Verdict::Excluded => "excluded",
+            Verdict::NotChecked => "not-checked",
             Verdict::HttpError => "http-error",
             Verdict::Unreachable => "unreachable",
             Verdict::BadAddress => "bad-address",
@@ -948,6 +953,101 @@ impl FragmentIds {
             || self
                 .0
                 .contains(&hash_id(&crate::uri::percent_decode(fragment)))
+    }
+}
+
+/// Why the fragment targets of a page read as it arrives were not found.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PageIdsError {
+    /// The page is longer than the bound it was read with.
+    TooLarge(u64),
+    /// Its encoding cannot be read, or reading failed.
+    Read(String),
+    /// Only a parse of the whole document could say (the streaming walk hands such a document
+    /// to the DOM engine, which holds it all): the reason.
+    NeedsTree(&'static str),
+}
+
+impl std::fmt::Display for PageIdsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PageIdsError::TooLarge(limit) => {
+                write!(f, "the page is larger than {} MiB", limit >> 20)
+            }
+            PageIdsError::Read(e) => write!(f, "the page could not be read: {e}"),
+            PageIdsError::NeedsTree(why) => {
+                write!(f, "the page needs a full parse to find its ids ({why})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PageIdsError {}
+
+/// The fragment targets of a page read from `reader` as it arrives, as [`Site::page_ids`] finds
+/// a local page's: its encoding sniffed from the transport `charset` and its first bytes (HTML
+/// LS "encoding sniffing": a byte order mark, the `<meta>` prescan of the first 1,024 bytes),
+/// then every `id` and `<a name>` kept as the streaming walk meets it. Memory holds the targets
+/// (hashed in the result) and what the walk has not settled, never the page: at most `limit`
+/// bytes are read, and a longer page is [`PageIdsError::TooLarge`]. A document the streaming
+/// walk cannot settle is [`PageIdsError::NeedsTree`] rather than parsed whole.
+///
+/// # Errors
+/// See [`PageIdsError`].
+pub fn read_page_ids(
+    reader: &mut dyn std::io::Read,
+    charset: Option<&str>,
+    limit: u64,
+) -> Result<FragmentIds, PageIdsError> {
+    use std::io::Read as _;
+    let read_err = |e: std::io::Error| PageIdsError::Read(e.to_string());
+    let mut limited = reader.take(limit + 1);
+    let mut prefix = Vec::with_capacity(1024);
+    (&mut limited)
+        .take(1024)
+        .read_to_end(&mut prefix)
+        .map_err(read_err)?;
+    let sniffed = crate::decode::sniff_only_with_default(&prefix, charset, None)
+        .map_err(|e| PageIdsError::Read(e.to_string()))?;
+    if sniffed.encoding == encoding_rs::REPLACEMENT {
+        return Err(PageIdsError::Read(format!(
+            "its encoding ({}) cannot be read",
+            charset.unwrap_or("replacement")
+        )));
+    }
+    let mut counted = Counted {
+        inner: std::io::Cursor::new(prefix).chain(limited),
+        read: 0,
+    };
+    let ids = crate::engine::stream::fragment_ids_read(
+        &mut counted,
+        sniffed.encoding,
+        sniffed.source.is_tentative(),
+    );
+    if counted.read > limit {
+        return Err(PageIdsError::TooLarge(limit));
+    }
+    match ids {
+        Ok(ids) => Ok(FragmentIds::new(ids.iter().map(String::as_str))),
+        Err(crate::engine::stream::StreamError::Io(e)) => Err(read_err(e)),
+        Err(crate::engine::stream::StreamError::Fallback(why)) => {
+            Err(PageIdsError::NeedsTree(why.describe()))
+        }
+    }
+}
+
+/// A reader that counts what it gives.
+struct Counted<R> {
+    inner: R,
+    read: u64,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
     }
 }
 

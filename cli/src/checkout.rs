@@ -8,7 +8,6 @@ use std::path::Path;
 
 use crate::text::escape_controls as esc;
 use linkbase::site::Verdict;
-use regex::Regex;
 
 use crate::walk::{CheckRecord, CheckTotals};
 use crate::{say, Fatal};
@@ -16,53 +15,125 @@ use crate::{say, Fatal};
 /// The ignore file at the root of a checked tree: one regular expression a line, `#` comments.
 pub const IGNORE_FILE: &str = ".linkbaseignore";
 
+/// The most of the ignore file read (it is the tree's: see `docs/sites.md`).
+pub const MAX_IGNORE_FILE: u64 = 1 << 20;
+
+/// The most memory the patterns of a run compile to (each of the include and the exclude
+/// sets): past it the patterns are refused, with how to make them fewer.
+const MAX_PATTERNS_SIZE: usize = 64 << 20;
+
 /// Which links are checked: a link whose URL (resolved, else as written) matches an exclude
 /// pattern is not checked, unless it matches an include pattern (includes win, as in lychee).
+/// Each side is one automaton for all its patterns (a `RegexSet`), so memory and the time of a
+/// match grow with what the patterns hold, not with one compiled program per pattern.
 #[derive(Debug, Default)]
 pub struct Filter {
-    include: Vec<Regex>,
-    exclude: Vec<Regex>,
+    include: Option<regex::RegexSet>,
+    exclude: Option<regex::RegexSet>,
+}
+
+/// One pattern and where it came from (`--exclude`, `DIR/.linkbaseignore:3`).
+struct Pattern {
+    text: String,
+    whence: String,
 }
 
 impl Filter {
     /// From `--include`, `--exclude` and the root's ignore file (when there is one).
     pub fn new(include: &[String], exclude: &[String], root: &Path) -> Result<Filter, Fatal> {
-        let compile = |p: &str, whence: &str| {
-            Regex::new(p)
-                .map_err(|e| Fatal(format!("{whence}: {p:?} is not a regular expression: {e}")))
+        let flag = |flag: &str, ps: &[String]| -> Vec<Pattern> {
+            ps.iter()
+                .map(|p| Pattern {
+                    text: p.clone(),
+                    whence: flag.to_owned(),
+                })
+                .collect()
         };
-        let mut filter = Filter {
-            include: include
-                .iter()
-                .map(|p| compile(p, "--include"))
-                .collect::<Result<_, _>>()?,
-            exclude: exclude
-                .iter()
-                .map(|p| compile(p, "--exclude"))
-                .collect::<Result<_, _>>()?,
-        };
-        let ignore = root.join(IGNORE_FILE);
-        match std::fs::read_to_string(&ignore) {
-            Ok(text) => {
-                for (n, line) in text.lines().enumerate() {
-                    let line = line.trim();
-                    if line.is_empty() || line.starts_with('#') {
-                        continue;
-                    }
-                    let whence = format!("{}:{}", ignore.display(), n + 1);
-                    filter.exclude.push(compile(line, &whence)?);
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Fatal(format!("{}: {e}", ignore.display()))),
-        }
-        Ok(filter)
+        let mut excludes = flag("--exclude", exclude);
+        excludes.extend(ignore_file(root)?);
+        Ok(Filter {
+            include: set(&flag("--include", include))?,
+            exclude: set(&excludes)?,
+        })
     }
 
     /// Whether the link with this URL is left unchecked.
     pub fn excludes(&self, url: &str) -> bool {
-        self.exclude.iter().any(|r| r.is_match(url))
-            && !self.include.iter().any(|r| r.is_match(url))
+        self.exclude.as_ref().is_some_and(|s| s.is_match(url))
+            && !self.include.as_ref().is_some_and(|s| s.is_match(url))
+    }
+}
+
+/// The patterns of `DIR/.linkbaseignore`: read only as a regular file of the tree of at most
+/// [`MAX_IGNORE_FILE`], never through a symbolic link (`fsout::read_tree_file`).
+fn ignore_file(root: &Path) -> Result<Vec<Pattern>, Fatal> {
+    let path = root.join(IGNORE_FILE);
+    let bytes = crate::fsout::read_tree_file(root, Path::new(IGNORE_FILE), MAX_IGNORE_FILE)
+        .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
+    let Some(bytes) = bytes else {
+        return Ok(Vec::new());
+    };
+    let mut patterns = Vec::new();
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let whence = format!("{}:{}", path.display(), n + 1);
+        let line = std::str::from_utf8(line)
+            .map_err(|_| Fatal(format!("{whence}: not UTF-8")))?
+            .trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        patterns.push(Pattern {
+            text: line.to_owned(),
+            whence,
+        });
+    }
+    Ok(patterns)
+}
+
+/// One automaton for `patterns`; a bad one is named by where it came from, quoted as a short
+/// excerpt (a pattern may come from the checked tree).
+fn set(patterns: &[Pattern]) -> Result<Option<regex::RegexSet>, Fatal> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let build = |ps: &[&str]| {
+        regex::RegexSetBuilder::new(ps)
+            .size_limit(MAX_PATTERNS_SIZE)
+            .dfa_size_limit(2 << 20)
+            .build()
+    };
+    let texts: Vec<&str> = patterns.iter().map(|p| p.text.as_str()).collect();
+    match build(&texts) {
+        Ok(set) => Ok(Some(set)),
+        Err(regex::Error::CompiledTooBig(limit)) => Err(Fatal(format!(
+            "{}: {} patterns compile to more than {} MiB; join them into fewer, broader ones",
+            patterns.first().map_or("", |p| p.whence.as_str()),
+            patterns.len(),
+            limit >> 20
+        ))),
+        Err(_) => {
+            // Which one: each alone, until the bad one is found.
+            for p in patterns {
+                if let Err(e) = build(&[p.text.as_str()]) {
+                    let why = match &e {
+                        regex::Error::Syntax(text) => text
+                            .lines()
+                            .find_map(|l| l.strip_prefix("error: "))
+                            .unwrap_or("not valid")
+                            .to_owned(),
+                        e => e.to_string(),
+                    };
+                    return Err(Fatal(format!(
+                        "{}: {:?} is not a regular expression: {why}",
+                        p.whence,
+                        crate::text::excerpt(&p.text, 60)
+                    )));
+                }
+            }
+            Err(Fatal(
+                "the exclude and include patterns do not compile".to_owned(),
+            ))
+        }
     }
 }
 
@@ -304,8 +375,21 @@ pub fn summary(t: &CheckTotals, targets: usize) -> String {
     } else {
         (String::new(), "listed, not fetched".to_owned())
     };
+    let private = if t.private_addresses > 0 {
+        format!(
+            " ({} to {})",
+            t.private_addresses,
+            if t.private_addresses == 1 {
+                "a private address"
+            } else {
+                "private addresses"
+            }
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root{left_absolute}{broken_external}) to {}; {} external ({external}); {} unresolvable; {} excluded",
+        "{}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root{left_absolute}{broken_external}) to {}; {} external ({external}); {} unresolvable; {} excluded{private}",
         say::n(t.pages, "page"),
         say::n(t.links, "link"),
         t.internal + t.outside_root,
@@ -345,6 +429,8 @@ fn not_checked(t: &CheckTotals) -> String {
         (t.outside_tree, "outside the tree"),
         (t.other_scheme, "another scheme"),
         (t.unresolvable, "unresolvable"),
+        (t.fragments_unchecked, "remote fragment not looked up"),
+        (t.out_of_time, "past --max-time"),
     ]
     .into_iter()
     .filter(|(n, _)| *n > 0)
@@ -423,6 +509,15 @@ struct JsonSummary {
     cached: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     broken_external: Option<usize>,
+    /// With `--online`: of `excluded`, the links to addresses that are not globally reachable
+    /// (without `--allow-private`); of `not_checked`, the remote fragments not looked up and
+    /// the links `--max-time` left.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    private_addresses: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fragments_unchecked: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    out_of_time: Option<usize>,
 }
 
 pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> io::Result<()> {
@@ -445,6 +540,9 @@ pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> i
             checked_online: t.online.then_some(t.checked_online),
             cached: t.online.then_some(t.cached),
             broken_external: t.online.then_some(t.broken_external),
+            private_addresses: t.online.then_some(t.private_addresses),
+            fragments_unchecked: t.online.then_some(t.fragments_unchecked),
+            out_of_time: t.online.then_some(t.out_of_time),
         },
         broken: &targets,
     };
@@ -618,12 +716,14 @@ mod tests {
     #[test]
     fn includes_win_over_excludes() {
         let f = Filter {
-            include: vec![Regex::new("keep").unwrap()],
-            exclude: vec![Regex::new("^https://x/").unwrap()],
+            include: Some(regex::RegexSet::new(["keep"]).unwrap()),
+            exclude: Some(regex::RegexSet::new(["^https://x/", "^https://z/"]).unwrap()),
         };
         assert!(f.excludes("https://x/a"));
         assert!(!f.excludes("https://x/keep"));
         assert!(!f.excludes("https://y/a"));
+        assert!(f.excludes("https://z/a"));
+        assert!(!Filter::default().excludes("https://x/a"));
     }
 
     #[test]

@@ -800,6 +800,77 @@ pub fn read_with_snapshot(mut file: File) -> io::Result<(Vec<u8>, Snapshot)> {
     Ok((bytes, snapshot))
 }
 
+/// A file below `dir` that linkbase reads for its own use, from a tree it does not trust (the
+/// checked tree's `linkbase.toml` and `.linkbaseignore`, HTTrack's index, a cache, a file a
+/// settings file names): `rel`'s directories opened one at a time without following a symbolic
+/// link ([`Dir::sub`]), and the file itself only if it is a regular file (not a link, a FIFO or
+/// a device: a link to `/proc/self/environ` or `/dev/zero`, a FIFO that would block). `Ok(None)`
+/// when there is no such file. `dir` itself is the user's and is followed as given.
+pub fn open_tree_file(dir: &Path, rel: &Path) -> Result<Option<File>, String> {
+    let root = Dir::open(dir, false)?;
+    let (parent, name) = match root.file_of(rel, false) {
+        Ok(found) => found,
+        Err(_) if !dir.join(rel).parent().is_some_and(Path::exists) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let seen = match parent.stat_at(name) {
+        Ok(seen) => seen,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    match FileType::from_raw_mode(seen.mode as _) {
+        FileType::RegularFile => {}
+        FileType::Symlink => {
+            return Err(
+                "a symbolic link: read only as a regular file of the tree, never through a link"
+                    .into(),
+            )
+        }
+        _ => return Err(format!("{}, not a regular file; not read", seen.kind())),
+    }
+    parent.open_regular(name, Some(&seen)).map(Some)
+}
+
+/// [`open_tree_file`], read whole: at most `limit` bytes, or an error saying the file is larger
+/// (a tree's settings are small; a file past the bound is refused, not cut).
+pub fn read_tree_file(dir: &Path, rel: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
+    let Some(file) = open_tree_file(dir, rel)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("larger than {}: not read", say_bytes(limit)));
+    }
+    Ok(Some(bytes))
+}
+
+/// A file the user named (`--config FILE`, `--cacert FILE`): followed as given, but read only
+/// if it is a regular file (a FIFO would block, `/dev/zero` never ends) of at most `limit`
+/// bytes.
+pub fn read_named_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    let file = open_regular(path, None, true)?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("larger than {}: not read", say_bytes(limit)));
+    }
+    Ok(bytes)
+}
+
+/// `1 MiB`, `512 KiB`, `100 bytes`.
+fn say_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
+        n => format!("{n} bytes"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -62,7 +62,10 @@ fn main() -> ExitCode {
         Command::Rewrite(args) => run_rewrite(&args),
         Command::Links(args) => run_links(&args),
         Command::Base(args) => run_base(&args),
-        Command::Check(args) => run_check(&args),
+        Command::Check(mut args) => match config::apply(&mut args) {
+            Ok(()) => run_check(&args),
+            Err(e) => Err(Fatal(format!("check: {e}")).into()),
+        },
         Command::Completions { shell } => run_completions(shell),
         Command::Man(args) => run_man(&args),
     };

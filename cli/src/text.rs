@@ -115,3 +115,12 @@ pub(crate) fn write_base_line(out: &mut impl Write, b: &BaseRecord) -> io::Resul
         b.base_source
     )
 }
+
+/// At most `max` characters of `s`, an ellipsis said where it was cut: how an error quotes what
+/// a file holds (escaped where it is printed), never more.
+pub(crate) fn excerpt(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", s.get(..at).unwrap_or_default()),
+        None => s.to_owned(),
+    }
+}

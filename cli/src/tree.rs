@@ -115,18 +115,37 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
+/// HTTrack's index of a project, in the tree or in the directory above it.
+const HTTRACK_INDEX: &str = "hts-cache/new.txt";
+
+/// The most of HTTrack's index read (a line of a few hundred bytes per URL crawled).
+const MAX_HTTRACK_INDEX: u64 = 128 << 20;
+
 /// `--layout`: the layout the files of `site` are read with, chosen or detected
 /// (`linkbase::layout::Layout::detect`, or HTTrack's index beside the tree: a host directory
 /// of an HTTrack project); a detected one is said, with how to refuse it. Under HTTrack's, its
 /// index `hts-cache/new.txt` (in the tree or its parent) names the files of URLs.
 pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: &Path) {
     use linkbase::layout::Layout;
-    let index = [
-        root.join("hts-cache/new.txt"),
-        root.join("../hts-cache/new.txt"),
-    ]
-    .into_iter()
-    .find(|p| p.is_file());
+    use std::io::Read as _;
+    // The tree's own file (or its project's, beside it): read as the tree's settings are, only
+    // as a regular file reached without a symbolic link, and bounded.
+    let rel = Path::new(HTTRACK_INDEX);
+    let index = [root.to_path_buf(), root.join("..")]
+        .into_iter()
+        .find_map(|dir| match fsout::open_tree_file(&dir, rel) {
+            Ok(None) => None,
+            opened => Some(opened.and_then(|f| {
+                let mut bytes = Vec::new();
+                f.map(|f| f.take(MAX_HTTRACK_INDEX + 1).read_to_end(&mut bytes))
+                    .transpose()
+                    .map_err(|e| e.to_string())?;
+                if bytes.len() as u64 > MAX_HTTRACK_INDEX {
+                    return Err(format!("larger than {} MiB", MAX_HTTRACK_INDEX >> 20));
+                }
+                Ok(bytes)
+            })),
+        });
     let layout = match arg {
         LayoutArg::Plain => Layout::Plain,
         LayoutArg::Wget => Layout::Wget,
@@ -151,8 +170,8 @@ pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: 
         }
     };
     if layout == Layout::Httrack {
-        match index.as_ref().map(std::fs::read) {
-            Some(Ok(bytes)) => add_httrack_index(site, &String::from_utf8_lossy(&bytes)),
+        match &index {
+            Some(Ok(bytes)) => add_httrack_index(site, &String::from_utf8_lossy(bytes)),
             Some(Err(e)) => eprintln!(
                 "linkbase: {}: HTTrack's index not read ({e}): URLs with a query are not found",
                 escape_controls(&root.display().to_string())

@@ -287,6 +287,17 @@ impl Progress {
     }
 }
 
+impl crate::online::Progress for Progress {
+    fn start(&self, label: &'static str, total: usize) {
+        self.restart(label);
+        self.set_total(total);
+    }
+
+    fn inc(&self) {
+        Progress::inc(self);
+    }
+}
+
 /// Counts of a run.
 #[derive(Debug, Default)]
 pub struct Counts {
@@ -735,6 +746,13 @@ pub struct CheckTotals {
     pub cached: usize,
     /// Of `broken`: external links.
     pub broken_external: usize,
+    /// Of `excluded`: links not requested because of the address they lead to (without
+    /// `--allow-private`).
+    pub private_addresses: usize,
+    /// Of `external`: links fetched but not settled: a remote fragment that could not be
+    /// looked up, and links `--max-time` left.
+    pub fragments_unchecked: usize,
+    pub out_of_time: usize,
 }
 
 impl CheckTotals {
@@ -746,7 +764,32 @@ impl CheckTotals {
 
     /// Of `external`, the http(s) links not fetched (without --online).
     pub fn web(&self) -> usize {
-        self.external - self.outside_tree - self.other_scheme - self.checked_online
+        self.external
+            - self.outside_tree
+            - self.other_scheme
+            - self.checked_online
+            - self.fragments_unchecked
+            - self.out_of_time
+    }
+
+    /// An external link the online check answered.
+    fn count_online(&mut self, outcome: &crate::online::Outcome) {
+        match outcome.verdict {
+            Verdict::Excluded => {
+                self.excluded += 1;
+                self.private_addresses += usize::from(outcome.answer.private);
+                return;
+            }
+            Verdict::NotChecked if outcome.answer.not_checked.is_some() => self.out_of_time += 1,
+            Verdict::NotChecked => self.fragments_unchecked += 1,
+            _ => self.checked_online += 1,
+        }
+        self.external += 1;
+        self.cached += usize::from(outcome.cached);
+        if outcome.verdict.is_broken() {
+            self.broken += 1;
+            self.broken_external += 1;
+        }
     }
 
     fn count_external(&mut self, resolved: Option<&str>) {
@@ -787,10 +830,13 @@ impl CheckRules {
         results: Option<&'a crate::online::Results>,
         r: &CheckRecord,
     ) -> Option<&'a crate::online::Outcome> {
-        if r.target.is_some() || matches!(r.verdict, Verdict::Excluded | Verdict::OutsideRoot) {
+        if r.target.is_some() || r.verdict == Verdict::OutsideRoot {
             return None;
         }
-        results?.get(&self.online_url(r)?)
+        let outcome = results?.get(&self.online_url(r)?)?;
+        // A link the exclude patterns left alone has no online verdict; one the online check
+        // excluded (an address, a redirect) has its reason.
+        (r.verdict != Verdict::Excluded || outcome.verdict == Verdict::Excluded).then_some(outcome)
     }
 }
 
@@ -852,7 +898,8 @@ pub fn check_tree(
             progress.restart("check: external");
             progress.set_total(pages.len());
             let urls = external_urls(&pages, site, options, rules, &progress);
-            let results = crate::online::check(urls, config, &progress)
+            let excluded = |url: &str| rules.filter.excludes(url);
+            let results = crate::online::check(urls, config, &excluded, &progress)
                 .map_err(|crate::Fatal(e)| io::Error::other(e))?;
             totals.online = true;
             Some(results)
@@ -880,13 +927,7 @@ pub fn check_tree(
                         if r.verdict == Verdict::External {
                             if let Some(outcome) = rules.outcome(online, r) {
                                 r.verdict = outcome.verdict;
-                                totals.external += 1;
-                                totals.checked_online += 1;
-                                totals.cached += usize::from(outcome.cached);
-                                if r.verdict.is_broken() {
-                                    totals.broken += 1;
-                                    totals.broken_external += 1;
-                                }
+                                totals.count_online(outcome);
                                 continue;
                             }
                         }

@@ -285,9 +285,19 @@ const PROXY_VARS: [&str; 8] = [
     "no_proxy",
 ];
 
-/// `linkbase check DIR --site-url https://site.example/ --online ARGS`, with no proxy unless
-/// `env` sets one.
+/// `linkbase check DIR --site-url https://site.example/ ARGS`, with no proxy unless `env` sets
+/// one. The servers are on 127.0.0.1, so a run with `--online` allows private addresses (the
+/// tests of the default's refusal use [`check_default`]).
 fn check_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut args = args.to_vec();
+    if args.contains(&"--online") {
+        args.push("--allow-private");
+    }
+    check_default(dir, &args, env)
+}
+
+/// [`check_env`] without `--allow-private`.
+fn check_default(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_linkbase"));
     command
         .args(["check", s(dir), "--site-url", "https://site.example/"])
@@ -454,7 +464,7 @@ unreachable http://SERVER/loop-a  (1 link on 1 page): redirect loop after 302 ht
     index.html:7:10: <a href> \"http://SERVER/loop-a\"
 bad-address mailto:nobody  (1 link on 1 page): \"nobody\" is not an e-mail address
     index.html:15:10: <a href> \"mailto:nobody\"
-1 page, 18 links: 0 internal, 6 broken (0 outside the site root, 6 external) to 6 targets; 18 external (17 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 1 not checked: 1 another scheme
+1 page, 18 links: 0 internal, 6 broken (0 outside the site root, 6 external) to 6 targets; 18 external (16 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 2 not checked: 1 another scheme, 1 remote fragment not looked up
 "
     );
     assert_eq!(summary(&run), run.stdout.lines().last().unwrap());
@@ -509,8 +519,9 @@ bad-address mailto:nobody  (1 link on 1 page): \"nobody\" is not an e-mail addre
             "cached": false,
         })
     );
+    // A fragment that cannot be looked up is not-checked, never ok.
     let (verdict, online) = &by_original[&u("/file.pdf#page=2")];
-    assert_eq!(verdict, "ok");
+    assert_eq!(verdict, "not-checked");
     assert_eq!(
         online["fragment"],
         serde_json::json!({"not-checked": "not checked: application/pdf, not HTML"})
@@ -527,7 +538,7 @@ fn a_page_past_the_bound_leaves_its_fragment_unchecked_and_says_so() {
     let run = check(dir.path(), &["--online", "--format", "jsonl", "--cache"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let records = records(&run);
-    assert_eq!(records[0].1, "ok");
+    assert_eq!(records[0].1, "not-checked");
     assert_eq!(
         records[0].2["fragment"],
         serde_json::json!({"not-checked": "not checked: the page is larger than 8 MiB"})
@@ -542,6 +553,14 @@ fn a_page_past_the_bound_leaves_its_fragment_unchecked_and_says_so() {
     // Not kept: the next run tries again.
     let cache = std::fs::read_to_string(dir.path().join(".linkbase-cache.json")).unwrap();
     assert!(!cache.contains("/huge"), "{cache}");
+    // Counted as not checked, so --fail-on-unchecked fails the run.
+    assert!(
+        summary(&run).ends_with("; 1 not checked: 1 remote fragment not looked up"),
+        "{}",
+        summary(&run)
+    );
+    let run = check(dir.path(), &["--online", "--fail-on-unchecked"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
 }
 
 #[test]
@@ -1112,17 +1131,35 @@ unreachable https://SERVER/ok  (1 link on 1 page): the server's certificate is n
         )
     );
     assert_eq!(server.seen().len(), before);
-    // The same from linkbase.toml, its path relative to the file.
-    std::fs::create_dir(dir.path().join("certs")).unwrap();
-    std::fs::write(dir.path().join("certs/ca.pem"), &pem).unwrap();
+    // The same from a settings file given with --config, its path relative to the file.
+    std::fs::create_dir(ca.path().join("certs")).unwrap();
+    std::fs::write(ca.path().join("certs/ca.pem"), &pem).unwrap();
+    let settings = ca.path().join("ci.toml");
+    std::fs::write(
+        &settings,
+        "[online]\nenabled = true\nallow_private = true\ncacert = \"certs/ca.pem\"\n",
+    )
+    .unwrap();
+    let run = check(dir.path(), &["--format", "jsonl", "--config", s(&settings)]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(verdicts(&run, &server), expected);
+    // The checked tree's own linkbase.toml may not choose the CAs: whoever could write the
+    // tree could then read the --header secrets sent over TLS.
     std::fs::write(
         dir.path().join("linkbase.toml"),
-        "[online]\nenabled = true\ncacert = \"certs/ca.pem\"\n",
+        "[online]\nenabled = true\ncacert = \"../ca.pem\"\n",
     )
     .unwrap();
     let run = check(dir.path(), &["--format", "jsonl"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(verdicts(&run, &server), expected);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: check: {}: cacert: not taken from the checked tree's own settings (give \
+             the file with --config to trust it, or the flag on the command line)\n",
+            dir.path().join("linkbase.toml").display()
+        )
+    );
 }
 
 #[test]

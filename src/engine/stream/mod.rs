@@ -52,5 +52,7 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use run::{fragment_ids, run, run_streaming, run_streaming_rewinding, Streamed};
+pub(crate) use run::{
+    fragment_ids, fragment_ids_read, run, run_streaming, run_streaming_rewinding, Streamed,
+};
 pub(crate) use walk::{Links, StreamError};

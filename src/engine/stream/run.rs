@@ -318,6 +318,32 @@ pub(crate) fn fragment_ids(
     Ok(pass.run_in_memory(Base::none(), Links::Keep)?.targets)
 }
 
+/// [`fragment_ids`] of a document read from `reader` as it arrives (a remote page): the walk
+/// holds only what it has not settled, never the whole document.
+pub(crate) fn fragment_ids_read(
+    reader: &mut dyn std::io::Read,
+    encoding: &'static Encoding,
+    tentative: bool,
+) -> Result<Vec<String>, StreamError> {
+    let outer = Outer {
+        base: Base::none(),
+        document_uri: None,
+    };
+    let options = RewriteOptions::default();
+    let pass = Pass {
+        tentative,
+        ..Pass::over(Mode::Targets, &[], encoding, &outer, &options, 0)
+    };
+    // The walk reads the input through its window: it is written nowhere.
+    let mut sink = std::io::sink();
+    let mut ignore = |_: Link| {};
+    let io = StreamIo::new(&mut sink, &mut ignore);
+    let mut chunks = ReaderChunks::new(reader);
+    Ok(pass
+        .run_chunks(Base::none(), &mut chunks, Some(io), None)?
+        .targets)
+}
+
 /// The base a walk over a document in memory finds ([`Pass::verify`], the rules pass 1 has),
 /// or why token order cannot settle it: what pass 2 checks its guess against.
 #[cfg(test)]
