@@ -124,7 +124,7 @@ fn set(patterns: &[Pattern]) -> Result<Option<regex::RegexSet>, Fatal> {
                         e => e.to_string(),
                     };
                     return Err(Fatal(format!(
-                        "{}: {:?} is not a regular expression: {why}",
+                        "{}: \"{}\" is not a regular expression: {why}",
                         p.whence,
                         crate::text::excerpt(&p.text, 60)
                     )));

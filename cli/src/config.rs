@@ -210,7 +210,7 @@ impl File {
     /// A message about `key` of this file, quoting its value as a short excerpt.
     fn bad(&self, key: &str, value: &str, why: &str) -> String {
         format!(
-            "{}: {key} = {:?}: {why}",
+            "{}: {key} = \"{}\": {why}",
             self.path.display(),
             crate::text::excerpt(value, 80)
         )

@@ -23,6 +23,8 @@ mod integration {
     mod positions;
     mod config;
     mod online;
+    mod online_trust;
+    mod trust;
     mod mirror;
     pub mod mhtml;
     pub mod util;

@@ -41,7 +41,8 @@ fn error(toml: &str, args: &[&str]) -> String {
     let dir = tree(toml);
     let mut check = parse(dir.path(), args);
     let e = apply(&mut check).unwrap_err();
-    e.replace(&dir.path().display().to_string(), "DIR")
+    // As printed: control characters escaped.
+    crate::text::escape_controls(&e).replace(&dir.path().display().to_string(), "DIR")
 }
 
 #[test]
@@ -391,7 +392,7 @@ fn values_are_checked_as_the_flags_are() {
         ),
         (
             format!("{online}headers = \"h: X: a\\u0000b\"\n"),
-            "DIR/linkbase.toml: headers = \"h: X: a\\0b\": the value holds a control character (CR, LF, …)",
+            "DIR/linkbase.toml: headers = \"h: X: a\\x00b\": the value holds a control character (CR, LF, …)",
         ),
         (
             format!("{online}timeout = \"1d\"\n"),

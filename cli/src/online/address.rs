@@ -280,6 +280,27 @@ mod tests {
         }
     }
 
+    /// A name is judged on what it resolves to (here `localhost`, which every system resolves
+    /// to a loopback address), past any spelling rule.
+    #[test]
+    fn names_are_judged_on_their_addresses() {
+        use ureq::unversioned::resolver::Resolver;
+        let uri: ureq::http::Uri = "http://localhost:9/".parse().unwrap();
+        let config = ureq::Agent::config_builder().build();
+        let timeout = ureq::unversioned::transport::NextTimeout::default();
+        let e = Guard::new(false)
+            .resolve(&uri, &config, timeout)
+            .unwrap_err();
+        let refused = refused_in(&e).unwrap();
+        assert_eq!(refused.class, C::Loopback);
+        assert!(
+            ["127.0.0.1", "::1"].contains(&refused.address.as_str()),
+            "{refused}"
+        );
+        let addrs = Guard::new(true).resolve(&uri, &config, timeout).unwrap();
+        assert!(addrs.iter().all(|a| a.ip().is_loopback()));
+    }
+
     #[test]
     fn hosts_as_urls_name_them() {
         let refused = |url: &str| {

@@ -20,6 +20,9 @@ pub(super) struct Cache {
     /// The file format; another one is read as empty.
     pub(super) version: u32,
     pub(super) entries: BTreeMap<String, Entry>,
+    /// This run allows private addresses: entries asked with them may be used.
+    #[serde(skip)]
+    pub(super) allow_private: bool,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -41,15 +44,11 @@ struct Keep<'a> {
     wanted: &'a BTreeSet<String>,
     now: u64,
     max_age: u64,
-    allow_private: bool,
 }
 
 impl Keep<'_> {
     fn keeps(&self, key: &str, e: &Entry) -> bool {
-        self.wanted.contains(key)
-            && e.checked <= self.now
-            && self.now - e.checked <= self.max_age
-            && (self.allow_private || !e.allow_private)
+        self.wanted.contains(key) && e.checked <= self.now && self.now - e.checked <= self.max_age
     }
 }
 
@@ -127,8 +126,7 @@ impl<'de> Visitor<'de> for EntriesSeed<'_> {
 }
 
 impl Cache {
-    /// The cache file's fresh entries for the URLs in `wanted` (those asked with
-    /// `--allow-private` only if this run allows it too); a file that is missing, unreadable or
+    /// The cache file's fresh entries for the URLs in `wanted`; a file that is missing, unreadable or
     /// not ours is said (unless missing) and read as empty: the run checks everything again.
     pub(super) fn load(
         file: &CacheFile,
@@ -139,6 +137,7 @@ impl Cache {
         let mut cache = Cache {
             version: CACHE_VERSION,
             entries: BTreeMap::new(),
+            allow_private,
         };
         let path = file.path();
         // Never through a symbolic link (the tree may come from elsewhere).
@@ -155,7 +154,6 @@ impl Cache {
             wanted,
             now: unix_now(),
             max_age: max_age.as_secs(),
-            allow_private,
         };
         let read = opened.and_then(|opened| {
             let Some(f) = opened else {
@@ -185,8 +183,13 @@ impl Cache {
         cache
     }
 
+    /// The answer kept for `url`, unless it was asked with private addresses allowed and this
+    /// run does not allow them (it is kept in the file all the same).
     pub(super) fn fresh(&self, url: &str) -> Option<&Answer> {
-        self.entries.get(url).map(|e| &e.answer)
+        self.entries
+            .get(url)
+            .filter(|e| self.allow_private || !e.allow_private)
+            .map(|e| &e.answer)
     }
 
     pub(super) fn put(&mut self, url: &str, answer: &Answer, now: u64, allow_private: bool) {

@@ -166,11 +166,12 @@ impl Config {
     pub fn from_args(args: &crate::args::OnlineArgs, root: &Path) -> Result<Config, Fatal> {
         let started = Instant::now();
         let duration = |flag: &str, text: &str, max: Option<Duration>| {
-            bounded_duration(text, max).map_err(|why| Fatal(format!("{flag} {text:?}: {why}")))
+            bounded_duration(text, max).map_err(|why| Fatal(format!("{flag} \"{text}\": {why}")))
         };
         let user_agent = match &args.user_agent {
             Some(ua) => {
-                check_user_agent(ua).map_err(|why| Fatal(format!("--user-agent {ua:?}: {why}")))?;
+                check_user_agent(ua)
+                    .map_err(|why| Fatal(format!("--user-agent \"{ua}\": {why}")))?;
                 ua.clone()
             }
             None => format!("linkbase/{}", env!("CARGO_PKG_VERSION")),
@@ -184,7 +185,7 @@ impl Config {
         };
         Ok(Config {
             accept: Accept::parse(&args.accept)
-                .map_err(|why| Fatal(format!("--accept {:?}: {why}", args.accept)))?,
+                .map_err(|why| Fatal(format!("--accept \"{}\": {why}", args.accept)))?,
             timeout: duration("--timeout", &args.timeout, Some(MAX_TIMEOUT))?,
             max_time,
             max_retries: u32::try_from(args.max_retries).unwrap_or(u32::MAX),
@@ -202,7 +203,7 @@ impl Config {
                 .headers
                 .iter()
                 .map(|h| {
-                    HostHeader::parse(h).map_err(|why| Fatal(format!("--header {h:?}: {why}")))
+                    HostHeader::parse(h).map_err(|why| Fatal(format!("--header \"{h}\": {why}")))
                 })
                 .collect::<Result<_, _>>()?,
             allow_private: args.allow_private,
@@ -291,7 +292,7 @@ impl Accept {
     /// `200..=299,403`, `200..300`, `204`; or why not.
     pub fn parse(text: &str) -> Result<Accept, String> {
         let bad = |part: &str| {
-            format!("{part:?} is not a status code (100-999) or a range such as 200..=299")
+            format!("\"{part}\" is not a status code (100-999) or a range such as 200..=299")
         };
         let code = |s: &str, part: &str| {
             s.trim()
@@ -352,7 +353,7 @@ impl HostHeader {
         }
         let host = HostPattern::parse(host).map_err(|why| format!("the host {why}"))?;
         let name = ureq::http::HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("{name:?} is not a header name"))?;
+            .map_err(|_| format!("\"{name}\" is not a header name"))?;
         let value = ureq::http::HeaderValue::from_str(value)
             .map_err(|_| "the value holds a control character (CR, LF, …)".to_owned())?;
         Ok(HostHeader { host, name, value })
@@ -557,7 +558,9 @@ enum Reading {
         /// RFC 3986 reads another host in the URL as written (see [`Target::other_reading`]).
         other: Option<String>,
     },
-    Settled(Answer),
+    /// Answered without a request; with the URL as it would have been requested, when it is
+    /// one.
+    Settled(Answer, Option<Target>),
 }
 
 /// `url` as the run reads it: [`Target`], the address policy on the host it names, and the
@@ -566,24 +569,26 @@ fn read(url: &str, config: &Config, excluded: &dyn Fn(&str) -> bool) -> Reading 
     let target = match Target::parse(url) {
         Ok(t) => t,
         Err(e) => {
-            return Reading::Settled(Answer::bad_address(format!(
-                "not a URL a request can be made for: {e}"
-            )))
+            return Reading::Settled(
+                Answer::bad_address(format!("not a URL a request can be made for: {e}")),
+                None,
+            )
         }
     };
     if !config.allow_private {
         if let Some(refused) = address::host_refusal(&target.host()) {
-            return Reading::Settled(Answer::refused(&refused));
+            return Reading::Settled(Answer::refused(&refused), Some(target));
         }
     }
     if excluded(target.request()) {
-        return Reading::Settled(Answer {
+        let answer = Answer {
             excluded: Some(format!(
                 "excluded as requested: {} (--exclude, .linkbaseignore)",
                 target.request()
             )),
             ..Answer::default()
-        });
+        };
+        return Reading::Settled(answer, Some(target));
     }
     let other = target.other_reading(url);
     // The fragment as written: ids are matched as the page's own links match them.
@@ -608,6 +613,7 @@ pub fn check(
     // Pages to request, by the URL requested: its target, whether some link names it without
     // a fragment, the fragments asked of it, and the URLs (as written) that name it.
     let mut pages: BTreeMap<String, Page> = BTreeMap::new();
+    let mut settled_keys: BTreeSet<String> = BTreeSet::new();
     // URLs whose host RFC 3986 reads otherwise: that host, and the one requested.
     let mut others: HashMap<String, (String, String)> = HashMap::new();
     for url in urls {
@@ -618,8 +624,17 @@ pub fn check(
                 results.by_url.insert(url, outcome);
             }
             _ => match read(&url, config, excluded) {
-                Reading::Settled(answer) => {
-                    let outcome = Outcome::new(&url, answer, false, &config.accept);
+                Reading::Settled(answer, target) => {
+                    let mut outcome = Outcome::new(&url, answer, false, &config.accept);
+                    if let Some(target) = target {
+                        outcome.url = target.request().to_owned();
+                        // What the cache knows of it stays in the file for a run that asks.
+                        let fragment = url.split_once('#').map(|(_, f)| f);
+                        settled_keys.insert(match fragment {
+                            Some(f) => format!("{target}#{f}"),
+                            None => target.request().to_owned(),
+                        });
+                    }
                     results.by_url.insert(url, outcome);
                 }
                 Reading::Page {
@@ -650,7 +665,8 @@ pub fn check(
     }
     let mut cache = match &config.cache {
         Some((file, max_age)) => {
-            let wanted: BTreeSet<String> = pages.values().flat_map(Page::keys).collect();
+            let mut wanted: BTreeSet<String> = pages.values().flat_map(Page::keys).collect();
+            wanted.append(&mut settled_keys);
             Cache::load(file, *max_age, &wanted, config.allow_private)
         }
         None => Cache::default(),

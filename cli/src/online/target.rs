@@ -149,10 +149,10 @@ impl HostPattern {
             None => None,
             Some(p) => Some(
                 p.parse::<u16>()
-                    .map_err(|_| format!("{p:?} is not a port"))?,
+                    .map_err(|_| format!("\"{p}\" is not a port"))?,
             ),
         };
-        let parsed = url::Host::parse(host).map_err(|e| format!("{host:?}: {e}"))?;
+        let parsed = url::Host::parse(host).map_err(|e| format!("\"{host}\": {e}"))?;
         if subdomains && !matches!(parsed, url::Host::Domain(_)) {
             return Err("*. goes before a domain name".to_owned());
         }

@@ -17,31 +17,37 @@ use super::sites::{s, tmp};
 
 /// One request as the server saw it.
 #[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    path: String,
-    headers: HashMap<String, String>,
+pub(super) struct Seen {
+    pub(super) method: String,
+    pub(super) path: String,
+    pub(super) headers: HashMap<String, String>,
 }
 
 /// What a route answers.
-struct Reply {
-    status: u16,
-    headers: Vec<(&'static str, String)>,
-    body: Vec<u8>,
+pub(super) struct Reply {
+    pub(super) status: u16,
+    pub(super) headers: Vec<(&'static str, String)>,
+    pub(super) body: Vec<u8>,
     /// Wait this long before answering.
-    delay: Duration,
+    pub(super) delay: Duration,
+    /// When not zero: the answer's first `trickle_from` bytes at once, then one byte at a time
+    /// this far apart (a server that trickles its head or its body).
+    pub(super) trickle: Duration,
+    pub(super) trickle_from: usize,
 }
 
-fn reply(status: u16) -> Reply {
+pub(super) fn reply(status: u16) -> Reply {
     Reply {
         status,
         headers: Vec::new(),
         body: Vec::new(),
         delay: Duration::ZERO,
+        trickle: Duration::ZERO,
+        trickle_from: 0,
     }
 }
 
-fn html(body: &str) -> Reply {
+pub(super) fn html(body: &str) -> Reply {
     Reply {
         headers: vec![("Content-Type", "text/html; charset=utf-8".into())],
         body: body.as_bytes().to_vec(),
@@ -49,7 +55,7 @@ fn html(body: &str) -> Reply {
     }
 }
 
-fn redirect(status: u16, to: &str) -> Reply {
+pub(super) fn redirect(status: u16, to: &str) -> Reply {
     Reply {
         headers: vec![("Location", to.to_owned())],
         ..reply(status)
@@ -58,43 +64,43 @@ fn redirect(status: u16, to: &str) -> Reply {
 
 /// The request counts shared by servers (the global limit spans them).
 #[derive(Default)]
-struct Gauge {
+pub(super) struct Gauge {
     now: AtomicUsize,
     max: AtomicUsize,
 }
 
 impl Gauge {
-    fn enter(&self) {
+    pub(super) fn enter(&self) {
         let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
         self.max.fetch_max(now, Ordering::SeqCst);
     }
 
-    fn leave(&self) {
+    pub(super) fn leave(&self) {
         self.now.fetch_sub(1, Ordering::SeqCst);
     }
 
-    fn max(&self) -> usize {
+    pub(super) fn max(&self) -> usize {
         self.max.load(Ordering::SeqCst)
     }
 }
 
-type Route = dyn Fn(&Seen, usize) -> Reply + Send + Sync;
+pub(super) type Route = dyn Fn(&Seen, usize) -> Reply + Send + Sync;
 
 /// An HTTP/1.1 server on 127.0.0.1 (keep-alive, a thread per connection; `CONNECT` accepted as
 /// a proxy would, the tunnelled requests then served by the same routes). `route` gets each
 /// request and how many requests for that path came before it.
-struct Server {
-    port: u16,
-    seen: Arc<Mutex<Vec<Seen>>>,
-    gauge: Arc<Gauge>,
+pub(super) struct Server {
+    pub(super) port: u16,
+    pub(super) seen: Arc<Mutex<Vec<Seen>>>,
+    pub(super) gauge: Arc<Gauge>,
 }
 
 impl Server {
-    fn start(route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static) -> Server {
+    pub(super) fn start(route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static) -> Server {
         Server::start_with(Arc::new(Gauge::default()), route)
     }
 
-    fn start_with(
+    pub(super) fn start_with(
         total: Arc<Gauge>,
         route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
     ) -> Server {
@@ -103,7 +109,7 @@ impl Server {
     }
 
     /// Serves on `listener`, over TLS when `tls` is given.
-    fn start_on(
+    pub(super) fn start_on(
         listener: TcpListener,
         total: Arc<Gauge>,
         tls: Option<Arc<rustls::ServerConfig>>,
@@ -149,7 +155,7 @@ impl Server {
 
     /// An HTTPS server on 127.0.0.1 with a self-signed certificate for 127.0.0.1 made for this
     /// run (rcgen), and that certificate in PEM.
-    fn start_tls(
+    pub(super) fn start_tls(
         route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
     ) -> (Server, String) {
         let rcgen::CertifiedKey { cert, signing_key } =
@@ -175,16 +181,16 @@ impl Server {
         (server, cert.pem())
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(super) fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
-    fn seen(&self) -> Vec<Seen> {
+    pub(super) fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
 
     /// `METHOD path` of every request, in order of arrival.
-    fn log(&self) -> Vec<String> {
+    pub(super) fn log(&self) -> Vec<String> {
         self.seen()
             .iter()
             .map(|s| format!("{} {}", s.method, s.path))
@@ -192,7 +198,7 @@ impl Server {
     }
 }
 
-fn serve(
+pub(super) fn serve(
     stream: impl Read + Write,
     seen: &Mutex<Vec<Seen>>,
     gauges: &[&Gauge],
@@ -263,18 +269,28 @@ fn serve(
         for g in gauges {
             g.leave();
         }
-        reader.get_mut().write_all(&bytes)?;
+        if r.trickle.is_zero() {
+            reader.get_mut().write_all(&bytes)?;
+        } else {
+            let (first, rest) = bytes.split_at(r.trickle_from.min(bytes.len()));
+            reader.get_mut().write_all(first)?;
+            for b in rest {
+                reader.get_mut().flush()?;
+                std::thread::sleep(r.trickle);
+                reader.get_mut().write_all(std::slice::from_ref(b))?;
+            }
+        }
         reader.get_mut().flush()?;
     }
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub(super) struct Run {
+    pub(super) code: i32,
+    pub(super) stdout: String,
+    pub(super) stderr: String,
 }
 
-const PROXY_VARS: [&str; 8] = [
+pub(super) const PROXY_VARS: [&str; 8] = [
     "ALL_PROXY",
     "all_proxy",
     "HTTPS_PROXY",
@@ -288,7 +304,7 @@ const PROXY_VARS: [&str; 8] = [
 /// `linkbase check DIR --site-url https://site.example/ ARGS`, with no proxy unless `env` sets
 /// one. The servers are on 127.0.0.1, so a run with `--online` allows private addresses (the
 /// tests of the default's refusal use [`check_default`]).
-fn check_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+pub(super) fn check_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut args = args.to_vec();
     if args.contains(&"--online") {
         args.push("--allow-private");
@@ -297,7 +313,7 @@ fn check_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
 }
 
 /// [`check_env`] without `--allow-private`.
-fn check_default(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+pub(super) fn check_default(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_linkbase"));
     command
         .args(["check", s(dir), "--site-url", "https://site.example/"])
@@ -317,12 +333,12 @@ fn check_default(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     }
 }
 
-fn check(dir: &Path, args: &[&str]) -> Run {
+pub(super) fn check(dir: &Path, args: &[&str]) -> Run {
     check_env(dir, args, &[])
 }
 
 /// A site of one page linking to `links`.
-fn site(links: &[String]) -> tempfile::TempDir {
+pub(super) fn site(links: &[String]) -> tempfile::TempDir {
     let dir = tmp();
     let body: String = links
         .iter()
@@ -332,7 +348,7 @@ fn site(links: &[String]) -> tempfile::TempDir {
     dir
 }
 
-fn summary(run: &Run) -> &str {
+pub(super) fn summary(run: &Run) -> &str {
     run.stderr
         .lines()
         .find_map(|l| l.strip_prefix("linkbase: check: "))
@@ -340,13 +356,13 @@ fn summary(run: &Run) -> &str {
 }
 
 /// The human report with the server's address written as `SERVER`.
-fn report(run: &Run, server: &Server) -> String {
+pub(super) fn report(run: &Run, server: &Server) -> String {
     run.stdout
         .replace(&format!("127.0.0.1:{}", server.port), "SERVER")
 }
 
 /// `(original, verdict, online)` of every `--format jsonl` record.
-fn records(run: &Run) -> Vec<(String, String, Value)> {
+pub(super) fn records(run: &Run) -> Vec<(String, String, Value)> {
     run.stdout
         .lines()
         .map(|l| {
@@ -362,7 +378,7 @@ fn records(run: &Run) -> Vec<(String, String, Value)> {
 
 /// `(original, verdict)` of every `--format jsonl` record, the server's address written as
 /// `SERVER`.
-fn verdicts(run: &Run, server: &Server) -> Vec<(String, String)> {
+pub(super) fn verdicts(run: &Run, server: &Server) -> Vec<(String, String)> {
     records(run)
         .into_iter()
         .map(|(o, v, _)| {
@@ -375,7 +391,7 @@ fn verdicts(run: &Run, server: &Server) -> Vec<(String, String)> {
 }
 
 /// A port nothing listens on (bound, then closed).
-fn closed_port() -> u16 {
+pub(super) fn closed_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -383,7 +399,7 @@ fn closed_port() -> u16 {
         .port()
 }
 
-fn routes(r: &Seen, before: usize) -> Reply {
+pub(super) fn routes(r: &Seen, before: usize) -> Reply {
     match (r.method.as_str(), r.path.as_str()) {
         (_, "/ok") => reply(200),
         (_, "/gone") => reply(404),
