@@ -203,10 +203,10 @@ fn private_addresses_are_refused_by_default() {
         summary(&run)
     );
     assert!(
-        run.stderr.contains(&format!(
+        run.stderr.contains(
             "linkbase: http://169.254.169.254/latest/meta-data/: excluded: a link-local address \
              (169.254.169.254): not requested without --allow-private\n"
-        )),
+        ),
         "{}",
         run.stderr
     );
