@@ -24,12 +24,61 @@ const MAX_PATTERNS_SIZE: usize = 64 << 20;
 
 /// Which links are checked: a link whose URL (resolved, else as written) matches an exclude
 /// pattern is not checked, unless it matches an include pattern (includes win, as in lychee).
-/// Each side is one automaton for all its patterns (a `RegexSet`), so memory and the time of a
-/// match grow with what the patterns hold, not with one compiled program per pattern.
 #[derive(Debug, Default)]
 pub struct Filter {
-    include: Option<regex::RegexSet>,
-    exclude: Option<regex::RegexSet>,
+    include: Patterns,
+    exclude: Patterns,
+}
+
+/// One side's patterns. Those that are an anchored literal (`^https://x\.example/`, `^https?://a/`:
+/// the start, then a finite set of strings) are a table of prefixes, matched by a lookup per
+/// prefix length; the others are one automaton (a `RegexSet`). Memory and the time of a match
+/// then grow with what the patterns hold, not with one compiled program per pattern, and a
+/// list of thousands of prefixes does not overflow the automaton's cache.
+#[derive(Debug, Default)]
+struct Patterns {
+    /// By length: the prefixes of that length.
+    prefixes: BTreeMap<usize, std::collections::HashSet<Vec<u8>>>,
+    set: Option<regex::RegexSet>,
+}
+
+impl Patterns {
+    fn is_match(&self, url: &str) -> bool {
+        let bytes = url.as_bytes();
+        self.prefixes
+            .iter()
+            .take_while(|(len, _)| **len <= bytes.len())
+            .any(|(len, set)| bytes.get(..*len).is_some_and(|p| set.contains(p)))
+            || self.set.as_ref().is_some_and(|s| s.is_match(url))
+    }
+}
+
+/// The strings `pattern` matches at the start of a text, when that is all it says: `^` and then
+/// a finite, exact set of strings (regex-syntax's literal extraction), with no other assertion.
+fn anchored_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::{literal, Hir, HirKind, Look};
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    let HirKind::Concat(parts) = hir.kind() else {
+        return None;
+    };
+    let (first, rest) = parts.split_first()?;
+    if !matches!(first.kind(), HirKind::Look(Look::Start)) {
+        return None;
+    }
+    let rest = Hir::concat(rest.to_vec());
+    if !rest.properties().look_set().is_empty() {
+        return None;
+    }
+    let seq = literal::Extractor::new().extract(&rest);
+    if !seq.is_exact() {
+        return None;
+    }
+    Some(
+        seq.literals()?
+            .iter()
+            .map(|l| l.as_bytes().to_vec())
+            .collect(),
+    )
 }
 
 /// One pattern and where it came from (`--exclude`, `DIR/.linkbaseignore:3`).
@@ -52,15 +101,14 @@ impl Filter {
         let mut excludes = flag("--exclude", exclude);
         excludes.extend(ignore_file(root)?);
         Ok(Filter {
-            include: set(&flag("--include", include))?,
-            exclude: set(&excludes)?,
+            include: patterns(&flag("--include", include))?,
+            exclude: patterns(&excludes)?,
         })
     }
 
     /// Whether the link with this URL is left unchecked.
     pub fn excludes(&self, url: &str) -> bool {
-        self.exclude.as_ref().is_some_and(|s| s.is_match(url))
-            && !self.include.as_ref().is_some_and(|s| s.is_match(url))
+        self.exclude.is_match(url) && !self.include.is_match(url)
     }
 }
 
@@ -90,16 +138,34 @@ fn ignore_file(root: &Path) -> Result<Vec<Pattern>, Fatal> {
     Ok(patterns)
 }
 
+/// `patterns` as [`Patterns`]: anchored literals as prefixes, the others as one automaton.
+fn patterns(patterns: &[Pattern]) -> Result<Patterns, Fatal> {
+    let mut out = Patterns::default();
+    let mut others = Vec::new();
+    for p in patterns {
+        match anchored_literals(&p.text) {
+            Some(literals) => {
+                for l in literals {
+                    out.prefixes.entry(l.len()).or_default().insert(l);
+                }
+            }
+            None => others.push(p),
+        }
+    }
+    out.set = set(&others)?;
+    Ok(out)
+}
+
 /// One automaton for `patterns`; a bad one is named by where it came from, quoted as a short
 /// excerpt (a pattern may come from the checked tree).
-fn set(patterns: &[Pattern]) -> Result<Option<regex::RegexSet>, Fatal> {
+fn set(patterns: &[&Pattern]) -> Result<Option<regex::RegexSet>, Fatal> {
     if patterns.is_empty() {
         return Ok(None);
     }
     let build = |ps: &[&str]| {
         regex::RegexSetBuilder::new(ps)
             .size_limit(MAX_PATTERNS_SIZE)
-            .dfa_size_limit(2 << 20)
+            .dfa_size_limit(MAX_PATTERNS_SIZE)
             .build()
     };
     let texts: Vec<&str> = patterns.iter().map(|p| p.text.as_str()).collect();
@@ -113,7 +179,7 @@ fn set(patterns: &[Pattern]) -> Result<Option<regex::RegexSet>, Fatal> {
         ))),
         Err(_) => {
             // Which one: each alone, until the bad one is found.
-            for p in patterns {
+            for p in patterns.iter().copied() {
                 if let Err(e) = build(&[p.text.as_str()]) {
                     let why = match &e {
                         regex::Error::Syntax(text) => text
@@ -229,7 +295,7 @@ impl Referrer {
 
 /// Every link to one broken target.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct BrokenTarget {
+pub struct BrokenTarget<'a> {
     pub verdict: Verdict,
     /// The file of the tree (with `#fragment` for a missing fragment), or the URL for a link
     /// outside the root.
@@ -240,7 +306,7 @@ pub struct BrokenTarget {
     /// redirects, `(cached)`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
-    pub referrers: Vec<Referrer>,
+    pub referrers: &'a [Referrer],
 }
 
 /// The grouped report, built as pages are checked.
@@ -249,6 +315,9 @@ pub struct Grouped {
     targets: BTreeMap<(u8, String), Vec<Referrer>>,
     /// Per target key: what the online check said of it.
     details: BTreeMap<(u8, String), String>,
+    /// The report is the records themselves (jsonl, tsv): the broken targets are only counted
+    /// (for the summary), their links not kept.
+    count_only: bool,
 }
 
 fn rank(v: Verdict) -> u8 {
@@ -264,51 +333,79 @@ fn rank(v: Verdict) -> u8 {
 }
 
 impl Grouped {
+    /// The grouping a report in `format` needs: the links of every broken target for a grouped
+    /// report, the count of targets for one that lists every record.
+    pub fn for_format(format: crate::args::CheckFormat) -> Grouped {
+        use crate::args::CheckFormat as F;
+        Grouped {
+            count_only: matches!(format, F::Jsonl | F::Tsv),
+            ..Grouped::default()
+        }
+    }
+
     /// Adds one page's records (`records` may be empty: a page with no links); `detail` says
-    /// what an online check found for a record.
+    /// what an online check found for a record. A grouped report takes the records (the broken
+    /// ones' text moves into it, nothing is copied); otherwise they are left as they are.
     pub fn add_page(
         &mut self,
-        records: &[CheckRecord],
+        records: &mut Vec<CheckRecord>,
         detail: impl Fn(&CheckRecord) -> Option<String>,
     ) {
-        for r in records.iter().filter(|r| r.verdict.is_broken()) {
-            let target = match (r.verdict, &r.target) {
-                (Verdict::MissingFragment, Some(t)) => {
-                    let fragment = r
-                        .link
-                        .resolved
-                        .as_deref()
-                        .and_then(|u| u.split_once('#'))
-                        .map_or("", |(_, f)| f);
-                    format!("{t}#{fragment}")
-                }
-                (_, Some(t)) => t.clone(),
-                (_, None) => r.link.resolved.clone().unwrap_or_default(),
-            };
-            let detail = detail(r);
+        if self.count_only {
+            for r in records.iter().filter(|r| r.verdict.is_broken()) {
+                let key = Self::key(r);
+                self.targets.entry(key).or_default();
+            }
+            return;
+        }
+        for r in records.drain(..).filter(|r| r.verdict.is_broken()) {
+            let detail = detail(&r);
+            let key = Self::key(&r);
             let referrer = Referrer {
-                file: r.file.clone(),
-                element: r.link.element.clone(),
-                attribute: r.link.attribute.clone(),
-                original: r.link.original.clone(),
-                resolved: r.link.resolved.clone(),
+                file: r.file,
+                element: r.link.element,
+                attribute: r.link.attribute,
+                original: r.link.original,
+                resolved: r.link.resolved,
                 line: r.link.line,
                 column: r.link.column,
             };
-            let key = (
-                rank(r.verdict),
-                format!("{}\u{0}{target}", r.verdict.name()),
-            );
             if let Some(d) = detail {
                 self.details.entry(key.clone()).or_insert(d);
             }
-            self.targets.entry(key).or_default().push(referrer);
+            // Most broken targets have one link: room for one (a default vector's first push
+            // makes room for four, 200,000 targets of one link took 120 MB).
+            self.targets
+                .entry(key)
+                .or_insert_with(|| Vec::with_capacity(1))
+                .push(referrer);
         }
+    }
+
+    /// The key a broken record is grouped by: its verdict's rank, then verdict and target.
+    fn key(r: &CheckRecord) -> (u8, String) {
+        let target = match (r.verdict, &r.target) {
+            (Verdict::MissingFragment, Some(t)) => {
+                let fragment = r
+                    .link
+                    .resolved
+                    .as_deref()
+                    .and_then(|u| u.split_once('#'))
+                    .map_or("", |(_, f)| f);
+                format!("{t}#{fragment}")
+            }
+            (_, Some(t)) => t.clone(),
+            (_, None) => r.link.resolved.clone().unwrap_or_default(),
+        };
+        (
+            rank(r.verdict),
+            format!("{}\u{0}{target}", r.verdict.name()),
+        )
     }
 
     /// The broken targets, missing files first, then missing fragments, then links leaving the
     /// root; by target within each.
-    pub fn targets(&self) -> Vec<BrokenTarget> {
+    pub fn targets(&self) -> Vec<BrokenTarget<'_>> {
         self.targets
             .iter()
             .map(|(full_key, refs)| {
@@ -330,7 +427,7 @@ impl Grouped {
                     links: refs.len(),
                     pages: pages.len(),
                     detail: self.details.get(full_key).cloned(),
-                    referrers: refs.clone(),
+                    referrers: refs,
                 }
             })
             .collect()
@@ -478,7 +575,7 @@ pub fn write_human(
 #[derive(serde::Serialize)]
 struct JsonReport<'a> {
     summary: JsonSummary,
-    broken: &'a [BrokenTarget],
+    broken: &'a [BrokenTarget<'a>],
 }
 
 #[derive(serde::Serialize)]
@@ -713,17 +810,66 @@ mod tests {
         assert!(summary_on_stderr(Jsonl, true, true, true));
     }
 
+    fn pats(ps: &[&str]) -> Patterns {
+        let ps: Vec<Pattern> = ps
+            .iter()
+            .map(|p| Pattern {
+                text: (*p).to_owned(),
+                whence: "test".to_owned(),
+            })
+            .collect();
+        patterns(&ps).unwrap()
+    }
+
     #[test]
     fn includes_win_over_excludes() {
         let f = Filter {
-            include: Some(regex::RegexSet::new(["keep"]).unwrap()),
-            exclude: Some(regex::RegexSet::new(["^https://x/", "^https://z/"]).unwrap()),
+            include: pats(&["keep"]),
+            exclude: pats(&["^https://x/", "^https://z/"]),
         };
         assert!(f.excludes("https://x/a"));
         assert!(!f.excludes("https://x/keep"));
         assert!(!f.excludes("https://y/a"));
         assert!(f.excludes("https://z/a"));
         assert!(!Filter::default().excludes("https://x/a"));
+    }
+
+    /// Anchored literals are matched as prefixes, every other pattern by the automaton; both
+    /// say what the regular expression says.
+    #[test]
+    fn literal_prefixes_match_as_their_patterns_do() {
+        assert_eq!(
+            anchored_literals(r"^https?://h1\.ex/"),
+            Some(vec![b"https://h1.ex/".to_vec(), b"http://h1.ex/".to_vec()])
+        );
+        for p in [r"^a$", r"^a\b", "a", r"^a.*b", r"^(?i)abc[a-z]+", "(?m)^a"] {
+            assert_eq!(anchored_literals(p), None, "{p}");
+        }
+        let patterns = [
+            r"^https?://h1\.ex/",
+            r"^https://a\.example/(docs|api)/",
+            r"^x$",
+            r"\.pdf$",
+            "^",
+        ];
+        let urls = [
+            "https://h1.ex/a",
+            "http://h1.ex/",
+            "https://h12.ex/",
+            "https://a.example/api/v1",
+            "https://a.example/blog/",
+            "x",
+            "xy",
+            "https://b/f.pdf",
+            "",
+        ];
+        for p in patterns {
+            let ours = pats(&[p]);
+            let theirs = regex::Regex::new(p).unwrap();
+            for u in urls {
+                assert_eq!(ours.is_match(u), theirs.is_match(u), "{p} {u}");
+            }
+        }
     }
 
     #[test]

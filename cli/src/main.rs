@@ -760,7 +760,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     let format = args.format;
     let broken_only = args.broken_only;
     set_jobs(args.jobs)?;
-    let mut grouped = checkout::Grouped::default();
+    let mut grouped = checkout::Grouped::for_format(format);
     let mut unreadable: Vec<(String, String)> = Vec::new();
     let mut report = |out: &mut dyn Write| -> io::Result<(walk::CheckTotals, walk::Counts)> {
         let mut out = BufWriter::new(out);
@@ -791,7 +791,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                 });
                 // `--broken-only`: a 178k-link site writes 78 MB of records, nearly all `ok`.
                 let kept: Vec<_>;
-                let records = if broken_only {
+                let records: &[_] = if broken_only {
                     kept = records
                         .iter()
                         .filter(|r| r.verdict.is_broken())

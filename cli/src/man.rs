@@ -81,9 +81,17 @@ const EXIT_STATUS: &[(&str, &str)] = &[
 
 const FILES: &[(&str, &str)] = &[
     (
+        "DIR/linkbase.toml",
+        "check: settings (each key a flag, the online ones in an [online] table), read when \
+         present, or the file --config names. Flags on the command line win. The tree's own file \
+         is read only as a regular file inside DIR (no symbolic link, no FIFO or device), at most \
+         1 MiB, and may not set allow_private, insecure or cacert; paths a settings file names \
+         stay inside its directory.",
+    ),
+    (
         "DIR/.linkbaseignore",
         "check: one regular expression a line (# comments) for links to leave unchecked, as \
-         --exclude.",
+         --exclude; read as DIR/linkbase.toml is (a regular file of DIR, at most 1 MiB).",
     ),
     (
         "DIR/.linkbase-cache.json",

@@ -843,7 +843,7 @@ impl CheckRules {
 /// Per page handed to `emit`: its records (or why it could not be read), and the online
 /// verdicts of the run.
 pub type Emitted<'a> = (
-    Result<&'a [CheckRecord], &'a str>,
+    Result<&'a mut Vec<CheckRecord>, &'a str>,
     Option<&'a crate::online::Results>,
 );
 
@@ -948,7 +948,7 @@ pub fn check_tree(
                             totals.broken += 1;
                         }
                     }
-                    emit(&entry.rel, (Ok(&records), online))?;
+                    emit(&entry.rel, (Ok(&mut records), online))?;
                 }
                 Err(e) => {
                     emit(&entry.rel, (Err(&e), online))?;

@@ -414,43 +414,58 @@ impl Scheduler {
     }
 }
 
-/// A counting semaphore: remote pages read for their ids at once.
-pub(super) struct Bodies {
-    pub(super) free: Mutex<usize>,
-    pub(super) wake: Condvar,
+/// A page to read for its ids: its body, its transport charset, and where the answer goes.
+type IdsTask = (
+    ureq::BodyReader<'static>,
+    Option<String>,
+    std::sync::mpsc::SyncSender<Result<FragmentIds, String>>,
+);
+
+/// The threads that read remote pages for their ids, [`MAX_BODIES`] of them: what a page with
+/// a million ids needs is then needed at most that many times at once, and the allocator
+/// reuses it for the next page on the same thread (freed memory stays with the thread that
+/// freed it: spread over every worker, a run of such pages would keep one page's worth per
+/// worker).
+struct IdReaders {
+    /// The readers' queue; closed (`None`) when the workers are done, and the readers end.
+    tasks: Mutex<Option<std::sync::mpsc::Sender<IdsTask>>>,
 }
 
-/// A page being read: given back when dropped.
-pub(super) struct Permit<'a>(&'a Bodies);
-
-impl Drop for Permit<'_> {
-    fn drop(&mut self) {
-        self.0.give();
-    }
-}
-
-impl Bodies {
-    pub(super) fn take(&self) -> Permit<'_> {
-        let mut free = self
-            .free
+impl IdReaders {
+    /// Reads `body` for its ids on one of the readers, waiting for a free one.
+    fn read(
+        &self,
+        body: ureq::BodyReader<'static>,
+        charset: Option<String>,
+    ) -> Result<FragmentIds, String> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let sent = self
+            .tasks
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        while *free == 0 {
-            free = self
-                .wake
-                .wait(free)
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .map(|tasks| tasks.send((body, charset, tx)));
+        if !matches!(sent, Some(Ok(()))) {
+            return Err("not checked: no reader for the page".to_owned());
         }
-        *free -= 1;
-        Permit(self)
+        rx.recv()
+            .unwrap_or_else(|_| Err("not checked: the page's reader failed".to_owned()))
     }
+}
 
-    pub(super) fn give(&self) {
-        *self
-            .free
+/// A reader's loop: each page of the queue read for its ids.
+fn read_ids_from(tasks: &Mutex<std::sync::mpsc::Receiver<IdsTask>>) {
+    loop {
+        let task = tasks
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) += 1;
-        self.wake.notify_one();
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .recv();
+        let Ok((mut body, charset, answer)) = task else {
+            return;
+        };
+        let ids = linkbase::site::read_page_ids(&mut body, charset.as_deref(), MAX_PAGE)
+            .map_err(|e| format!("not checked: {e}"));
+        let _ = answer.send(ids);
     }
 }
 
@@ -476,9 +491,10 @@ pub(super) fn fetch_all(
     }
     let threads = config.max_concurrency.min(jobs.len());
     let sched = Scheduler::new(jobs, config);
-    let bodies = Bodies {
-        free: Mutex::new(MAX_BODIES),
-        wake: Condvar::new(),
+    let (tasks, queue) = std::sync::mpsc::channel::<IdsTask>();
+    let queue = Mutex::new(queue);
+    let readers = IdReaders {
+        tasks: Mutex::new(Some(tasks)),
     };
     let agent_config = ureq::Agent::config_builder()
         .http_status_as_error(false)
@@ -497,29 +513,43 @@ pub(super) fn fetch_all(
     let trust = HeadTrust::default();
     let done: Mutex<Vec<Fetched>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                let fetcher = Fetcher {
-                    agent: &agent,
-                    config,
-                    sched: &sched,
-                    bodies: &bodies,
-                    trust: &trust,
-                    excluded,
-                };
-                while let Some((job, held)) = sched.next_job() {
-                    match fetcher.run(job, held) {
-                        Ok(fetched) => {
-                            progress.inc();
-                            done.lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                .push(fetched);
-                        }
-                        Err(job) => sched.requeue(*job),
-                    }
-                }
-            });
+        for _ in 0..MAX_BODIES {
+            s.spawn(|| read_ids_from(&queue));
         }
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let fetcher = Fetcher {
+                        agent: &agent,
+                        config,
+                        sched: &sched,
+                        readers: &readers,
+                        trust: &trust,
+                        excluded,
+                    };
+                    while let Some((job, held)) = sched.next_job() {
+                        match fetcher.run(job, held) {
+                            Ok(fetched) => {
+                                progress.inc();
+                                done.lock()
+                                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                    .push(fetched);
+                            }
+                            Err(job) => sched.requeue(*job),
+                        }
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            let _ = w.join();
+        }
+        // The workers are done: the readers' queue closes, and they end.
+        readers
+            .tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
     });
     let mut done = done
         .into_inner()
@@ -532,7 +562,7 @@ pub(super) struct Fetcher<'a> {
     pub(super) agent: &'a ureq::Agent,
     pub(super) config: &'a Config,
     pub(super) sched: &'a Scheduler,
-    pub(super) bodies: &'a Bodies,
+    readers: &'a IdReaders,
     pub(super) trust: &'a HeadTrust,
     pub(super) excluded: &'a (dyn Fn(&str) -> bool + Sync),
 }
@@ -669,10 +699,7 @@ impl Fetcher<'_> {
 
     /// The ids of the page `response` brings, read as it arrives if it is HTML (see
     /// [`linkbase::site::read_page_ids`]), at most [`MAX_PAGE`] of it.
-    fn read_ids(
-        &self,
-        mut response: ureq::http::Response<ureq::Body>,
-    ) -> Result<FragmentIds, String> {
+    fn read_ids(&self, response: ureq::http::Response<ureq::Body>) -> Result<FragmentIds, String> {
         let content_type = response
             .headers()
             .get("content-type")
@@ -694,10 +721,8 @@ impl Fetcher<'_> {
                 .eq_ignore_ascii_case("charset")
                 .then(|| v.trim().trim_matches('"').to_owned())
         });
-        let _permit = self.bodies.take();
-        let mut reader = response.body_mut().as_reader();
-        linkbase::site::read_page_ids(&mut reader, charset.as_deref(), MAX_PAGE)
-            .map_err(|e| format!("not checked: {e}"))
+        self.readers
+            .read(response.into_body().into_reader(), charset)
     }
 
     /// `target` requested as `ask` says, redirects followed: the answer, and the last page's

@@ -47,7 +47,7 @@ pub const MAX_PAGE: u64 = 8 << 20;
 /// Remote pages read for their ids at once: each is read as it arrives, holding its ids and
 /// what the walk has not settled (`linkbase::site::read_page_ids`), so their sum is bounded
 /// whatever the concurrency.
-const MAX_BODIES: usize = 4;
+const MAX_BODIES: usize = 2;
 
 /// The bounds of the durations a command line or a settings file may give: `--timeout`,
 /// `--retry-wait`, `--host-interval`, `--max-time`.
