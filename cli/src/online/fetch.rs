@@ -444,8 +444,8 @@ impl IdReaders {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .as_ref()
-            .map(|tasks| tasks.send((body, charset, tx)));
-        if !matches!(sent, Some(Ok(()))) {
+            .is_some_and(|tasks| tasks.send((body, charset, tx)).is_ok());
+        if !sent {
             return Err("not checked: no reader for the page".to_owned());
         }
         rx.recv()
