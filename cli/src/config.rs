@@ -338,9 +338,10 @@ impl File {
                 _ => Ok(None),
             }
         };
-        use crate::online::{MAX_HOST_INTERVAL, MAX_RETRY_WAIT, MAX_RUN_TIME, MAX_TIMEOUT};
-        if let Some(t) = duration("timeout", &o.timeout, Some(MAX_TIMEOUT))? {
-            a.timeout = t;
+        use crate::online::{MAX_HOST_INTERVAL, MAX_RETRY_WAIT, MAX_RUN_TIME};
+        if let (Some(t), false) = (&o.timeout, given("timeout")) {
+            crate::online::request_timeout(t).map_err(|why| self.bad("timeout", t, &why))?;
+            a.timeout = t.clone();
         }
         if let Some(t) = duration("max_time", &o.max_time, Some(MAX_RUN_TIME))? {
             a.max_time = Some(t);

@@ -399,6 +399,10 @@ fn values_are_checked_as_the_flags_are() {
             "DIR/linkbase.toml: timeout = \"1d\": at most 600 s",
         ),
         (
+            format!("{online}timeout = \"0s\"\n"),
+            "DIR/linkbase.toml: timeout = \"0s\": must be more than 0",
+        ),
+        (
             format!("{online}max_concurrency = 0\n"),
             "DIR/linkbase.toml: max_concurrency = 0: must be at least 1",
         ),

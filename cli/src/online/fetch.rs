@@ -190,6 +190,8 @@ pub(super) struct SchedState {
     later: BTreeSet<(Instant, usize)>,
     /// Jobs in the queues.
     queued: usize,
+    /// Past `--max-time`: the host jobs are taken from next.
+    drain_from: usize,
 }
 
 impl SchedState {
@@ -296,7 +298,14 @@ impl Scheduler {
             }
             let now = Instant::now();
             if self.out_of_time() {
-                let id = st.hosts.iter().position(|h| !h.queue.is_empty())?;
+                // Host by host from where the last one was taken (each scanned once, whatever
+                // the number of hosts), then from the start for a job given back meanwhile.
+                let n = st.hosts.len();
+                let from = st.drain_from.min(n);
+                let id = (from..n)
+                    .chain(0..from)
+                    .find(|&i| st.hosts.get(i).is_some_and(|h| !h.queue.is_empty()))?;
+                st.drain_from = id;
                 let job = st.hosts.get_mut(id).and_then(|h| h.queue.pop_front());
                 st.queued -= 1;
                 st.place(id, limit);

@@ -154,6 +154,16 @@ pub fn bounded_duration(text: &str, max: impl Into<Option<Duration>>) -> Result<
     }
 }
 
+/// `--timeout`: a duration of at most [`MAX_TIMEOUT`], and not zero (a request with no time is
+/// no request).
+pub fn request_timeout(text: &str) -> Result<Duration, String> {
+    let d = bounded_duration(text, MAX_TIMEOUT)?;
+    if d.is_zero() {
+        return Err("must be more than 0".to_owned());
+    }
+    Ok(d)
+}
+
 /// A `User-Agent` a request can carry (the HTTP client's own rule for a header value: no
 /// control character but tab).
 pub fn check_user_agent(ua: &str) -> Result<(), String> {
@@ -186,7 +196,8 @@ impl Config {
         Ok(Config {
             accept: Accept::parse(&args.accept)
                 .map_err(|why| Fatal(format!("--accept \"{}\": {why}", args.accept)))?,
-            timeout: duration("--timeout", &args.timeout, Some(MAX_TIMEOUT))?,
+            timeout: request_timeout(&args.timeout)
+                .map_err(|why| Fatal(format!("--timeout \"{}\": {why}", args.timeout)))?,
             max_time,
             max_retries: u32::try_from(args.max_retries).unwrap_or(u32::MAX),
             retry_wait: duration("--retry-wait", &args.retry_wait, Some(MAX_RETRY_WAIT))?,
