@@ -837,21 +837,11 @@ pub fn read_tree_file(dir: &Path, rel: &Path, limit: u64) -> Result<Option<Vec<u
     let Some(file) = open_tree_file(dir, rel)? else {
         return Ok(None);
     };
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > limit {
-        return Err(format!("larger than {}: not read", say_bytes(limit)));
-    }
-    Ok(Some(bytes))
+    read_at_most(file, limit).map(Some)
 }
 
-/// A file the user named (`--config FILE`, `--cacert FILE`): followed as given, but read only
-/// if it is a regular file (a FIFO would block, `/dev/zero` never ends) of at most `limit`
-/// bytes.
-pub fn read_named_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    let file = open_regular(path, None, true)?;
+/// All of `file`, or an error if it is longer than `limit` bytes.
+pub fn read_at_most(file: File, limit: u64) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     file.take(limit + 1)
         .read_to_end(&mut bytes)
@@ -860,6 +850,13 @@ pub fn read_named_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         return Err(format!("larger than {}: not read", say_bytes(limit)));
     }
     Ok(bytes)
+}
+
+/// A file the user named (`--config FILE`, `--cacert FILE`): followed as given, but read only
+/// if it is a regular file (a FIFO would block, `/dev/zero` never ends) of at most `limit`
+/// bytes.
+pub fn read_named_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    read_at_most(open_regular(path, None, true)?, limit)
 }
 
 /// `1 MiB`, `512 KiB`, `100 bytes`.

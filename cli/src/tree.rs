@@ -127,25 +127,12 @@ const MAX_HTTRACK_INDEX: u64 = 128 << 20;
 /// index `hts-cache/new.txt` (in the tree or its parent) names the files of URLs.
 pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: &Path) {
     use linkbase::layout::Layout;
-    use std::io::Read as _;
     // The tree's own file (or its project's, beside it): read as the tree's settings are, only
     // as a regular file reached without a symbolic link, and bounded.
     let rel = Path::new(HTTRACK_INDEX);
     let index = [root.to_path_buf(), root.join("..")]
         .into_iter()
-        .find_map(|dir| match fsout::open_tree_file(&dir, rel) {
-            Ok(None) => None,
-            opened => Some(opened.and_then(|f| {
-                let mut bytes = Vec::new();
-                f.map(|f| f.take(MAX_HTTRACK_INDEX + 1).read_to_end(&mut bytes))
-                    .transpose()
-                    .map_err(|e| e.to_string())?;
-                if bytes.len() as u64 > MAX_HTTRACK_INDEX {
-                    return Err(format!("larger than {} MiB", MAX_HTTRACK_INDEX >> 20));
-                }
-                Ok(bytes)
-            })),
-        });
+        .find_map(|dir| fsout::open_tree_file(&dir, rel).transpose());
     let layout = match arg {
         LayoutArg::Plain => Layout::Plain,
         LayoutArg::Wget => Layout::Wget,
@@ -170,8 +157,8 @@ pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: 
         }
     };
     if layout == Layout::Httrack {
-        match &index {
-            Some(Ok(bytes)) => add_httrack_index(site, &String::from_utf8_lossy(bytes)),
+        match index.map(|opened| opened.and_then(|f| fsout::read_at_most(f, MAX_HTTRACK_INDEX))) {
+            Some(Ok(bytes)) => add_httrack_index(site, &String::from_utf8_lossy(&bytes)),
             Some(Err(e)) => eprintln!(
                 "linkbase: {}: HTTrack's index not read ({e}): URLs with a query are not found",
                 escape_controls(&root.display().to_string())

@@ -225,19 +225,22 @@ fn rewrite_reads_the_httrack_index_as_data() {
     )
     .unwrap();
     let out = project.path().join("out");
-    let run = linkbase(
-        &[
-            "rewrite",
-            s(&dir),
-            "--site-url",
-            "https://example.com/",
-            "--layout",
-            "httrack",
-            "-o",
-            s(&out),
-        ],
-        b"",
-    );
+    let rewrite = || {
+        linkbase(
+            &[
+                "rewrite",
+                s(&dir),
+                "--site-url",
+                "https://example.com/",
+                "--layout",
+                "httrack",
+                "-o",
+                s(&out),
+            ],
+            b"",
+        )
+    };
+    let run = rewrite();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr.contains(&format!(
@@ -255,18 +258,6 @@ fn rewrite_reads_the_httrack_index_as_data() {
         .status()
         .unwrap()
         .success());
-    let run = linkbase(
-        &[
-            "rewrite",
-            s(&dir),
-            "--site-url",
-            "https://example.com/",
-            "--layout",
-            "httrack",
-            "-o",
-            s(&out),
-        ],
-        b"",
-    );
+    let run = rewrite();
     assert!(run.stderr.contains("FIFO"), "{}", run.stderr);
 }

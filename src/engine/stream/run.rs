@@ -306,16 +306,9 @@ pub(crate) fn fragment_ids(
     encoding: &'static Encoding,
     tentative: bool,
 ) -> Result<Vec<String>, Fallback> {
-    let outer = Outer {
-        base: Base::none(),
-        document_uri: None,
-    };
-    let options = RewriteOptions::default();
-    let pass = Pass {
-        tentative,
-        ..Pass::over(Mode::Targets, bytes, encoding, &outer, &options, 0)
-    };
-    Ok(pass.run_in_memory(Base::none(), Links::Keep)?.targets)
+    with_targets_pass(bytes, encoding, tentative, |pass| {
+        Ok(pass.run_in_memory(Base::none(), Links::Keep)?.targets)
+    })
 }
 
 /// [`fragment_ids`] of a document read from `reader` as it arrives (a remote page): the walk
@@ -325,6 +318,25 @@ pub(crate) fn fragment_ids_read(
     encoding: &'static Encoding,
     tentative: bool,
 ) -> Result<Vec<String>, StreamError> {
+    with_targets_pass(&[], encoding, tentative, |pass| {
+        // The walk reads the input through its window: it is written nowhere.
+        let mut sink = std::io::sink();
+        let mut ignore = |_: Link| {};
+        let io = StreamIo::new(&mut sink, &mut ignore);
+        let mut chunks = ReaderChunks::new(reader);
+        Ok(pass
+            .run_chunks(Base::none(), &mut chunks, Some(io), None)?
+            .targets)
+    })
+}
+
+/// `run` on the [`Mode::Targets`] pass over `bytes` (none for a document read in chunks).
+fn with_targets_pass<T>(
+    bytes: &[u8],
+    encoding: &'static Encoding,
+    tentative: bool,
+    run: impl FnOnce(&Pass<'_>) -> T,
+) -> T {
     let outer = Outer {
         base: Base::none(),
         document_uri: None,
@@ -332,16 +344,9 @@ pub(crate) fn fragment_ids_read(
     let options = RewriteOptions::default();
     let pass = Pass {
         tentative,
-        ..Pass::over(Mode::Targets, &[], encoding, &outer, &options, 0)
+        ..Pass::over(Mode::Targets, bytes, encoding, &outer, &options, 0)
     };
-    // The walk reads the input through its window: it is written nowhere.
-    let mut sink = std::io::sink();
-    let mut ignore = |_: Link| {};
-    let io = StreamIo::new(&mut sink, &mut ignore);
-    let mut chunks = ReaderChunks::new(reader);
-    Ok(pass
-        .run_chunks(Base::none(), &mut chunks, Some(io), None)?
-        .targets)
+    run(&pass)
 }
 
 /// The base a walk over a document in memory finds ([`Pass::verify`], the rules pass 1 has),
