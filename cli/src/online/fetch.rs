@@ -758,7 +758,11 @@ impl Fetcher<'_> {
                     return (answer, None);
                 }
                 Reply::Refused(refused) => {
-                    answer.excluded = Some(refused.to_string());
+                    answer.excluded = Some(if answer.redirects.is_empty() {
+                        refused.to_string()
+                    } else {
+                        format!("redirected to {refused}")
+                    });
                     answer.private = true;
                     return (answer, None);
                 }
