@@ -10,7 +10,7 @@ use super::payload::*;
 use super::record::*;
 use crate::base::BaseLayers;
 use crate::error::{Diagnostic, Error};
-use crate::input::arc::{looks_like_arc, ArcReader, Framing};
+use crate::input::arc::{ArcReader, Framing};
 pub use crate::input::warc::RecordRef;
 use crate::input::warc::{self, Item, Record, WarcReader};
 use crate::input::Headers;
@@ -132,7 +132,11 @@ impl Archive {
             source,
         };
         let mut file = BufReader::with_capacity(256 * 1024, File::open(path).map_err(io_error)?);
-        let arc = start == 0 && end.is_none() && looks_like_arc(file.fill_buf().map_err(io_error)?);
+        // The rule every input is classified by: an ARC file by its content, else its name.
+        let arc = start == 0
+            && end.is_none()
+            && crate::input::classify(&path.to_string_lossy(), file.fill_buf().map_err(io_error)?)
+                == crate::input::InputKind::Arc;
         let reader = if arc {
             Framing::Arc(Box::new(
                 ArcReader::new(file).map_err(io_error)?.keep(wanted),
