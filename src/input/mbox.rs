@@ -914,7 +914,7 @@ mod other_tools {
             "{}/fixtures/mbox/mimekit/{name}",
             env!("CARGO_MANIFEST_DIR")
         );
-        std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+        std::fs::read(&path).unwrap()
     }
 
     /// MimeKit's `content-length.mbox.txt` (its source in `fixtures/README.md`): 29 messages,

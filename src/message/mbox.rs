@@ -44,7 +44,7 @@ pub fn each_message<R: BufRead + Seek, T>(
     mut run: impl FnMut(&MessageInput<'_>) -> Result<T, Error>,
     mut sink: impl FnMut(&MboxMessage, Result<T, Error>),
 ) -> Result<(), Error> {
-    while let Some(m) = reader.next() {
+    for m in reader.by_ref() {
         let m = m.map_err(|source| Error::Io {
             input: name.to_owned(),
             source,
