@@ -376,16 +376,8 @@ impl<R: BufRead + Seek> MboxReader<R> {
                     n > 0 && bare.get(n..).is_some_and(|r| r.starts_with(b"From "))
                 });
             if in_heading && piece.line_start && !quoted {
-                if let Some(value) = bare
-                    .get(..15)
-                    .filter(|n| n.eq_ignore_ascii_case(b"Content-Length:"))
-                    .and_then(|_| bare.get(15..))
-                {
-                    let value = value.trim_ascii();
-                    if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                        content_length =
-                            std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
-                    }
+                if let Some(length) = content_length_of(bare) {
+                    content_length = Some(length);
                 }
             }
             let bytes = if quoted {
@@ -456,18 +448,25 @@ fn heading_length(bytes: &[u8], mut at: usize) -> Option<(usize, usize)> {
         if bare.is_empty() {
             return Some((at, length?));
         }
-        if let Some(value) = bare
-            .get(..15)
-            .filter(|n| n.eq_ignore_ascii_case(b"Content-Length:"))
-            .and_then(|_| bare.get(15..))
-        {
-            let value = value.trim_ascii();
-            if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                length = std::str::from_utf8(value).ok()?.parse().ok();
-            }
+        if let Some(value) = content_length_of(bare) {
+            length = usize::try_from(value).ok();
         }
     }
     None
+}
+
+/// The value of `line` (without its line end) when it is a `Content-Length` field of digits
+/// only.
+fn content_length_of(line: &[u8]) -> Option<u64> {
+    let value = line
+        .get(..15)
+        .filter(|n| n.eq_ignore_ascii_case(b"Content-Length:"))
+        .and_then(|_| line.get(15..))?
+        .trim_ascii();
+    if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(value).ok()?.parse().ok()
 }
 
 /// The messages of an mbox in memory, as [`MboxReader`] reads them, and how many bytes came
