@@ -324,3 +324,35 @@ fn webarchive_commons_response_without_a_target_uri() {
         run.stderr
     );
 }
+
+/// A record whose Content-Encoding does not decode, and whose stored bytes are no HTML either,
+/// is skipped and said with its offset (it was counted as skipped in silence).
+#[test]
+fn an_undecodable_payload_is_said() {
+    let block = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n\x01\x02garbage";
+    let record = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:u1>\r\n\
+         WARC-Target-URI: http://h/\r\nContent-Type: application/http; msgtype=response\r\n\
+         Content-Length: {}\r\n\r\n{block}\r\n\r\n",
+        block.len()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u.warc");
+    std::fs::write(&path, &record).unwrap();
+    let path = path.to_str().unwrap();
+    let run = linkbase(&["links", path], b"");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "linkbase: {path}: record <urn:uuid:u1> at offset 0 skipped: Content-Encoding: gzip \
+             does not decode ("
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .ends_with("1 record read: 0 HTML (0 of them revisits), 1 skipped, 0 damaged\n"),
+        "{}",
+        run.stderr
+    );
+}
