@@ -355,4 +355,20 @@ fn an_undecodable_payload_is_said() {
         "{}",
         run.stderr
     );
+    // An empty WARC-Record-ID is named so (it read `record  at`, and `(record )` in damage):
+    // here a Content-Length 100 bytes past the end of the file.
+    let bad = record.replace("<urn:uuid:u1>", "").replace(
+        &format!("Content-Length: {}\r\n\r\nHTTP", block.len()),
+        &format!("Content-Length: {}\r\n\r\nHTTP", block.len() + 100),
+    );
+    std::fs::write(path, bad).unwrap();
+    let run = linkbase(&["links", path], b"");
+    assert!(
+        run.stderr.contains(&format!(
+            "linkbase: {path}: record (empty WARC-Record-ID) at offset 0 read past damage: \
+             Content-Length 177"
+        )),
+        "{}",
+        run.stderr
+    );
 }
