@@ -619,12 +619,13 @@ fn profile_sensitive_links_are_said() {
 /// Issue 24 item 1, the false all-clear: a mirror whose links still go to the live site
 /// (here ours read as a plain tree) passed `check --local` (every such link "external"). In a
 /// directory named by its host, as wget and HTTrack save one, a link to a file the copy has is
-/// now `left-absolute`, a broken link; the mirror made in wget's layout passes.
+/// now `left-absolute`, a broken link; the mirror made in wget's layout passes. Of the 14, one
+/// is in a stylesheet (`url(http://127.0.0.1:8724/img/bg.png?x=1)`, read since issue 37).
 #[test]
 fn check_local_sees_links_left_on_the_live_site() {
     let t = tmp();
     let raw = crawl("raw/127.0.0.1:8724");
-    for (layout, code, broken) in [("plain", 1, 13), ("auto", 0, 0)] {
+    for (layout, code, broken) in [("plain", 1, 14), ("auto", 0, 0)] {
         let host = t.path().join(layout).join("127.0.0.1:8724");
         rewrite_ok(&[
             raw.to_str().unwrap(),

@@ -88,7 +88,6 @@ fn options_are_grouped_under_headings() {
                 "Output:",
                 "Filters:",
                 "Input:",
-                "Exit status:",
                 "Online:",
                 "Resolution:",
                 "Examples:",
