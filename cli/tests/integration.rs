@@ -20,6 +20,7 @@ mod integration {
     pub mod sites;
     mod check_ci;
     mod check_local;
+    mod check_tree;
     mod positions;
     mod config;
     mod online;
