@@ -665,9 +665,10 @@ impl Site {
             self.directory(path.trim_end_matches('/'), query)
         } else {
             let file = self.layout_file(path, query);
-            match self.with_extension(&file) {
-                Some(found) if !self.files.contains(&file) => found,
-                _ => file,
+            if self.fallback_extensions.is_empty() || self.files.contains(&file) {
+                file
+            } else {
+                self.with_extension(&file).unwrap_or(file)
             }
         };
         Target::Internal { path, fragment }
@@ -687,15 +688,17 @@ impl Site {
             };
             self.layout_file(&file, query)
         };
-        let itself = if dir.is_empty() {
-            "./".to_owned()
-        } else {
-            format!("{dir}/")
+        let itself = || {
+            if dir.is_empty() {
+                "./".to_owned()
+            } else {
+                format!("{dir}/")
+            }
         };
         if !dir.is_empty() && !self.dirs.contains(dir) {
             return self
                 .with_extension(dir)
-                .unwrap_or_else(|| self.first_index(&below, itself));
+                .unwrap_or_else(|| self.first_index(&below, itself()));
         }
         for index in &self.index_files {
             match index {
@@ -709,11 +712,11 @@ impl Site {
                     return (!dir.is_empty())
                         .then(|| self.with_extension(dir))
                         .flatten()
-                        .unwrap_or(itself);
+                        .unwrap_or_else(itself);
                 }
             }
         }
-        self.first_index(&below, itself)
+        self.first_index(&below, itself())
     }
 
     /// What a directory without an index file is reported as: its first index file's name, or

@@ -91,48 +91,110 @@ impl Contrast {
 
 /// Whether `reference`'s syntax reaches a step where the RFC profiles and the URL Standard
 /// resolve differently (the list in the module's documentation). True for every reference
-/// where they can; a few where they then agree.
+/// where they can; a few where they then agree. One pass over the bytes: it runs for every link.
 pub(crate) fn may_differ(reference: &str) -> bool {
-    let cleaned = reference.starts_with(|c: char| c <= ' ')
-        || reference.ends_with(|c: char| c <= ' ')
-        || reference.contains(['\t', '\n', '\r']);
-    if cleaned || reference.contains(['\\', '|']) || reference.starts_with(['?', ';']) {
+    let b = reference.as_bytes();
+    let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    if first <= b' ' || last <= b' ' || matches!(first, b'?' | b';') {
         return true;
     }
-    let r = UriRef::parse(reference);
-    // RFC 1808 §2.1 keeps `;params` apart from a segment: `.;p` is a dot segment there.
-    let before_params = |s: &str| s.split(';').next().is_some_and(is_dot_segment);
-    if r.path.split('/').any(before_params) {
+    // The path's segments (RFC 1808 keeps `;params` apart: `.;p` is a dot segment there) up to
+    // the query or fragment, where neither algorithm reads `\\`, `|` or dots; the first `:`
+    // before any delimiter ends a scheme.
+    let dot = |segment: &[u8]| {
+        matches!(segment.first(), Some(b'.' | b'%'))
+            && is_dot_bytes(segment.split(|&c| c == b';').next().unwrap_or_default())
+    };
+    let mut start = 0;
+    let mut scheme_end = None;
+    let mut end = b.len();
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'\t' | b'\n' | b'\r' | b'\\' | b'|' => return true,
+            b':' if start == 0 && scheme_end.is_none() => {
+                scheme_end = Some(i);
+                start = i + 1;
+            }
+            b'/' => {
+                if dot(b.get(start..i).unwrap_or_default()) {
+                    return true;
+                }
+                start = i + 1;
+            }
+            b'?' | b'#' => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    if dot(b.get(start..end).unwrap_or_default()) {
         return true;
     }
-    // A scheme only RFC 1808's grammar reads (`1a:b`, `.x:y`: a digit or `.` first).
-    let first = reference.split(['/', '?', '#']).next().unwrap_or("");
-    if r.scheme.is_none() && first.contains(':') {
-        return true;
-    }
-    match (r.scheme, r.authority) {
-        // `///g`, `http:///g`: the host is after the slashes; `//C:/`: a drive letter is no
-        // host under `file:`.
-        (_, Some(a)) if a.is_empty() || drive_letter_first(a) => true,
-        (Some(scheme), None) => is_special(scheme),
-        _ => false,
-    }
+    let rest = match scheme_end {
+        Some(end) => {
+            let scheme = reference.get(..end).unwrap_or_default();
+            // A scheme only RFC 1808's grammar reads (`1a:b`, `.x:y`: a digit or `.` first).
+            let rfc2396 = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'));
+            if !rfc2396 {
+                return true;
+            }
+            let after = b.get(end + 1..).unwrap_or_default();
+            if !is_special(scheme) {
+                return false;
+            }
+            // A special scheme without `//`: no absolute URI for the URL Standard.
+            if !after.starts_with(b"//") {
+                return true;
+            }
+            if scheme.eq_ignore_ascii_case("file") {
+                // `file:///x` has no host on either side; `file://C:/x` a drive letter.
+                return authority(after).is_some_and(|a| drive_letter_first(a));
+            }
+            after
+        }
+        None => b,
+    };
+    // `///g`, `http:///g`: the host is after the slashes; `//C:/`: a drive letter is no host
+    // under `file:`.
+    authority(rest).is_some_and(|a| a.is_empty() || drive_letter_first(a))
+}
+
+/// The authority after `//` at the start of `rest`, when there is one.
+fn authority(rest: &[u8]) -> Option<&str> {
+    let after = rest.strip_prefix(b"//")?;
+    let end = after
+        .iter()
+        .position(|c| matches!(c, b'/' | b'?' | b'#'))
+        .unwrap_or(after.len());
+    std::str::from_utf8(after.get(..end)?).ok()
 }
 
 /// Whether two results of one reference are different URLs (see the module's documentation).
 pub(crate) fn differ(a: &str, b: &str, encoding: &'static Encoding) -> bool {
-    let kept_dots = |u: &str| UriRef::parse(u).path.split('/').any(is_dot_segment);
-    // `file://localhost/` is `file:///` (RFC 8089 §2; the URL Standard's "file host state").
-    let host = |u: &str| {
+    // What the URL Standard's serialization would hide: a kept dot segment, a `\\`, whether
+    // there is a host (`file://localhost/` is `file:///`: RFC 8089 §2, "file host state").
+    let shape = |u: &str| {
         let r = UriRef::parse(u);
         let file = r.scheme.is_some_and(|s| s.eq_ignore_ascii_case("file"));
-        r.authority
+        let host = r
+            .authority
             .and_then(|a| a.rsplit('@').next())
             .is_some_and(|h| {
                 !(h.is_empty()
                     || h.starts_with(':')
                     || (file && h.eq_ignore_ascii_case("localhost")))
-            })
+            });
+        (
+            r.path.split('/').any(is_dot_segment),
+            u.contains('\\'),
+            host,
+        )
     };
     // As the URL Standard serializes them: read after the characters a URI cannot hold are
     // encoded as it encodes them (a query in the document's encoding), or as they are (a
@@ -142,24 +204,28 @@ pub(crate) fn differ(a: &str, b: &str, encoding: &'static Encoding) -> bool {
         url::Url::parse(&valid).map_or(valid, |p| p.to_string())
     };
     let plain = |u: &str| url::Url::parse(u).map(|p| p.to_string()).ok();
-    let same = norm(a) == norm(b) || plain(a).is_some_and(|p| plain(b) == Some(p));
-    kept_dots(a) != kept_dots(b)
-        || a.contains('\\') != b.contains('\\')
-        || host(a) != host(b)
-        || !same
+    shape(a) != shape(b) || !(norm(a) == norm(b) || plain(a).is_some_and(|p| plain(b) == Some(p)))
 }
 
 /// A `.` or `..` segment, as written or percent-encoded (`%2e`, `.%2E`): the URL Standard's
 /// "single-dot" and "double-dot URL path segment".
 fn is_dot_segment(segment: &str) -> bool {
+    is_dot_bytes(segment.as_bytes())
+}
+
+/// [`is_dot_segment`] on bytes.
+fn is_dot_bytes(segment: &[u8]) -> bool {
     // By length first: this runs over every segment of the references asked about.
-    let is = |s: &str| segment.eq_ignore_ascii_case(s);
+    if !matches!(segment.first(), Some(b'.' | b'%')) {
+        return false;
+    }
+    let is = |s: &[u8]| segment.eq_ignore_ascii_case(s);
     match segment.len() {
-        1 => segment == ".",
-        2 => segment == "..",
-        3 => is("%2e"),
-        4 => is(".%2e") || is("%2e."),
-        6 => is("%2e%2e"),
+        1 => segment == b".",
+        2 => segment == b"..",
+        3 => is(b"%2e"),
+        4 => is(b".%2e") || is(b"%2e."),
+        6 => is(b"%2e%2e"),
         _ => false,
     }
 }
