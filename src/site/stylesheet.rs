@@ -106,7 +106,14 @@ mod tests {
             "https://h/site/css/main.css",
             &crate::pipeline::Options::default(),
         );
-        let got: Vec<(&str, &str, Option<&str>, Option<usize>, Option<usize>)> = links
+        type Found<'a> = (
+            &'a str,
+            &'a str,
+            Option<&'a str>,
+            Option<usize>,
+            Option<usize>,
+        );
+        let got: Vec<Found<'_>> = links
             .iter()
             .map(|l| {
                 (

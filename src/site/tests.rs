@@ -1,5 +1,5 @@
 //! The site map's unit tests: URL ↔ file, verdicts, relative paths.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 use super::*;
 
 fn site() -> Site {

@@ -154,7 +154,7 @@ pub(crate) fn may_differ(reference: &str) -> bool {
             }
             if scheme.eq_ignore_ascii_case("file") {
                 // `file:///x` has no host on either side; `file://C:/x` a drive letter.
-                return authority(after).is_some_and(|a| drive_letter_first(a));
+                return authority(after).is_some_and(drive_letter_first);
             }
             after
         }
@@ -200,7 +200,7 @@ pub(crate) fn differ(a: &str, b: &str, encoding: &'static Encoding) -> bool {
     // encoded as it encodes them (a query in the document's encoding), or as they are (a
     // non-special URL's host is percent-encoded, not IDNA's).
     let norm = |u: &str| {
-        let valid = super::valid_uri(u, encoding).into_owned();
+        let valid = super::valid::valid_uri(u, encoding).into_owned();
         url::Url::parse(&valid).map_or(valid, |p| p.to_string())
     };
     let plain = |u: &str| url::Url::parse(u).map(|p| p.to_string()).ok();

@@ -5,40 +5,9 @@
 
 use std::path::Path;
 
+use super::check_local::{check, records, tree, triple as r};
 use super::sites::{s, tmp};
-use super::util::{jsonl, linkbase, Run};
-
-fn tree(root: &Path, files: &[(&str, &str)]) {
-    for (rel, text) in files {
-        let path = root.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-}
-
-fn check(dir: &Path, extra: &[&str]) -> Run {
-    let mut args = vec!["check", s(dir)];
-    args.extend_from_slice(extra);
-    linkbase(&args, b"")
-}
-
-/// (original, verdict, target) of every record of `check --format jsonl`.
-fn records(run: &Run) -> Vec<(String, String, String)> {
-    jsonl(&run.stdout)
-        .into_iter()
-        .map(|v| {
-            (
-                v["original"].as_str().unwrap().to_owned(),
-                v["verdict"].as_str().unwrap().to_owned(),
-                v["target"].as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect()
-}
-
-fn r(original: &str, verdict: &str, target: &str) -> (String, String, String) {
-    (original.into(), verdict.into(), target.into())
-}
+use super::util::jsonl;
 
 /// A Hugo-style build: pretty URLs (`/about` served from `about.html`), a directory with a
 /// README but no index.html, one with neither.
@@ -49,11 +18,10 @@ fn pretty_site(dir: &Path) {
             (
                 "index.html",
                 "<a href=\"/about\">1</a>\n<a href=\"/about/\">2</a>\n<a href=\"/docs/\">3</a>\n\
-                 <a href=\"/blog/\">4</a>\n<a href=\"/gone\">5</a>\n<a href=\"/about#team\">6</a>\n",
-            ),
-            ("about.html", "<h2 id=team>Team</h2>"),
-            ("docs/README.html", "<p>docs</p>"),
-            ("blog/post.html", "<p>post</p>"),
+                 <a href=\"/blog/\">4</a>\n<a href=\"/gone\">5</a>\n<a href=\"/about#team\">6</a>\n".as_bytes()),
+            ("about.html", "<h2 id=team>Team</h2>".as_bytes()),
+            ("docs/README.html", "<p>docs</p>".as_bytes()),
+            ("blog/post.html", "<p>post</p>".as_bytes()),
         ],
     );
 }
@@ -195,15 +163,19 @@ fn stylesheets_are_checked_at_their_line_and_column() {
     tree(
         dir.path(),
         &[
-            ("index.html", "<link rel=stylesheet href=\"css/main.css\">"),
+            (
+                "index.html",
+                "<link rel=stylesheet href=\"css/main.css\">".as_bytes(),
+            ),
             (
                 "css/main.css",
                 "@import url(\"/css/extra.css\");\n/* url(comment.png) */\n\
                  body { background: url(../img/bg.png) }\n\
                  p { background: url( ../img/gone.png ), url(#clip) }\n\
-                 @font-face { src: url(https://fonts.example/f.woff2) }\n",
+                 @font-face { src: url(https://fonts.example/f.woff2) }\n"
+                    .as_bytes(),
             ),
-            ("img/bg.png", ""),
+            ("img/bg.png", "".as_bytes()),
         ],
     );
     let run = check(dir.path(), &["--local"]);
@@ -277,7 +249,10 @@ fn nothing_checked_is_an_error() {
         )
     );
     let text = dir.path().join("text");
-    tree(&text, &[("a.txt", "x"), ("b/c.md", "y")]);
+    tree(
+        &text,
+        &[("a.txt", "x".as_bytes()), ("b/c.md", "y".as_bytes())],
+    );
     let run = check(&text, &["--local"]);
     assert_eq!(run.code, 2);
     assert!(
@@ -287,7 +262,7 @@ fn nothing_checked_is_an_error() {
         run.stderr
     );
     let site = dir.path().join("site");
-    tree(&site, &[("index.html", "<a href=x.html>x</a>")]);
+    tree(&site, &[("index.html", "<a href=x.html>x</a>".as_bytes())]);
     let run = check(&site, &["--local", "--exclude-path", "**"]);
     assert_eq!(run.code, 2);
     assert_eq!(
@@ -322,9 +297,9 @@ fn junit_cases_name_their_file_and_line() {
     tree(
         &site,
         &[
-            ("index.html", "<p>\n<a href=\"gone.html\">1</a>"),
-            ("sub/page.html", "<a href=\"../gone.html\">2</a>"),
-            ("style.css", "\n\nb { background: url(no.png) }"),
+            ("index.html", "<p>\n<a href=\"gone.html\">1</a>".as_bytes()),
+            ("sub/page.html", "<a href=\"../gone.html\">2</a>".as_bytes()),
+            ("style.css", "\n\nb { background: url(no.png) }".as_bytes()),
         ],
     );
     let run = check(
