@@ -4,10 +4,13 @@
 //!   root, percent-encoded where RFC 2396 §2.4.3 requires: `docs/a b.html` under
 //!   `https://h/site/` is `https://h/site/docs/a%20b.html`. An `index.html` keeps its own URL
 //!   (`…/dir/index.html`, as wget and HTTrack save it); relative links resolve the same from
-//!   `…/dir/` and `…/dir/index.html`, and a link to `…/dir/` names `dir/index.html`.
+//!   `…/dir/` and `…/dir/index.html`, and a link to `…/dir/` names `dir/index.html` (or what
+//!   [`Site::set_index_files`] says; [`Site::set_fallback_extensions`] for pretty URLs).
 //! - A resolved link is internal when it has the site URL's scheme and authority and its path lies
 //!   under the site path; it then names a file of the tree, or leaves the root (a `..` that climbs
 //!   out). Nothing here touches the file system: the caller walked the tree once.
+//! - A check reads the links of the tree's pages ([`Site::check_page`]) and of its stylesheets
+//!   ([`Site::check_stylesheet`]: `url()` and `@import`, by the rewrite's CSS rules).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -934,7 +937,7 @@ impl crate::rewrite::Relink for Site {
 /// One link of a checked page, with its verdict: a line of `check --format jsonl`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CheckRecord {
-    /// The page the link is on, relative to the root.
+    /// The page (or stylesheet) the link is in, relative to the root.
     pub file: String,
     /// The link, as `links` reports it.
     #[serde(flatten)]
