@@ -25,7 +25,7 @@ pub(crate) struct Loaded {
     pub(crate) warc: Option<Large>,
     /// The archive in `warc` is an ARC file (read by the same reader, as WARC records).
     pub(crate) arc: bool,
-    /// An mbox: many messages (`mbox.rs`), read whole.
+    /// An mbox: many messages (`mbox.rs`), read from `large` a message at a time.
     pub(crate) mbox: bool,
 }
 
@@ -122,32 +122,45 @@ pub(crate) fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<
     Ok((bytes, Some(large)))
 }
 
+/// Where the input is as a file: `large`'s, the named file, or stdin (`bytes`, all of it)
+/// spooled to a temporary file.
+fn as_file(name: &str, bytes: &[u8], large: Option<Large>) -> Result<Large, Fatal> {
+    Ok(match large {
+        Some(l) => l,
+        None if name == "-" => {
+            let mut spool = tempfile::NamedTempFile::new()
+                .and_then(|mut f| f.write_all(bytes).map(|()| f))
+                .map_err(|e| Fatal(format!("stdin: cannot spool it to a temporary file: {e}")))?;
+            spool.flush().map_err(|e| Fatal(format!("stdin: {e}")))?;
+            Large {
+                path: spool.path().to_owned(),
+                _spool: Some(spool),
+            }
+        }
+        None => Large {
+            path: name.into(),
+            _spool: None,
+        },
+    })
+}
+
 /// The input; a large one (past `--stream-threshold`) only as its head and where it is, unless
 /// it is a MIME message (those are read whole).
 pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
     let name = args.input.clone();
     let (mut bytes, mut large) = read_input(&name, args.stream_threshold)?;
-    let kind = linkbase::input::classify(&name, &bytes);
+    let sniffed = linkbase::input::sniff(&name, &bytes);
+    let kind = sniffed.kind;
+    if let Some(doubt) = &sniffed.doubt {
+        let shown = if name == "-" { "stdin" } else { &name };
+        eprintln!(
+            "linkbase: {}: {}",
+            crate::text::escape_controls(shown),
+            crate::text::escape_controls(doubt)
+        );
+    }
     if matches!(kind, InputKind::Warc | InputKind::Arc) {
-        let source = match large {
-            Some(l) => l,
-            None if name == "-" => {
-                let mut spool = tempfile::NamedTempFile::new()
-                    .and_then(|mut f| f.write_all(&bytes).map(|()| f))
-                    .map_err(|e| {
-                        Fatal(format!("stdin: cannot spool it to a temporary file: {e}"))
-                    })?;
-                spool.flush().map_err(|e| Fatal(format!("stdin: {e}")))?;
-                Large {
-                    path: spool.path().to_owned(),
-                    _spool: Some(spool),
-                }
-            }
-            None => Large {
-                path: name.clone().into(),
-                _spool: None,
-            },
-        };
+        let source = as_file(&name, &bytes, large)?;
         return Ok(Loaded {
             name,
             bytes: Vec::new(),
@@ -160,11 +173,13 @@ pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
             mbox: false,
         });
     }
-    // An mbox is read whole, as a message is, and split into its messages (`mbox.rs`).
-    let message = matches!(kind, InputKind::Message | InputKind::Mbox);
-    if let (true, Some(l)) = (message, &large) {
+    // A message is read whole; an mbox is read from its file a message at a time (`mbox.rs`).
+    if let (InputKind::Message, Some(l)) = (kind, &large) {
         bytes = std::fs::read(&l.path).map_err(|e| Fatal(format!("{name}: {e}")))?;
         large = None;
+    }
+    if kind == InputKind::Mbox {
+        large = Some(as_file(&name, &bytes, large.take())?);
     }
     let mut headers = match &args.headers_file {
         Some(path) => {

@@ -238,7 +238,7 @@ fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         if args.extract.is_some() {
             return Err(Fatal("--extract DIR needs a WARC file as INPUT".into()).into());
         }
-        let (bytes, exit) = mbox::rewrite(&loaded, args, &options);
+        let (bytes, exit) = mbox::rewrite(&loaded, args, &options)?;
         write_rewritten(args, snapshot.as_ref(), &bytes)?;
         return Ok(exit);
     }

@@ -8,6 +8,7 @@
 
 mod columns;
 use columns::LinkColumns;
+mod stream;
 mod topy;
 mod warc;
 use warc::{read_warc, WarcReader};
@@ -17,6 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use linkbase::input::InputKind;
 use linkbase::message::{self, MessageInput};
 use linkbase::pipeline::{self, HtmlInput, Options};
+use linkbase::report::UnresolvedSummary;
 use linkbase::{
     BaseLayers, HeaderBase, Headers, Profile, Report, ResolveOptions, Resolver, RewriteOptions,
 };
@@ -112,14 +114,39 @@ impl DocBytes<'_> {
 /// The document argument: `bytes`, any other bytes-like object (`bytearray`, `memoryview`, …,
 /// copied: the GIL is released while the library reads it), or `str` (the text itself, not a
 /// path: encoded as UTF-8, and read as UTF-8 whatever it declares). The flag says it was `str`.
-fn document<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(DocBytes<'py>, bool)> {
+///
+/// One rule for paths: an `os.PathLike` (`pathlib.Path`) names a file, read whole (its name then
+/// counts as the CLI's does, [`linkbase::input::classify`]); a `str` is always text, and a `str`
+/// that is a single line naming an existing file is refused (`UsageError`), since reading it as
+/// a page of text would silently find no links.
+fn document<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(DocBytes<'py>, bool, String)> {
+    let py = obj.py();
     if let Ok(bytes) = obj.cast::<PyBytes>() {
-        return Ok((DocBytes::Shared(bytes.clone()), false));
+        return Ok((DocBytes::Shared(bytes.clone()), false, String::new()));
     }
     if let Ok(text) = obj.cast::<PyString>() {
-        return Ok((DocBytes::Owned(text.to_cow()?.as_bytes().to_vec()), true));
+        let text = text.to_cow()?;
+        let one_line = !text.is_empty() && text.len() < 4096 && !text.contains(['\n', '<']);
+        if one_line && std::path::Path::new(text.trim()).is_file() {
+            return Err(UsageError::new_err(format!(
+                "html: {text:?} names a file, but a str is the document's text, not a path: pass \
+                 pathlib.Path({text:?}) to read the file, or its bytes (open({text:?}, \"rb\").read())"
+            )));
+        }
+        return Ok((
+            DocBytes::Owned(text.as_bytes().to_vec()),
+            true,
+            String::new(),
+        ));
     }
-    let py = obj.py();
+    if obj.is_instance(&py.import("os")?.getattr("PathLike")?)? {
+        let path: std::path::PathBuf =
+            py.import("os")?.call_method1("fspath", (obj,))?.extract()?;
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path)
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{name}: {e}")))?;
+        return Ok((DocBytes::Owned(bytes), false, name));
+    }
     let view = py
         .import("builtins")?
         .getattr("memoryview")?
@@ -131,11 +158,12 @@ fn document<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(DocBytes<'py>, bool)> {
                 .map(|n| n.to_string())
                 .unwrap_or_else(|_| "?".to_owned());
             PyTypeError::new_err(format!(
-                "html: expected bytes, bytearray, memoryview (any bytes-like object) or str, not {name}"
+                "html: expected bytes, bytearray, memoryview (any bytes-like object), str (the text) \
+                 or pathlib.Path (a file), not {name}"
             ))
         })?;
     let bytes = view.call_method0("tobytes")?.cast_into::<PyBytes>()?;
-    Ok((DocBytes::Shared(bytes), false))
+    Ok((DocBytes::Shared(bytes), false, String::new()))
 }
 
 /// The document and how to read it.
@@ -144,6 +172,8 @@ struct Job<'py> {
     kind: InputKind,
     text: bool,
     prepared: Prepared,
+    /// The unresolved summaries of reports whose links were counted, not kept (by index).
+    summaries: std::cell::RefCell<Vec<Option<UnresolvedSummary>>>,
 }
 
 impl<'py> Job<'py> {
@@ -151,8 +181,14 @@ impl<'py> Job<'py> {
     /// `linkbase::input::classify`, by content only, there being no file name). A WARC archive
     /// is refused: its records are documents of their own, with their own URLs.
     fn new(obj: &Bound<'py, PyAny>, prepared: Prepared) -> PyResult<Job<'py>> {
-        let (doc, text) = document(obj)?;
-        let kind = linkbase::input::classify("", doc.as_slice());
+        let (doc, text, name) = document(obj)?;
+        let sniffed = linkbase::input::sniff(&name, doc.as_slice());
+        let kind = sniffed.kind;
+        if let Some(doubt) = &sniffed.doubt {
+            // A guess, said as the CLI says it on stderr.
+            let shown = if name.is_empty() { "html" } else { &name };
+            warn(obj.py(), &format!("{shown}: {doubt}"))?;
+        }
         if kind == InputKind::Arc {
             return Err(UsageError::new_err(
                 "html: this is an ARC archive, not a document: read its records with \
@@ -177,6 +213,7 @@ impl<'py> Job<'py> {
             kind,
             text,
             prepared,
+            summaries: std::cell::RefCell::new(Vec::new()),
         })
     }
 
@@ -190,7 +227,8 @@ impl<'py> Job<'py> {
     /// bytes before its first one, a MIME part skipped or read past damage) is warned
     /// (`LinkbaseWarning`): never silent.
     fn run(&self, py: Python<'_>, rewrite: bool) -> PyResult<(Option<Vec<u8>>, Vec<Report>)> {
-        let (bytes, reports, problems) = self.read(py, rewrite)?;
+        let (bytes, reports, problems, summaries) = self.read(py, rewrite)?;
+        *self.summaries.borrow_mut() = summaries;
         let problems = problems.into_iter().chain(reports.iter().flat_map(|r| {
             r.base
                 .diagnostics
@@ -220,7 +258,12 @@ impl<'py> Job<'py> {
         &self,
         py: Python<'_>,
         rewrite: bool,
-    ) -> PyResult<(Option<Vec<u8>>, Vec<Report>, Vec<String>)> {
+    ) -> PyResult<(
+        Option<Vec<u8>>,
+        Vec<Report>,
+        Vec<String>,
+        Vec<Option<UnresolvedSummary>>,
+    )> {
         let bytes = self.doc.as_slice();
         let prepared = &self.prepared;
         if self.kind == InputKind::Mbox {
@@ -263,11 +306,11 @@ impl<'py> Job<'py> {
                         Err(e) => problems.push(format!("{e}: the message is not read")),
                     }
                 }
-                Ok((out, reports, problems))
+                Ok((out, reports, problems, Vec::new()))
             });
         }
         let message = self.message();
-        let (out, reports) = run(py, || {
+        let (out, reports, summaries) = run(py, || {
             if message {
                 let input = MessageInput {
                     name: MESSAGE_NAME,
@@ -276,23 +319,32 @@ impl<'py> Job<'py> {
                 };
                 return if rewrite {
                     let out = message::rewrite_message(&input, &prepared.options).map_err(to_py)?;
-                    Ok((Some(out.bytes), out.reports))
+                    Ok((Some(out.bytes), out.reports, Vec::new()))
                 } else {
                     let reports =
                         message::links_message(&input, &prepared.options).map_err(to_py)?;
-                    Ok((None, reports))
+                    Ok((None, reports, Vec::new()))
                 };
             }
             let input = prepared.input(bytes);
             if rewrite {
-                let out = pipeline::rewrite(&input, &prepared.options).map_err(to_py)?;
-                Ok((Some(out.bytes), vec![out.report]))
+                // Written with its links counted, not kept: memory stays the document's, however
+                // many links it has; the count gives the unresolved summary.
+                let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+                let written =
+                    pipeline::rewrite_to(&input, &prepared.options, &mut out).map_err(to_py)?;
+                let summary = written.links.unresolved_summary(&written.base);
+                let report = Report {
+                    base: written.base,
+                    links: Vec::new(),
+                };
+                Ok((Some(out), vec![report], vec![summary]))
             } else {
                 let report = pipeline::links(&input, &prepared.options).map_err(to_py)?;
-                Ok((None, vec![report]))
+                Ok((None, vec![report], Vec::new()))
             }
         })?;
-        Ok((out, reports, Vec::new()))
+        Ok((out, reports, Vec::new(), summaries))
     }
 
     /// `strict`: raise `UnresolvedError` when links were left relative or unresolvable;
@@ -300,8 +352,14 @@ impl<'py> Job<'py> {
     /// CLI says it on stderr.
     fn unresolved(&self, py: Python<'_>, reports: &[Report], strict: bool) -> PyResult<()> {
         let mut said = Vec::new();
-        for report in reports {
-            let Some(summary) = report.unresolved_summary() else {
+        let counted = self.summaries.borrow();
+        for (i, report) in reports.iter().enumerate() {
+            // Counted while written (`rewrite_to`), or from the report's links.
+            let summary = match counted.get(i) {
+                Some(counted) => *counted,
+                None => report.unresolved_summary(),
+            };
+            let Some(summary) = summary else {
                 continue;
             };
             let mut line = format!("{}{summary}", where_in(&report.base, true));
@@ -516,8 +574,9 @@ fn resolve(py: Python<'_>, base: &str, r#ref: &str, profile: &str) -> PyResult<O
 macro_rules! doc_arguments {
     () => {
         "Arguments:
-    html: the document: bytes or any bytes-like object (bytearray, memoryview), or str, which is
-        the text itself (not a path), read as UTF-8 whatever it declares. An HTML document, or a
+    html: the document: bytes or any bytes-like object (bytearray, memoryview); str, which is
+        the text itself (not a path: a str naming an existing file raises UsageError), read as
+        UTF-8 whatever it declares; or a pathlib.Path (os.PathLike), the file. An HTML document, or a
         MIME message (e-mail, MHTML: a heading naming MIME-Version or Content-Type), whose HTML
         and CSS parts are each read against their own base, as the CLI does; or an mbox (mails
         after `From ` lines: mboxo, mboxrd, mboxcl2), each message read as a MIME message, its
@@ -657,6 +716,40 @@ fn links<'py>(
     Ok(list)
 }
 
+#[pyfunction]
+#[pyo3(signature = (html, *, url = None, headers = None, profile = "rfc2396", header_base = "entity", strict = false))]
+#[doc = concat!(
+"The links of links(), one dict at a time, for documents too large to hold a dict per link (a
+page of millions of links): the document is read on a thread of its own and each link is made
+a dict when the iteration asks for it, so memory holds the document and the dicts kept, not one
+record per link. Unresolved links are warned (or raise, with strict=True) when the iteration
+ends.
+
+", doc_arguments!(), doc_strict!(), "
+Returns:
+    An iterator of dicts, as links() returns them.
+
+", doc_raises!(), "    UnresolvedError: strict=True and links were left relative or unresolvable.
+
+Example:
+    >>> import linkbase
+    >>> [l[\"resolved\"] for l in linkbase.iter_links(b\"<a href=x>\", url=\"http://h/p\")]
+    ['http://h/x']
+")]
+#[allow(clippy::too_many_arguments)]
+fn iter_links<'py>(
+    py: Python<'py>,
+    html: &Bound<'py, PyAny>,
+    url: Option<String>,
+    headers: Option<&Bound<'py, PyAny>>,
+    profile: &str,
+    header_base: &str,
+    strict: bool,
+) -> PyResult<stream::LinkIter> {
+    let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
+    stream::links_of(py, job, strict)
+}
+
 /// The base records of a job: one for a document (without its links, as the CLI's `base`),
 /// one per HTML or CSS part of a message.
 fn base_records(py: Python<'_>, job: &Job<'_>) -> PyResult<Vec<linkbase::report::BaseRecord>> {
@@ -770,6 +863,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite, m)?)?;
     m.add_function(wrap_pyfunction!(links, m)?)?;
+    m.add_function(wrap_pyfunction!(iter_links, m)?)?;
+    m.add_class::<stream::LinkIter>()?;
     m.add_function(wrap_pyfunction!(base, m)?)?;
     m.add_function(wrap_pyfunction!(bases, m)?)?;
     Ok(())

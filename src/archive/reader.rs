@@ -10,7 +10,7 @@ use super::payload::*;
 use super::record::*;
 use crate::base::BaseLayers;
 use crate::error::{Diagnostic, Error};
-use crate::input::arc::{looks_like_arc, ArcReader, Framing};
+use crate::input::arc::{ArcReader, Framing};
 pub use crate::input::warc::RecordRef;
 use crate::input::warc::{self, Item, Record, WarcReader};
 use crate::input::Headers;
@@ -132,7 +132,11 @@ impl Archive {
             source,
         };
         let mut file = BufReader::with_capacity(256 * 1024, File::open(path).map_err(io_error)?);
-        let arc = start == 0 && end.is_none() && looks_like_arc(file.fill_buf().map_err(io_error)?);
+        // The rule every input is classified by: an ARC file by its content, else its name.
+        let arc = start == 0
+            && end.is_none()
+            && crate::input::classify(&path.to_string_lossy(), file.fill_buf().map_err(io_error)?)
+                == crate::input::InputKind::Arc;
         let reader = if arc {
             Framing::Arc(Box::new(
                 ArcReader::new(file).map_err(io_error)?.keep(wanted),
@@ -465,7 +469,7 @@ fn html_of(
     options: &ArchiveOptions,
 ) -> Result<HtmlRecord, (SkipReason, Option<String>)> {
     let outer = revisit.unwrap_or(record);
-    let target = outer.target_uri().ok_or((SkipReason::NoTargetUri, None))?;
+    let target = outer.target_uri();
     let block = record.block.as_deref().ok_or_else(|| {
         (
             SkipReason::PastLimit,
@@ -515,8 +519,35 @@ fn html_of(
     if !is_html(content_type.as_deref(), &payload) {
         return Err((SkipReason::NotHtml, None));
     }
+    if target.is_none() {
+        // No retrieval URI (§5.1.3): the links are still read when a base can come from
+        // elsewhere (a `<base>`, the archived Content-Location or Content-Base, the default
+        // base), as webarchive-commons reads them; else the record is skipped, and said.
+        let elsewhere = options.default_base.is_some()
+            || http.as_ref().is_some_and(|h| {
+                h.get("Content-Location").is_some() || h.get("Content-Base").is_some()
+            })
+            || memchr::memmem::find(&payload.to_ascii_lowercase(), b"<base").is_some();
+        if !elsewhere {
+            return Err((
+                SkipReason::NoTargetUri,
+                Some(
+                    "a response without WARC-Target-URI, and nothing else to give its base (no \
+                     <base>, archived Content-Location or Content-Base, or --default-base): its \
+                     links cannot be resolved"
+                        .to_owned(),
+                ),
+            ));
+        }
+        diagnostics.push(Diagnostic::new(
+            crate::error::DiagnosticCode::WarcRecord,
+            "no WARC-Target-URI: its base is its <base>, its archived Content-Location or \
+             Content-Base, or the default base, without a retrieval URI (RFC 2396 §5.1.3)"
+                .to_owned(),
+        ));
+    }
     let mut layers = BaseLayers {
-        retrieval_uri: Some(target.to_owned()),
+        retrieval_uri: target.map(str::to_owned),
         default_base: options.default_base.clone(),
         ..BaseLayers::default()
     };
@@ -547,7 +578,10 @@ fn html_of(
 /// The record a `response` or `resource` is when it is not a document for the pipeline (see
 /// [`OtherRecord`]): its payload decoded as [`HtmlRecord`]'s is.
 pub(super) fn other_of(record: &Record) -> Result<OtherRecord, (SkipReason, Option<String>)> {
-    record.target_uri().ok_or((SkipReason::NoTargetUri, None))?;
+    record.target_uri().ok_or((
+        SkipReason::NoTargetUri,
+        Some("a response without WARC-Target-URI: no URL to name its file by".to_owned()),
+    ))?;
     let block = record
         .block
         .as_deref()

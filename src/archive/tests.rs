@@ -315,13 +315,6 @@ fn extracted_pages_link_to_each_other_relatively() {
     assert_eq!(rel("http://h/", "http://h/missing.html"), None);
 }
 
-#[test]
-fn name_uuids_are_version_5() {
-    let u = name_uuid(b"x");
-    assert_eq!(u.len(), 36);
-    assert_eq!(u.as_bytes()[14], b'5');
-}
-
 /// Issue 24 item 1: `--extract` names files by the rule trees are read with (wget's, with
 /// `-E`): decoded names, the query in the name, `.html` and `.css` ensured, no default port.
 #[test]

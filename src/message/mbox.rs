@@ -4,7 +4,9 @@
 //! only the messages that changed re-framed (`input::mbox::join`).
 
 use crate::error::Error;
-use crate::input::mbox::{self, MboxMessage};
+use std::io::{BufRead, Read, Seek};
+
+use crate::input::mbox::{self, MboxMessage, MboxReader};
 use crate::pipeline::Options;
 use crate::report::Report;
 use crate::BaseLayers;
@@ -28,31 +30,132 @@ pub fn label(name: &str, m: &MboxMessage) -> String {
     format!("{name} message {} (offset {})", m.index, m.offset)
 }
 
-/// Every message of `bytes` through `run`, in order, with the outer `layers` (`--url` and the
-/// like apply to each message as to an `.eml`).
+/// Every message `reader` reads, through `run`, each given to `sink` with what it gave, in file
+/// order, with the outer `layers` (`--url` and the like apply to each message as to an `.eml`):
+/// one message is in memory at a time. A message past [`mbox::MAX_MESSAGE`] is not read: its
+/// result is an error that says so.
+///
+/// # Errors
+/// [`Error::Io`] when the mbox cannot be read (what was read before is given to `sink`).
+pub fn each_message<R: BufRead + Seek, T>(
+    name: &str,
+    reader: &mut MboxReader<R>,
+    layers: &BaseLayers,
+    mut run: impl FnMut(&MessageInput<'_>) -> Result<T, Error>,
+    mut sink: impl FnMut(&MboxMessage, Result<T, Error>),
+) -> Result<(), Error> {
+    for m in reader.by_ref() {
+        let m = m.map_err(|source| Error::Io {
+            input: name.to_owned(),
+            source,
+        })?;
+        let result = read_one(name, &m, layers, &mut run);
+        sink(&m, result);
+    }
+    Ok(())
+}
+
+/// One message through `run`, or the error of a message too large to hold.
+fn read_one<T>(
+    name: &str,
+    m: &MboxMessage,
+    layers: &BaseLayers,
+    run: &mut impl FnMut(&MessageInput<'_>) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let label = label(name, m);
+    if let Some(size) = m.too_large {
+        return Err(Error::Message {
+            input: label,
+            source: crate::error::MimeError(format!(
+                "its {size} bytes pass the {} MiB a message may have (mbox::MAX_MESSAGE): not \
+                 read, kept as it was",
+                mbox::MAX_MESSAGE >> 20
+            )),
+        });
+    }
+    run(&MessageInput {
+        name: &label,
+        bytes: &m.bytes,
+        layers: layers.clone(),
+    })
+}
+
+/// Every message of `bytes` through `run`, in order (see [`each_message`]).
 fn each<T>(
     name: &str,
     bytes: &[u8],
     layers: &BaseLayers,
-    mut run: impl FnMut(&MessageInput<'_>) -> Result<T, Error>,
+    run: impl FnMut(&MessageInput<'_>) -> Result<T, Error>,
 ) -> Mbox<T> {
-    let (messages, preamble) = mbox::split(bytes);
-    let results = messages
-        .iter()
-        .map(|m| {
-            let label = label(name, m);
-            run(&MessageInput {
-                name: &label,
-                bytes: &m.bytes,
-                layers: layers.clone(),
-            })
-        })
-        .collect();
+    let mut messages = Vec::new();
+    let mut results = Vec::new();
+    let mut preamble = bytes.len();
+    if let Ok(mut reader) = MboxReader::new(std::io::Cursor::new(bytes)) {
+        // A Cursor over bytes cannot fail to read.
+        let _ = each_message(name, &mut reader, layers, run, |m, r| {
+            messages.push(m.clone());
+            results.push(r);
+        });
+        preamble = usize::try_from(reader.preamble()).unwrap_or(bytes.len());
+    }
     Mbox {
         messages,
         results,
         preamble,
     }
+}
+
+/// Every message `reader` reads, rewritten (as [`rewrite_message`] does) and written to `out`
+/// as [`rewrite`] joins them (a message that could not be read is copied as it was), one
+/// message in memory at a time; `sink` gets each message and what its rewrite gave (the bytes
+/// already written). Bytes before the first message are copied first.
+///
+/// # Errors
+/// [`Error::Io`] when the mbox cannot be read or `out` written.
+pub fn rewrite_to<R: BufRead + Seek, W: std::io::Write>(
+    name: &str,
+    reader: &mut MboxReader<R>,
+    layers: &BaseLayers,
+    options: &Options,
+    out: &mut W,
+    mut sink: impl FnMut(&MboxMessage, Result<RewrittenMessage, Error>),
+) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        input: name.to_owned(),
+        source,
+    };
+    let from = reader.source().stream_position().map_err(io)?;
+    let mut copied_preamble = false;
+    while let Some(m) = reader.next() {
+        let m = m.map_err(io)?;
+        if !copied_preamble {
+            copied_preamble = true;
+            let source = reader.source();
+            let back = source.stream_position().map_err(io)?;
+            source.seek(std::io::SeekFrom::Start(from)).map_err(io)?;
+            std::io::copy(&mut (&mut *source).take(m.offset - from), out).map_err(io)?;
+            source.seek(std::io::SeekFrom::Start(back)).map_err(io)?;
+        }
+        let mut result = read_one(name, &m, layers, &mut |input| {
+            rewrite_message(input, options)
+        });
+        let bytes = match &mut result {
+            Ok(r) => {
+                tag(&m, &mut r.reports);
+                Some(std::mem::take(&mut r.bytes))
+            }
+            Err(_) => None,
+        };
+        mbox::write_message(reader.source(), &m, bytes.as_deref(), out).map_err(io)?;
+        sink(&m, result);
+    }
+    if !copied_preamble {
+        // No message: the whole file is preamble, copied as it is.
+        let source = reader.source();
+        source.seek(std::io::SeekFrom::Start(from)).map_err(io)?;
+        std::io::copy(source, out).map_err(io)?;
+    }
+    Ok(())
 }
 
 /// The reports of every HTML and CSS part of every message (as [`links_message`] gives
@@ -74,7 +177,7 @@ pub fn links(
 
 /// Each record of `m`'s `reports` tagged with the message, and the places its diagnostics
 /// name moved from the message's bytes to the mbox file's.
-fn tag(m: &MboxMessage, reports: &mut [Report]) {
+pub fn tag(m: &MboxMessage, reports: &mut [Report]) {
     let place = m.reference();
     for r in reports {
         r.set_mbox(&place);
