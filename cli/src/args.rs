@@ -156,6 +156,12 @@ pub enum Command {
     /// index.html) and #fragments must name an id; external links are listed, not fetched,
     /// unless --online.
     ///
+    /// The links are those of its pages (*.html, *.htm, *.xhtml, *.shtml) and the url() and
+    /// @import references of its stylesheets (*.css), each at file:line:column. A tree with
+    /// neither, or a --site-url with no host, is an error: nothing checked is never all clear.
+    /// --index-files and --fallback-extensions say what a link to a directory or to a pretty URL
+    /// (/about for about.html) names.
+    ///
     /// With --online, every distinct external http(s) URL is requested once (concurrently,
     /// within per-host and global limits) and must answer an accepted status, its #fragment an
     /// id of the remote page; mailto: and tel: are checked by syntax; --cache keeps verdicts
@@ -177,8 +183,9 @@ pub enum Command {
     ///
     /// Exit 0 when nothing is broken, 1 when links are broken (missing file, missing fragment,
     /// outside the site root; with --online, an external link answering a status not accepted,
-    /// unreachable, or a malformed address) or, with --fail-on-unchecked, when any link was not checked, 2
-    /// when files could not be read or parsed, or on bad usage.
+    /// unreachable, or a malformed address) or, with --fail-on-unchecked, when any link was not
+    /// checked, 2 when files could not be read or parsed, when there was nothing to check, or on
+    /// bad usage.
     #[command(after_help = EXAMPLES_CHECK)]
     Check(Box<CheckArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
@@ -232,7 +239,9 @@ pub struct CheckArgs {
     pub layout: LayoutArg,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
     /// object; markdown: a table (for CI job summaries, PR comments); junit: JUnit XML, a test
-    /// case per broken target; jsonl / tsv: every link with its verdict, for tools.
+    /// case per broken target (file and line: its first link); github: a GitHub Actions
+    /// ::error annotation per broken link (file, line, col); sarif: a SARIF 2.1.0 log for
+    /// code-scanning views; jsonl / tsv: every link with its verdict, for tools.
     #[arg(long, value_enum, default_value_t = CheckFormat::Human, help_heading = "Output")]
     pub format: CheckFormat,
     /// Write the report here instead of stdout.
@@ -247,9 +256,9 @@ pub struct CheckArgs {
     /// (repeatable).
     #[arg(long, value_name = "REGEX", help_heading = "Filters")]
     pub include: Vec<String>,
-    /// Do not check the links of the pages whose path below DIR matches this glob (repeatable;
-    /// `drafts/**`, `**/*.print.html`; `*` stays within a directory). They remain link targets,
-    /// with their ids.
+    /// Do not check the links of the pages (and stylesheets) whose path below DIR matches this
+    /// glob (repeatable; `drafts/**`, `**/*.print.html`; `*` stays within a directory). They
+    /// remain link targets, with their ids.
     #[arg(long, value_name = "GLOB", help_heading = "Filters")]
     pub exclude_path: Vec<String>,
     /// 'PREFIX TARGET': check links whose resolved URL starts with PREFIX as if it were
@@ -272,6 +281,30 @@ pub struct CheckArgs {
         help_heading = "Site"
     )]
     pub root_dir: Option<std::path::PathBuf>,
+    /// What a link to a directory names, comma-separated: the first of these files the
+    /// directory has (index.html,README.md), `.` for the directory itself (it has no ids); a
+    /// directory with none is missing. '' (no name): every link to a directory is missing, each
+    /// must name a file. As lychee's --index-files; a name stays below the directory
+    /// [default: index.html].
+    #[arg(
+        long,
+        value_name = "NAME,...",
+        value_delimiter = ',',
+        help_heading = "Site"
+    )]
+    pub index_files: Option<Vec<String>>,
+    /// Pretty URLs: a link to a file the tree does not have (/about) names the first of
+    /// NAME.EXT it has (about.html), extensions tried in order, comma-separated (html,htm);
+    /// also a directory the index files do not settle, or one the tree does not have (/about/).
+    /// As lychee's --fallback-extensions, except that the extension is appended (v1.2 looks
+    /// for v1.2.html, not v1.html).
+    #[arg(
+        long,
+        value_name = "EXT,...",
+        value_delimiter = ',',
+        help_heading = "Site"
+    )]
+    pub fallback_extensions: Vec<String>,
     /// The encoding of pages that declare none (no byte order mark or <meta> charset) instead
     /// of HTML's windows-1252 default, e.g. utf-8 (a WHATWG label). Never overrides a
     /// declaration. Also spelled --charset here (files have no transport charset).
@@ -285,7 +318,7 @@ pub struct CheckArgs {
     /// Exit 1 when any link was not checked (external without --online, outside the tree, an
     /// unsupported scheme, unresolvable, a remote fragment that could not be looked up, past
     /// --max-time), as for a broken one. Excluded links do not count.
-    #[arg(long, help_heading = "Exit status")]
+    #[arg(long, help_heading = "Output")]
     pub fail_on_unchecked: bool,
     /// With `--format jsonl` or `tsv`: only the records of broken links (the grouped formats
     /// list only broken targets already). The summary still counts every link.

@@ -284,11 +284,14 @@ impl Referrer {
         )
     }
 
-    /// `<a href>`: the element and attribute the link is in.
+    /// `<a href>`: the element and attribute the link is in; `url()` or `@import` in a
+    /// stylesheet (`linkbase::site::Site::check_stylesheet`: no element, no attribute).
     pub fn element_place(&self) -> String {
-        match &self.attribute {
-            Some(a) => format!("<{} {a}>", self.element),
-            None => format!("<{}>", self.element),
+        match (&self.attribute, self.element.as_str()) {
+            (Some(a), _) => format!("<{} {a}>", self.element),
+            (None, "url") => "url()".to_owned(),
+            (None, "@import") => "@import".to_owned(),
+            (None, _) => format!("<{}>", self.element),
         }
     }
 }
@@ -451,6 +454,11 @@ pub fn path_globs(globs: &[String]) -> Result<globset::GlobSet, crate::Fatal> {
 }
 
 pub fn summary(t: &CheckTotals, targets: usize) -> String {
+    let stylesheets = if t.stylesheets > 0 {
+        format!(" and {}", say::n(t.stylesheets, "stylesheet"))
+    } else {
+        String::new()
+    };
     let pages_excluded = if t.pages_excluded > 0 {
         format!(" ({} not checked: --exclude-path)", t.pages_excluded)
     } else {
@@ -486,7 +494,7 @@ pub fn summary(t: &CheckTotals, targets: usize) -> String {
         String::new()
     };
     format!(
-        "{}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root{left_absolute}{broken_external}) to {}; {} external ({external}); {} unresolvable; {} excluded{private}",
+        "{}{stylesheets}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root{left_absolute}{broken_external}) to {}; {} external ({external}); {} unresolvable; {} excluded{private}",
         say::n(t.pages, "page"),
         say::n(t.links, "link"),
         t.internal + t.outside_root,
@@ -581,6 +589,9 @@ struct JsonReport<'a> {
 #[derive(serde::Serialize)]
 struct JsonSummary {
     pages: usize,
+    /// Stylesheets whose references were checked (only when there are some).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stylesheets: Option<usize>,
     links: usize,
     internal: usize,
     broken: usize,
@@ -622,6 +633,7 @@ pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> i
     let report = JsonReport {
         summary: JsonSummary {
             pages: t.pages,
+            stylesheets: (t.stylesheets > 0).then_some(t.stylesheets),
             links: t.links,
             internal: t.internal + t.outside_root,
             broken: t.broken,
@@ -730,11 +742,17 @@ fn xml(s: &str) -> String {
 /// with every link to it; a page that could not be read is an error case; one passing case
 /// stands for every other link (its output the summary line), so a clean run has a test too.
 /// Names are unique, since CI views merge cases of one name (lychee issue #2302).
+///
+/// A case's `file` and `line` attributes (not in Ant's schema, but what test reporters read
+/// to link a case to its source: GitLab's unit test reports read `file`, as pytest writes
+/// them) are those of its first link: DIR joined with the page's path, as the github and sarif
+/// formats name it; the failure's text lists every link with its line and column.
 pub fn write_junit(
     out: &mut impl Write,
     grouped: &Grouped,
     totals: &CheckTotals,
     unreadable: &[(String, String)],
+    dir: &Path,
 ) -> io::Result<()> {
     let targets = grouped.targets();
     let tests = targets.len() + unreadable.len() + 1;
@@ -745,9 +763,19 @@ pub fn write_junit(
     writeln!(out, r#"  <testsuite name="linkbase check" {counts}>"#)?;
     for t in &targets {
         let verdict = t.verdict.name();
+        let place = t.referrers.first().map_or(String::new(), |r| {
+            let line = r
+                .line
+                .map(|l| format!(r#" line="{l}""#))
+                .unwrap_or_default();
+            format!(
+                r#" file="{}"{line}"#,
+                xml(&crate::ciout::page_path(dir, &r.file))
+            )
+        });
         writeln!(
             out,
-            r#"    <testcase classname="linkbase.check.{verdict}" name="{}">"#,
+            r#"    <testcase classname="linkbase.check.{verdict}" name="{}"{place}>"#,
             xml(&t.target)
         )?;
         let lines: Vec<String> = t.referrers.iter().map(Referrer::line).collect();
@@ -770,8 +798,9 @@ pub fn write_junit(
     for (file, error) in unreadable {
         writeln!(
             out,
-            r#"    <testcase classname="linkbase.check.unreadable" name="{}">"#,
-            xml(file)
+            r#"    <testcase classname="linkbase.check.unreadable" name="{}" file="{}">"#,
+            xml(file),
+            xml(&crate::ciout::page_path(dir, file))
         )?;
         writeln!(
             out,

@@ -12,7 +12,7 @@ use crate::checkout::{summary, BrokenTarget, Grouped, Referrer};
 use crate::walk::CheckTotals;
 
 /// A page's path as the report names it: `dir/file`, with `/` separators.
-fn page_path(dir: &Path, file: &str) -> String {
+pub fn page_path(dir: &Path, file: &str) -> String {
     let dir = dir.to_string_lossy().replace('\\', "/");
     let dir = dir.trim_end_matches('/');
     if dir.is_empty() || dir == "." {
@@ -97,6 +97,10 @@ fn rule_text(v: Verdict) -> &'static str {
         Verdict::HttpError => "An external link answered with an error status.",
         Verdict::Unreachable => "An external link could not be reached.",
         Verdict::BadAddress => "A mailto: or tel: link is not a valid address.",
+        Verdict::LeftAbsolute => {
+            "A link to a file of the copy is written as its address on the web: from disk it \
+             leaves the copy."
+        }
         _ => "A link leaves the site's root.",
     }
 }

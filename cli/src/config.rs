@@ -126,6 +126,8 @@ struct Config {
     include: Option<OneOrMany>,
     exclude_path: Option<OneOrMany>,
     remap: Option<OneOrMany>,
+    index_files: Option<OneOrMany>,
+    fallback_extensions: Option<OneOrMany>,
     default_charset: Option<String>,
     fail_on_unchecked: Option<bool>,
     broken_only: Option<bool>,
@@ -259,6 +261,10 @@ impl File {
                     self.path.display()
                 ));
             }
+            if let Some(url) = &c.site_url {
+                linkbase::site::Site::new(url)
+                    .map_err(|e| self.bad("site_url", url, &e.to_string()))?;
+            }
             args.site_url.clone_from(&c.site_url);
             args.local = c.local == Some(true);
         }
@@ -295,6 +301,14 @@ impl File {
                 .map(|spec| self.remap(spec, &dir))
                 .collect::<Result<_, _>>()?;
         }
+        if let (Some(names), false) = (&c.index_files, given("index_files")) {
+            args.index_files = Some(names.values());
+        }
+        list(
+            &c.fallback_extensions,
+            "fallback_extensions",
+            &mut args.fallback_extensions,
+        );
         if let (Some(label), false) = (&c.default_charset, given("default_charset")) {
             if encoding_rs::Encoding::for_label(label.trim().as_bytes()).is_none() {
                 return Err(self.bad("default_charset", label, "not an encoding label"));
@@ -488,6 +502,29 @@ pub fn apply(args: &mut CheckArgs) -> Result<(), String> {
         return Err("--max-cache-age needs --cache".to_owned());
     }
     Ok(())
+}
+
+/// What a link to a directory or to a file the tree does not have names (`--index-files`,
+/// `--fallback-extensions`, or their keys), set on `site`; a bad name is said with where it
+/// came from (the flag, or the settings file and its key).
+pub fn set_lookups(site: &mut linkbase::site::Site, args: &CheckArgs) -> Result<(), String> {
+    let whence = |id: &str| {
+        if args.given.iter().any(|g| g == id) {
+            flag_name(id)
+        } else {
+            let file = args
+                .config
+                .clone()
+                .unwrap_or_else(|| args.dir.join(FILE_NAME));
+            format!("{}: {id}", file.display())
+        }
+    };
+    if let Some(names) = &args.index_files {
+        site.set_index_files(names)
+            .map_err(|e| format!("{}: {e}", whence("index_files")))?;
+    }
+    site.set_fallback_extensions(&args.fallback_extensions)
+        .map_err(|e| format!("{}: {e}", whence("fallback_extensions")))
 }
 
 /// The flag of a clap id: `max_time` → `--max-time` (`headers` is `--header`).

@@ -720,10 +720,9 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     for s in tree.skipped.iter().chain(&tree.special) {
         eprintln!("linkbase: {}", crate::text::escape_controls(s));
     }
-    for entry in &tree.entries {
-        site.add_file(&entry.rel);
-    }
+    tree.add_to(&mut site);
     tree::set_layout(&mut site, args.layout, &args.dir);
+    config::set_lookups(&mut site, args).map_err(Fatal)?;
     if args.site_url.is_none() {
         tree::add_mirrored_hosts(&mut site, &args.dir, &tree);
     }
@@ -752,6 +751,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             })
             .collect::<Result<_, _>>()?,
     };
+    tree.refuse_nothing_to_check(&rules.skip_pages, &args.dir)?;
     let online = if args.online.online {
         Some(online::Config::from_args(&args.online, &args.dir)?)
     } else {
@@ -849,7 +849,9 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             CheckFormat::Human => checkout::write_human(&mut out, &grouped, &totals)?,
             CheckFormat::Json => checkout::write_json(&mut out, &grouped, &totals)?,
             CheckFormat::Markdown => checkout::write_markdown(&mut out, &grouped, &totals)?,
-            CheckFormat::Junit => checkout::write_junit(&mut out, &grouped, &totals, &unreadable)?,
+            CheckFormat::Junit => {
+                checkout::write_junit(&mut out, &grouped, &totals, &unreadable, &args.dir)?
+            }
             CheckFormat::Github => ciout::write_github(&mut out, &grouped, &totals, &args.dir)?,
             CheckFormat::Sarif => ciout::write_sarif(&mut out, &grouped, &args.dir)?,
             CheckFormat::Jsonl | CheckFormat::Tsv => {}

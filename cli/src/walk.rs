@@ -58,6 +58,9 @@ pub struct Tree {
     /// FIFOs, sockets and device nodes: never read (a FIFO would block the run), never copied,
     /// each reported and counted (issue 21, D4).
     pub special: Vec<String>,
+    /// The directories below the root (`/`-separated), empty ones included: link targets when
+    /// a directory is its own index (`check --index-files .`).
+    pub dirs: Vec<String>,
 }
 
 fn kind_of(path: &Path) -> FileKind {
@@ -87,6 +90,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
     let mut skipped = Vec::new();
     let mut undecodable = Vec::new();
     let mut special = Vec::new();
+    let mut dirs = Vec::new();
     let mut stack = vec![PathBuf::new()];
     while let Some(rel_dir) = stack.pop() {
         let dir = root.join(&rel_dir);
@@ -187,6 +191,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                     }
                 }
             } else if file_type.is_dir() {
+                dirs.push(rel_str);
                 subdirs.push(rel);
                 continue;
             }
@@ -210,7 +215,57 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
         skipped,
         undecodable,
         special,
+        dirs,
     })
+}
+
+impl Tree {
+    /// The tree's files and directories recorded in `site`, as link targets.
+    pub fn add_to(&self, site: &mut Site) {
+        for entry in &self.entries {
+            site.add_file(&entry.rel);
+        }
+        for dir in &self.dirs {
+            site.add_dir(dir);
+        }
+    }
+
+    /// The files `check` reads for links: the pages (HTML) and the stylesheets.
+    fn checked(&self) -> impl Iterator<Item = &Entry> {
+        self.entries
+            .iter()
+            .filter(|e| matches!(e.kind, FileKind::Html | FileKind::Css))
+    }
+
+    /// "Nothing checked" is an error, never an all clear: a tree with no page or stylesheet
+    /// (or whose every one `--exclude-path` leaves out) says what was looked for.
+    pub fn refuse_nothing_to_check(
+        &self,
+        skip: &globset::GlobSet,
+        dir: &Path,
+    ) -> Result<(), crate::Fatal> {
+        let dir = visible_path(dir);
+        let checked = self.checked().count();
+        if checked == 0 {
+            let others = match self.entries.len() + self.undecodable.len() {
+                0 => String::new(),
+                1 => "; its one other file is not read for links".to_owned(),
+                n => format!("; its {n} other files are not read for links"),
+            };
+            return Err(crate::Fatal(format!(
+                "{dir}: nothing to check: no page (*.html, *.htm, *.xhtml, *.shtml) or \
+                 stylesheet (*.css) in it{others}"
+            )));
+        }
+        if self.checked().all(|e| skip.is_match(&e.rel)) {
+            return Err(crate::Fatal(format!(
+                "{dir}: nothing to check: --exclude-path leaves out every page and stylesheet \
+                 in it ({})",
+                crate::say::n(checked, "file")
+            )));
+        }
+        Ok(())
+    }
 }
 
 impl Entry {
@@ -720,6 +775,8 @@ pub use linkbase::site::CheckRecord;
 #[derive(Debug, Default)]
 pub struct CheckTotals {
     pub pages: usize,
+    /// Stylesheets (`.css` files) whose `url()` and `@import` references were checked.
+    pub stylesheets: usize,
     pub links: usize,
     pub internal: usize,
     pub external: usize,
@@ -730,7 +787,7 @@ pub struct CheckTotals {
     pub left_absolute: usize,
     pub unresolvable: usize,
     pub excluded: usize,
-    /// Pages whose links were not checked (`--exclude-path`).
+    /// Pages and stylesheets whose links were not checked (`--exclude-path`).
     pub pages_excluded: usize,
     /// Of `external`: the links to a `file:` URL outside the tree (under `--local`, outside the
     /// web root's part that is the tree).
@@ -847,9 +904,9 @@ pub type Emitted<'a> = (
     Option<&'a crate::online::Results>,
 );
 
-/// `check DIR`: pass 1 collects every page's fragment ids; pass 2 checks every link, in chunks of
-/// pages so memory stays bounded by the ids plus one chunk, and hands each chunk's records to
-/// `emit` in file order.
+/// `check DIR`: pass 1 collects every page's fragment ids; pass 2 checks every link of the pages
+/// and stylesheets, in chunks so memory stays bounded by the ids plus one chunk, and hands each
+/// chunk's records to `emit` in file order.
 ///
 /// With `online`, a pass between the two lists every external URL (http(s), mailto:, tel:)
 /// of the run, which are checked before any link is reported.
@@ -862,16 +919,14 @@ pub fn check_tree(
     mut emit: impl FnMut(&str, Emitted<'_>) -> io::Result<()>,
 ) -> io::Result<(CheckTotals, Counts)> {
     let counts = Counts::default();
-    let pages: Vec<&Entry> = tree
-        .entries
-        .iter()
-        .filter(|e| e.kind == FileKind::Html)
-        .collect();
+    let pages: Vec<&Entry> = tree.checked().collect();
     // Two passes over the pages, each counted once: the bar goes to the page count twice, and
     // says which pass it is, rather than counting 2 × pages as files.
-    let progress = Progress::new(pages.len(), "check: ids", "pages");
+    let html = pages.iter().filter(|e| e.kind == FileKind::Html).count();
+    let progress = Progress::new(html, "check: ids", "pages");
     let ids: Vec<(String, Option<Vec<String>>)> = pages
         .par_iter()
+        .filter(|entry| entry.kind == FileKind::Html)
         .map(|entry| {
             let ids = entry
                 .read()
@@ -921,7 +976,11 @@ pub fn check_tree(
         for (entry, result) in chunk.iter().zip(results) {
             match result {
                 Ok(mut records) => {
-                    totals.pages += 1;
+                    if entry.kind == FileKind::Css {
+                        totals.stylesheets += 1;
+                    } else {
+                        totals.pages += 1;
+                    }
                     for r in &mut records {
                         totals.links += 1;
                         if r.verdict == Verdict::External {
@@ -995,6 +1054,9 @@ fn check_page(
     rules: &CheckRules,
 ) -> Result<Vec<CheckRecord>, String> {
     let (bytes, _) = entry.read()?;
+    if entry.kind == FileKind::Css {
+        return Ok(site.check_stylesheet(&entry.rel, &bytes, options, rules));
+    }
     site.check_page(&entry.rel, &bytes, options, rules)
         .map_err(|e| e.to_string())
 }

@@ -19,7 +19,8 @@ mod integration {
     mod safety;
     pub mod sites;
     mod check_ci;
-    mod check_local;
+    pub mod check_local;
+    mod check_tree;
     mod positions;
     mod config;
     mod online;

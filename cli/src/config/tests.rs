@@ -139,6 +139,22 @@ fn every_key_applies_and_every_flag_wins() {
             "https://c/ https://d/",
         ),
         (
+            "index_files",
+            format!("{site}index_files = [\"index.html\", \".\"]\n"),
+            vec!["--index-files", "README.md"],
+            |a| format!("{:?}", a.index_files),
+            "Some([\"index.html\", \".\"])",
+            "Some([\"README.md\"])",
+        ),
+        (
+            "fallback_extensions",
+            format!("{site}fallback_extensions = \"html\"\n"),
+            vec!["--fallback-extensions", "htm,xhtml"],
+            |a| a.fallback_extensions.join(","),
+            "html",
+            "htm,xhtml",
+        ),
+        (
             "default_charset",
             format!("{site}default_charset = \"koi8-r\"\n"),
             vec!["--default-charset", "utf-8"],
@@ -417,6 +433,12 @@ fn values_are_checked_as_the_flags_are() {
         (
             "site_url = \"https://x.example/\"\nlocal = true\n".to_owned(),
             "DIR/linkbase.toml: site_url and local = true: one or the other",
+        ),
+        (
+            "site_url = \"https://\"\n".to_owned(),
+            "DIR/linkbase.toml: site_url = \"https://\": \"https://\" names no host: links are \
+             the site's when they have its scheme, host and path, so nothing would be checked; \
+             give the URL the tree is published at, like https://example.com/docs/",
         ),
     ] {
         assert_eq!(error(&toml, &[]), expected, "{toml}");

@@ -1086,10 +1086,12 @@ fn online_reports_in_every_grouped_format() {
     );
     let run = check(dir.path(), &["--online", "--format", "junit"]);
     assert!(
-        report(&run, &server).contains(concat!(
-            "<testcase classname=\"linkbase.check.http-error\" name=\"http://SERVER/gone\">\n      ",
-            "<failure type=\"http-error\" message=\"1 link on 1 page: 404 Not Found\">",
-            "index.html:1:10: &lt;a href&gt; &quot;http://SERVER/gone&quot;</failure>"
+        report(&run, &server).contains(&format!(
+            "<testcase classname=\"linkbase.check.http-error\" name=\"http://SERVER/gone\" \
+             file=\"{}/index.html\" line=\"1\">\n      \
+             <failure type=\"http-error\" message=\"1 link on 1 page: 404 Not Found\">\
+             index.html:1:10: &lt;a href&gt; &quot;http://SERVER/gone&quot;</failure>",
+            dir.path().display()
         )),
         "{}",
         run.stdout
