@@ -13,7 +13,7 @@ use crate::base::{heading_base, layer_value, BaseLayers, Outer};
 use crate::error::{Diagnostic, Error};
 use crate::input::mime::{self, MessageTree, PartKind};
 use crate::pipeline::{analyse_html, report, reserialized, write_out, Options};
-use crate::report::{BaseRecord, Report};
+use crate::report::{BaseRecord, Origin, Report};
 
 pub mod mbox;
 pub mod page;
@@ -165,11 +165,11 @@ pub(crate) fn process(
                 all.append(&mut report.base.diagnostics);
                 report.base.diagnostics = all;
             }
-            report.base.root = Some(Some(i) == root);
-            for link in &mut report.links {
-                link.root = report.base.root;
-            }
-            report.set_content_type(&part.mime_type);
+            report.set_origin(&Origin {
+                root: Some(Some(i) == root),
+                content_type: Some(part.mime_type.clone()),
+                ..report.base.origin.clone()
+            });
             reports.push(report);
             continue;
         }
@@ -239,13 +239,11 @@ pub(crate) fn process(
                     )
                     .at(part.body_at),
                 );
+                let mut base = empty_base(Some(path), diagnostics);
+                base.origin.root = Some(Some(i) == root);
+                base.origin.content_type = Some(part.mime_type.clone());
                 reports.push(Report {
-                    base: BaseRecord {
-                        root: Some(Some(i) == root),
-                        content_type: Some(part.mime_type.clone()),
-                        mbox: None,
-                        ..empty_base(Some(path), diagnostics)
-                    },
+                    base,
                     links: Vec::new(),
                 });
                 continue;
@@ -253,11 +251,12 @@ pub(crate) fn process(
         };
         let body = part.decoded.as_deref().unwrap_or_default();
         let mut part_report = report(&analysed, Some(&path), body);
-        part_report.set_content_type(&part.mime_type);
-        part_report.base.root = Some(Some(i) == root);
-        for link in &mut part_report.links {
-            link.root = part_report.base.root;
-        }
+        part_report.set_origin(&Origin {
+            part: Some(path.clone()),
+            root: Some(Some(i) == root),
+            content_type: Some(part.mime_type.clone()),
+            ..Origin::default()
+        });
         let scopes = index.scopes(i);
         for link in &mut part_report.links {
             // A same-document reference (`#top`) loads nothing: it names no other part.
@@ -332,23 +331,21 @@ pub(crate) fn process(
     if reports.is_empty() && !tree_diagnostics.is_empty() {
         // No HTML or CSS part carries the message's diagnostics: a record of the message as a
         // whole does, so that nothing goes unsaid.
+        let mut base = empty_base(Some("0".to_owned()), tree_diagnostics.clone());
+        base.origin.root = Some(false);
+        base.origin.content_type = tree.parts.first().map(|p| p.mime_type.clone());
         reports.push(Report {
-            base: BaseRecord {
-                root: Some(false),
-                content_type: tree.parts.first().map(|p| p.mime_type.clone()),
-                ..empty_base(Some("0".to_owned()), tree_diagnostics.clone())
-            },
+            base,
             links: Vec::new(),
         });
     }
     // Each part not read (a limit, an unreadable heading) has a record of its own, after the
     // others: its links are not in any report, and its bytes are kept as they were.
     for (path, diagnostic) in &tree.skipped {
+        let mut base = empty_base(Some(path.clone()), vec![diagnostic.clone()]);
+        base.origin.root = Some(false);
         reports.push(Report {
-            base: BaseRecord {
-                root: Some(false),
-                ..empty_base(Some(path.clone()), vec![diagnostic.clone()])
-            },
+            base,
             links: Vec::new(),
         });
     }
@@ -468,7 +465,7 @@ fn css_part(
             .and_then(|t| tree.parts.get(t))
             .map(|t| mime::display_path(&t.path).to_owned());
         links.push(crate::LinkRecord {
-            part: Some(path.clone()),
+            origin: Origin::part(Some(&path)),
             element: String::new(),
             attribute: None,
             original: url.value.to_string(),
@@ -483,10 +480,6 @@ fn css_part(
             target_part,
             line: None,
             column: None,
-            root: None,
-            warc: None,
-            content_type: None,
-            mbox: None,
             relinked: None,
         });
         replacement
@@ -536,16 +529,12 @@ fn css_part(
         );
     }
     let record = BaseRecord {
-        part: Some(path.clone()),
+        origin: Origin::part(Some(&path)),
         base: base_text.clone(),
         base_source: base.source,
         encoding: encoding.name(),
         encoding_source: source,
         diagnostics,
-        root: None,
-        warc: None,
-        content_type: None,
-        mbox: None,
     };
     (
         Report {
@@ -559,16 +548,15 @@ fn css_part(
 /// The base record of a part left as it was: no base, no encoding.
 fn empty_base(part: Option<String>, diagnostics: Vec<Diagnostic>) -> BaseRecord {
     BaseRecord {
-        part,
+        origin: Origin {
+            part,
+            ..Origin::default()
+        },
         base: None,
         base_source: crate::BaseSource::None,
         encoding: "",
         encoding_source: crate::decode::EncodingSource::Fallback,
         diagnostics,
-        root: None,
-        warc: None,
-        content_type: None,
-        mbox: None,
     }
 }
 

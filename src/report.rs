@@ -11,10 +11,11 @@ use crate::error::{Diagnostic, DiagnosticCode};
 use crate::rewrite::{KeptAbsolute, Link, LinkKind, Relinked};
 
 /// One line of `linkbase links`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkRecord {
-    /// The MIME part path (`1.2`), or `None` for a bare HTML document.
-    pub part: Option<String>,
+    /// Where the document it is in came from (written around the link's own fields: `part`
+    /// first, the rest last).
+    pub origin: Origin,
     /// The element's local name.
     pub element: String,
     /// The attribute; `None` for the text of a `<style>` element.
@@ -47,24 +48,7 @@ pub struct LinkRecord {
     pub line: Option<usize>,
     /// The column of the value (1-based, in characters), or `None` with `line`.
     pub column: Option<usize>,
-    /// In a MIME message: whether the link sits in the message's root document (RFC 2557 §5:
-    /// the `start` part of multipart/related, else its first part); absent for a bare document.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub root: Option<bool>,
-    /// From a WARC file: the record it is in (`warc_record_id`, `warc_target_uri`,
-    /// `warc_date`); absent otherwise.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub warc: Option<crate::input::warc::RecordRef>,
-    /// In a MIME part, an archived record or an mbox message: the media type the document was
-    /// read as (see [`BaseRecord::content_type`]); absent for a bare document.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub content_type: Option<String>,
-    /// From an mbox: the message it is in (`mbox_message`, its place from 0, and `message_id`,
-    /// its `Message-ID` or null); absent otherwise.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub mbox: Option<crate::input::mbox::MboxRef>,
     /// What a relinker made of it (`rewrite --relative`); not part of the JSON record.
-    #[serde(skip)]
     pub relinked: Option<crate::rewrite::Relinked>,
 }
 
@@ -79,7 +63,7 @@ impl LinkRecord {
     /// The record of `link`, in MIME part `part`, taking its strings.
     pub fn from_link(link: Link, part: Option<&str>) -> LinkRecord {
         LinkRecord {
-            part: part.map(str::to_owned),
+            origin: Origin::part(part),
             element: link.element,
             attribute: link.attribute,
             original: link.original,
@@ -94,10 +78,6 @@ impl LinkRecord {
             target_part: None,
             line: None,
             column: None,
-            root: None,
-            warc: None,
-            content_type: None,
-            mbox: None,
             relinked: link.relinked,
         }
     }
@@ -105,7 +85,7 @@ impl LinkRecord {
     /// The record for `link`, in MIME part `part`.
     pub fn new(link: &Link, part: Option<&str>) -> LinkRecord {
         LinkRecord {
-            part: part.map(str::to_owned),
+            origin: Origin::part(part),
             element: link.element.clone(),
             attribute: link.attribute.clone(),
             original: link.original.clone(),
@@ -120,20 +100,17 @@ impl LinkRecord {
             target_part: None,
             line: None,
             column: None,
-            root: None,
-            warc: None,
-            content_type: None,
-            mbox: None,
             relinked: link.relinked,
         }
     }
 }
 
 /// One line of `linkbase base`: the established base of a document and how it was found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaseRecord {
-    /// The MIME part path, or `None` for a bare HTML document.
-    pub part: Option<String>,
+    /// Where the document came from (written around the record's own fields: `part` first,
+    /// the rest last).
+    pub origin: Origin,
     /// The base URI, or `None` when no layer gave one.
     pub base: Option<String>,
     /// Which RFC 2396 §5.1 layer gave it.
@@ -144,23 +121,154 @@ pub struct BaseRecord {
     pub encoding_source: EncodingSource,
     /// Non-fatal findings: ignored bases, unknown charset labels, …
     pub diagnostics: Vec<Diagnostic>,
-    /// In a MIME message: whether this part is the message's root document (RFC 2557 §5);
-    /// absent for a bare document, which is its own root.
-    #[serde(skip_serializing_if = "Option::is_none")]
+}
+
+/// Where a document came from inside its input: declared once, carried by its [`BaseRecord`]
+/// and by each of its [`LinkRecord`]s. Every field is absent for a bare document. A new input
+/// format adds its field here (and its line in the printers).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The MIME part path (`1.2`, an IMAP section), or `None` outside a MIME message.
+    pub part: Option<String>,
+    /// In a MIME message: whether the document is the message's root document (RFC 2557 §5:
+    /// the `start` part of multipart/related, else its first part); absent for a bare document,
+    /// which is its own root.
     pub root: Option<bool>,
-    /// From a WARC file: the record it is about; absent otherwise.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    /// From a WARC or ARC file: the record it is (`warc_record_id`, `warc_target_uri`,
+    /// `warc_date`); absent otherwise.
     pub warc: Option<crate::input::warc::RecordRef>,
     /// In a MIME part, an archived record or an mbox message: the media type the document was
-    /// read as, its essence only (RFC 2045 §5.1 `type/subtype`, lower-case; the charset is
-    /// `encoding`). For a record that declared none and was sniffed as HTML, `text/html`.
-    /// Absent for a bare document, whose type the caller chose.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// read as, its essence only (RFC 2045 §5.1 `type/subtype`, lower-case; the charset is the
+    /// base record's `encoding`). For a record that declared none and was sniffed as HTML,
+    /// `text/html`. Absent for a bare document, whose type the caller chose.
     pub content_type: Option<String>,
     /// From an mbox: the message it is in (`mbox_message`, its place from 0, and `message_id`,
     /// its `Message-ID` or null); absent otherwise.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub mbox: Option<crate::input::mbox::MboxRef>,
+}
+
+impl Origin {
+    /// The origin of MIME part `part`, or of a bare document (`None`).
+    pub fn part(part: Option<&str>) -> Origin {
+        Origin {
+            part: part.map(str::to_owned),
+            ..Origin::default()
+        }
+    }
+}
+
+/// The fields of an [`Origin`] a record writes after its own (`part` goes first).
+#[derive(Serialize)]
+struct OriginTail<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root: &'a Option<bool>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    warc: &'a Option<crate::input::warc::RecordRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_type: &'a Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    mbox: &'a Option<crate::input::mbox::MboxRef>,
+}
+
+impl Origin {
+    fn tail(&self) -> OriginTail<'_> {
+        OriginTail {
+            root: &self.root,
+            warc: &self.warc,
+            content_type: &self.content_type,
+            mbox: &self.mbox,
+        }
+    }
+}
+
+impl Serialize for Origin {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            part: &'a Option<String>,
+            #[serde(flatten)]
+            tail: OriginTail<'a>,
+        }
+        Wire {
+            part: &self.part,
+            tail: self.tail(),
+        }
+        .serialize(s)
+    }
+}
+
+/// The JSON form of a link record (CONTRACT.md `links`): `part`, the link's fields, then the
+/// rest of its origin.
+impl Serialize for LinkRecord {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            part: &'a Option<String>,
+            element: &'a str,
+            attribute: &'a Option<String>,
+            original: &'a str,
+            resolved: &'a Option<String>,
+            base: &'a Option<String>,
+            base_source: BaseSource,
+            same_document: bool,
+            kind: LinkKind,
+            rewritten: bool,
+            diagnostic: &'a Option<String>,
+            srcdoc_depth: usize,
+            target_part: &'a Option<String>,
+            line: Option<usize>,
+            column: Option<usize>,
+            #[serde(flatten)]
+            origin: OriginTail<'a>,
+        }
+        Wire {
+            part: &self.origin.part,
+            element: &self.element,
+            attribute: &self.attribute,
+            original: &self.original,
+            resolved: &self.resolved,
+            base: &self.base,
+            base_source: self.base_source,
+            same_document: self.same_document,
+            kind: self.kind,
+            rewritten: self.rewritten,
+            diagnostic: &self.diagnostic,
+            srcdoc_depth: self.srcdoc_depth,
+            target_part: &self.target_part,
+            line: self.line,
+            column: self.column,
+            origin: self.origin.tail(),
+        }
+        .serialize(s)
+    }
+}
+
+/// The JSON form of a base record (CONTRACT.md `base`): `part`, the record's fields, then the
+/// rest of its origin.
+impl Serialize for BaseRecord {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            part: &'a Option<String>,
+            base: &'a Option<String>,
+            base_source: BaseSource,
+            encoding: &'static str,
+            encoding_source: EncodingSource,
+            diagnostics: &'a [Diagnostic],
+            #[serde(flatten)]
+            origin: OriginTail<'a>,
+        }
+        Wire {
+            part: &self.origin.part,
+            base: &self.base,
+            base_source: self.base_source,
+            encoding: self.encoding,
+            encoding_source: self.encoding_source,
+            diagnostics: &self.diagnostics,
+            origin: self.origin.tail(),
+        }
+        .serialize(s)
+    }
 }
 
 /// Everything found in one document.
@@ -199,21 +307,12 @@ impl std::fmt::Display for UnresolvedSummary {
 }
 
 impl Report {
-    /// Says the document was read as `content_type` ([`BaseRecord::content_type`]) on its base
-    /// record and every link record.
-    pub fn set_content_type(&mut self, content_type: &str) {
-        self.base.content_type = Some(content_type.to_owned());
+    /// Gives the base record and every link record the document's origin.
+    pub fn set_origin(&mut self, origin: &Origin) {
         for link in &mut self.links {
-            link.content_type = Some(content_type.to_owned());
+            link.origin.clone_from(origin);
         }
-    }
-
-    /// Says the document is in the mbox message `mbox` on its base record and every link record.
-    pub fn set_mbox(&mut self, mbox: &crate::input::mbox::MboxRef) {
-        self.base.mbox = Some(mbox.clone());
-        for link in &mut self.links {
-            link.mbox = Some(mbox.clone());
-        }
+        self.base.origin.clone_from(origin);
     }
 
     /// The links left relative or unresolvable, or `None` when every link (same-document

@@ -296,7 +296,7 @@ fn say_message(args: &RewriteArgs, name: &str, reports: &[Report]) -> Exit {
             eprintln!(
                 "linkbase: {} part {}: {summary}",
                 crate::text::escape_controls(name),
-                report.base.part.as_deref().unwrap_or("?")
+                report.base.origin.part.as_deref().unwrap_or("?")
             );
             unresolved = Some(summary);
         }
@@ -507,7 +507,7 @@ fn say_diagnostic(name: &str, base: &linkbase::BaseRecord, d: &linkbase::Diagnos
     let name = crate::text::escape_controls(name);
     let said = d.to_string();
     let said = crate::text::escape_controls(&said);
-    match base.part.as_deref() {
+    match base.origin.part.as_deref() {
         Some(part) if !d.message.starts_with("part ") => eprintln!(
             "linkbase: {name} part {}: {said}",
             crate::text::escape_controls(part)
@@ -591,7 +591,7 @@ fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
     let bases: Vec<_> = reports
         .into_iter()
         .map(|r| r.base)
-        .filter(|b| !args.root || b.root != Some(false))
+        .filter(|b| !args.root || b.origin.root != Some(false))
         .collect();
     let mut out = BufWriter::new(&mut *out);
     match args.format {

@@ -126,7 +126,7 @@ pub(crate) fn base(
         for b in reports
             .iter()
             .map(|r| &r.base)
-            .filter(|b| !root_only || b.root != Some(false))
+            .filter(|b| !root_only || b.origin.root != Some(false))
         {
             match format {
                 BaseFormat::Jsonl => {

@@ -26,7 +26,7 @@ pub fn extract(input: &MessageInput<'_>, dir: &Path, options: &Options) -> Resul
         if let Some(summary) = report.unresolved_summary() {
             eprintln!(
                 "linkbase: {name} part {}: {summary}",
-                report.base.part.as_deref().unwrap_or("?")
+                report.base.origin.part.as_deref().unwrap_or("?")
             );
         }
     }

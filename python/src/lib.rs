@@ -327,10 +327,10 @@ impl<'py> Job<'py> {
 /// (without the part unless `part`; empty for a bare document).
 fn where_in(base: &linkbase::report::BaseRecord, part: bool) -> String {
     let mut out = Vec::new();
-    if let Some(m) = &base.mbox {
+    if let Some(m) = &base.origin.mbox {
         out.push(format!("message {}", m.mbox_message));
     }
-    if let (Some(p), true) = (&base.part, part) {
+    if let (Some(p), true) = (&base.origin.part, part) {
         out.push(format!("part {p}"));
     }
     if out.is_empty() {
@@ -713,7 +713,7 @@ fn base<'py>(
     let records = base_records(py, &job)?;
     let index = records
         .iter()
-        .position(|r| r.root == Some(true))
+        .position(|r| r.origin.root == Some(true))
         .unwrap_or(0);
     let record = records
         .get(index)

@@ -77,7 +77,10 @@ pub fn links(
 fn tag(m: &MboxMessage, reports: &mut [Report]) {
     let place = m.reference();
     for r in reports {
-        r.set_mbox(&place);
+        r.base.origin.mbox = Some(place.clone());
+        for l in &mut r.links {
+            l.origin.mbox = Some(place.clone());
+        }
         for d in &mut r.base.diagnostics {
             d.at = d.at.map(|at| m.file_place(at));
         }

@@ -40,7 +40,7 @@ fn css_parts_are_resolved_and_rewritten_byte_faithfully() {
     let css = out
         .reports
         .iter()
-        .find(|r| r.base.part.as_deref() == Some("2"))
+        .find(|r| r.base.origin.part.as_deref() == Some("2"))
         .unwrap();
     assert_eq!(css.base.base.as_deref(), Some("http://h/css/site.css"));
     assert_eq!(css.base.encoding, "windows-1252");
@@ -168,8 +168,8 @@ fn part_records_carry_content_type_and_css_encoding_source() {
         .iter()
         .map(|r| {
             (
-                r.base.part.as_deref(),
-                r.base.content_type.as_deref(),
+                r.base.origin.part.as_deref(),
+                r.base.origin.content_type.as_deref(),
                 r.base.encoding,
                 r.base.encoding_source,
             )
@@ -187,7 +187,7 @@ fn part_records_carry_content_type_and_css_encoding_source() {
     let links: Vec<_> = reports
         .iter()
         .flat_map(|r| &r.links)
-        .map(|l| (l.original.as_str(), l.content_type.as_deref()))
+        .map(|l| (l.original.as_str(), l.origin.content_type.as_deref()))
         .collect();
     assert_eq!(
         links,
