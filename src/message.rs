@@ -356,11 +356,9 @@ pub(crate) fn process(
     })
 }
 
-/// A `text/css` part (issue 9 item 8): its `url()` and `@import` URLs resolved against the
-/// part's base (its headings, as for an HTML part: RFC 2557 §5) and, when rewriting, replaced
-/// byte-faithfully in its own charset and transfer encoding. The charset is CSS Syntax §3.2's:
-/// a BOM, then the part's `charset`, then `@charset`, then UTF-8. A reference resolved against
-/// `thismessage:/` keeps its text (it still names its part, RFC 2557 §8.2(d)). With `relink`
+/// A `text/css` part: its `url()` and `@import` URLs resolved against the part's base (its
+/// headings, as for an HTML part: RFC 2557 §5) and, when rewriting, replaced byte-faithfully in
+/// its own charset and transfer encoding ([`crate::pipeline::stylesheet`]). With `relink`
 /// (`--extract`), the relinker writes the URLs it knows. Returns the part's new bytes (its
 /// charset, no transfer encoding) when they changed and can be written.
 fn css_part(
@@ -371,7 +369,6 @@ fn css_part(
     options: &Options,
     (rewrite, relink): (bool, Option<&crate::Relinker>),
 ) -> (Report, Option<Vec<u8>>) {
-    use crate::rewrite::css::{rewrite_css, CssKind};
     let resolve = options.rewrite.resolve;
     let Some(part) = tree.parts.get(i) else {
         return (
@@ -386,7 +383,6 @@ fn css_part(
     let mut diagnostics = Vec::new();
     let heads = headings(tree, i, &input.layers);
     let base = heading_base(&heads, &input.layers, resolve, true, &mut diagnostics);
-    let base_text = base.uri.as_ref().map(|u| u.to_string());
     let skipped = |mut diagnostics: Vec<Diagnostic>, why: String| {
         diagnostics.push(
             Diagnostic::new(
@@ -406,118 +402,61 @@ fn css_part(
     let Some(body) = part.decoded.as_deref() else {
         return skipped(diagnostics, "its body cannot be decoded".into());
     };
-    let (encoding, source, bom) = css_encoding(body, part.charset.as_deref());
-    let Some(text) = encoding
-        .decode_without_bom_handling_and_without_replacement(body.get(bom..).unwrap_or_default())
-    else {
-        return skipped(
-            diagnostics,
-            format!("its bytes are not valid {}", encoding.name()),
-        );
-    };
-    let resolver = base
-        .uri
-        .as_ref()
-        .and_then(|u| crate::Resolver::new(u.as_str(), resolve).ok());
     // A file of its own (`relink`) takes the decoded body in any transfer encoding.
     let writable = relink.is_some() || part.body.is_some() && is_writable(&part.transfer_encoding);
-    let document = base_text.clone().unwrap_or_default();
     let scopes = index.scopes(i);
-    let mut links = Vec::new();
-    // Where each URL's token starts in the text, for its position (issue 25).
-    let mut offsets = Vec::new();
-    let new_text = rewrite_css(&text, CssKind::Stylesheet, &mut |url| {
-        offsets.push(Some(url.token.start));
-        let value = url.value.trim();
-        let kind = if url.import {
-            crate::rewrite::LinkKind::CssImport
-        } else {
-            crate::rewrite::LinkKind::Css
-        };
-        // `url(#x)` is local to the document that uses the stylesheet; `url()` names nothing.
-        let local = value.is_empty() || value.starts_with('#');
-        let outcome = match (&resolver, local) {
-            (_, true) => Ok(None),
-            (Some(r), false) => r
-                .resolve(value)
-                .map(|r| Some(r.uri))
-                .map_err(|e| e.to_string()),
-            (None, false) => Err("no base URI: the relative reference is left as it was".into()),
-        };
-        let (resolved, diagnostic) = match outcome {
-            Ok(r) => (r, None),
-            Err(e) => (None, Some(format!("unresolvable: {e}"))),
-        };
-        let relinked = match (relink, &resolved) {
-            (Some(r), Some(resolved)) => r.0.relink(&document, resolved),
-            _ => None,
-        };
-        let replacement = match relinked {
-            Some(text) => (text != value).then_some(text),
-            None => resolved
-                .as_ref()
-                .filter(|r| r.as_str() != value && !crate::rewrite::is_fictitious(r))
-                .cloned(),
-        };
-        let target_part = resolved
-            .as_deref()
-            .and_then(|r| index.target(&scopes, r))
-            .and_then(|t| tree.parts.get(t))
-            .map(|t| mime::display_path(&t.path).to_owned());
-        links.push(crate::LinkRecord {
-            origin: Origin::part(Some(&path)),
-            element: String::new(),
-            attribute: None,
-            original: url.value.to_string(),
-            resolved,
-            base: base_text.clone(),
-            base_source: base.source,
-            same_document: local && !value.is_empty(),
-            kind,
-            rewritten: replacement.is_some() && writable,
-            diagnostic,
-            srcdoc_depth: 0,
-            target_part,
-            line: None,
-            column: None,
-            relinked: None,
-        });
-        replacement
-    });
-    let positions = crate::position::positions(text.as_bytes(), encoding_rs::UTF_8, &offsets);
-    for (link, position) in links.iter_mut().zip(positions) {
-        link.line = position.map(|p| p.line);
-        link.column = position.map(|p| p.column);
-    }
+    let part_options = Options {
+        rewrite: crate::RewriteOptions {
+            relink: relink.cloned(),
+            ..options.rewrite.clone()
+        },
+        ..options.clone()
+    };
+    let sheet = match crate::pipeline::stylesheet(
+        body,
+        part.charset.as_deref(),
+        &base,
+        &mut diagnostics,
+        &part_options,
+        rewrite && writable,
+        &mut |resolved| {
+            index
+                .target(&scopes, resolved)
+                .and_then(|t| tree.parts.get(t))
+                .map(|t| mime::display_path(&t.path).to_owned())
+        },
+    ) {
+        Ok(sheet) => sheet,
+        Err(why) => return skipped(diagnostics, why),
+    };
+    let mut report = sheet.report;
+    report.set_origin(&Origin::part(Some(&path)));
     let mut edit = None;
-    if let (true, true, Some(new_text)) = (rewrite, writable, &new_text) {
-        let (encoded, _, unmappable) = encoding.encode(new_text);
-        if unmappable {
-            diagnostics.push(
-                Diagnostic::new(
-                    crate::error::DiagnosticCode::PartSkipped,
-                    format!(
-                        "a new URL cannot be written in {}; the part left as it was",
-                        encoding.name()
-                    ),
-                )
-                .at(part.body_at),
-            );
-            for l in &mut links {
-                l.rewritten = false;
-            }
-        } else {
-            let mut css = body.get(..bom).unwrap_or_default().to_vec();
-            css.extend_from_slice(&encoded);
-            // The text transfer encodings write their own line ends (`part.eol`), from LF.
-            edit = Some(if part.transfer_encoding == "base64" || relink.is_some() {
-                css
-            } else {
-                from_crlf(&css)
-            });
+    if !writable {
+        for l in &mut report.links {
+            l.rewritten = false;
         }
-    } else if new_text.is_some() && !writable {
-        diagnostics.push(
+    }
+    if let Some(encoding) = sheet.unmappable {
+        report.base.diagnostics.push(
+            Diagnostic::new(
+                crate::error::DiagnosticCode::PartSkipped,
+                format!("a new URL cannot be written in {encoding}; the part left as it was"),
+            )
+            .at(part.body_at),
+        );
+        for l in &mut report.links {
+            l.rewritten = false;
+        }
+    } else if let Some(css) = sheet.new {
+        // The text transfer encodings write their own line ends (`part.eol`), from LF.
+        edit = Some(if part.transfer_encoding == "base64" || relink.is_some() {
+            css
+        } else {
+            from_crlf(&css)
+        });
+    } else if sheet.changes && !writable {
+        report.base.diagnostics.push(
             Diagnostic::new(
                 crate::error::DiagnosticCode::PartSkipped,
                 format!(
@@ -528,21 +467,7 @@ fn css_part(
             .at(part.body_at),
         );
     }
-    let record = BaseRecord {
-        origin: Origin::part(Some(&path)),
-        base: base_text.clone(),
-        base_source: base.source,
-        encoding: encoding.name(),
-        encoding_source: source,
-        diagnostics,
-    };
-    (
-        Report {
-            base: record,
-            links,
-        },
-        edit,
-    )
+    (report, edit)
 }
 
 /// The base record of a part left as it was: no base, no encoding.
@@ -557,47 +482,6 @@ fn empty_base(part: Option<String>, diagnostics: Vec<Diagnostic>) -> BaseRecord 
         encoding: "",
         encoding_source: crate::decode::EncodingSource::Fallback,
         diagnostics,
-    }
-}
-
-/// CSS Syntax §3.2 "determine the fallback encoding": a BOM (its length is returned), the
-/// transport charset, an `@charset "…";` at the very start, else UTF-8.
-pub(crate) fn css_encoding(
-    body: &[u8],
-    charset: Option<&str>,
-) -> (
-    &'static encoding_rs::Encoding,
-    crate::decode::EncodingSource,
-    usize,
-) {
-    use crate::decode::EncodingSource;
-    if let Some((enc, len)) = encoding_rs::Encoding::for_bom(body) {
-        return (enc, EncodingSource::Bom, len);
-    }
-    if let Some(enc) = charset.and_then(|c| encoding_rs::Encoding::for_label(c.trim().as_bytes())) {
-        return (enc, EncodingSource::Transport, 0);
-    }
-    // "the first 1024 bytes … begin with `@charset "` XX* `";` where each XX byte is a value
-    // other than 0x22 or 0x3B".
-    let head = body.get(..body.len().min(1024)).unwrap_or(body);
-    let declared = head
-        .strip_prefix(b"@charset \"")
-        .and_then(|rest| {
-            let end = rest.iter().position(|b| matches!(b, b'"' | b';'))?;
-            (rest.get(end..end + 2) == Some(b"\";")).then(|| rest.get(..end))?
-        })
-        .and_then(encoding_rs::Encoding::for_label)
-        // "If the return value was UTF-16BE or UTF-16LE, use UTF-8."
-        .map(|e| {
-            if e == encoding_rs::UTF_16BE || e == encoding_rs::UTF_16LE {
-                encoding_rs::UTF_8
-            } else {
-                e
-            }
-        });
-    match declared {
-        Some(enc) => (enc, EncodingSource::CharsetRule, 0),
-        None => (encoding_rs::UTF_8, EncodingSource::Fallback, 0),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The MIME message stage's unit tests: part bases, matching, re-encoding, splicing.
 #![allow(clippy::unwrap_used)]
 use super::*;
+use crate::pipeline::css_encoding;
 
 /// An MHTML page with a stylesheet part (issue 9 item 8): the stylesheet's `url()` and
 /// `@import` resolve against its own Content-Location, match the image part, and are
