@@ -79,6 +79,7 @@
 // feature, for this repository's tests, benches and fuzz targets, which use the DOM engine as
 // the streaming engine's oracle: hidden from the documentation, no stability promise.
 pub mod input;
+pub mod source;
 #[cfg(feature = "oracle")]
 #[doc(hidden)]
 pub mod decode;
@@ -95,6 +96,7 @@ pub mod report;
 pub mod position;
 pub mod error;
 pub mod pipeline;
+pub mod verb;
 pub mod message;
 pub mod layout;
 pub mod archive;

@@ -201,39 +201,6 @@ fn part_records_carry_content_type_and_css_encoding_source() {
 }
 
 #[test]
-fn transfer_encodings_keep_line_endings_and_width() {
-    let body = "<p>caf\u{e9} ".repeat(30) + "\n<a>x</a>\n";
-    for eol in ["\r\n", "\n"] {
-        let qp = transfer_encode(body.as_bytes(), "quoted-printable", eol).unwrap();
-        let text = String::from_utf8(qp.clone()).unwrap();
-        assert!(text.split(eol).all(|l| l.len() <= 76), "{text}");
-        if eol == "\n" {
-            assert!(!text.contains('\r'));
-        }
-        // Strict decoding wants CRLF line breaks.
-        let crlf = if eol == "\n" {
-            to_crlf(&qp)
-        } else {
-            qp.clone()
-        };
-        let decoded = quoted_printable::decode(&crlf, quoted_printable::ParseMode::Strict).unwrap();
-        assert_eq!(from_crlf(&decoded), body.as_bytes());
-        let b64 = transfer_encode(body.as_bytes(), "base64", eol).unwrap();
-        let text = String::from_utf8(b64).unwrap();
-        assert!(text.split(eol).all(|l| l.len() <= 76));
-        let joined: String = text.split(eol).collect();
-        assert_eq!(
-            base64::engine::general_purpose::STANDARD
-                .decode(joined)
-                .unwrap(),
-            body.as_bytes()
-        );
-    }
-    assert_eq!(transfer_encode(b"a\nb", "8bit", "\r\n").unwrap(), b"a\r\nb");
-    assert_eq!(transfer_encode(b"a", "x-uuencode", "\n"), None);
-}
-
-#[test]
 fn cid_percent_decoding() {
     assert_eq!(
         crate::uri::percent_decode("foo4%25foo1@bar.net"),
