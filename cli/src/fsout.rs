@@ -176,13 +176,7 @@ impl linkbase::pipeline::Rewind for Output<'_> {
     }
 }
 
-/// Output a writer may or may not be able to take back.
-pub trait MaybeRewind: Write {
-    /// As output that can be taken back, or (`Err`) as it is.
-    fn rewindable(&mut self) -> Result<&mut dyn linkbase::pipeline::Rewind, &mut dyn Write>;
-}
-
-impl MaybeRewind for Output<'_> {
+impl linkbase::verb::Output for Output<'_> {
     fn rewindable(&mut self) -> Result<&mut dyn linkbase::pipeline::Rewind, &mut dyn Write> {
         if self.rewindable {
             Ok(self)
@@ -190,11 +184,8 @@ impl MaybeRewind for Output<'_> {
             Err(self)
         }
     }
-}
-
-impl<W: Write> MaybeRewind for io::BufWriter<W> {
-    fn rewindable(&mut self) -> Result<&mut dyn linkbase::pipeline::Rewind, &mut dyn Write> {
-        Err(self)
+    fn writer(&mut self) -> &mut dyn Write {
+        self
     }
 }
 

@@ -6,7 +6,7 @@ use crate::text::escape_controls;
 use linkbase::pipeline::Options;
 
 use crate::args::{LayoutArg, RewriteArgs};
-use crate::load::{options, Loaded};
+use crate::load::options;
 use crate::{fsout, say, set_jobs, walk, Exit, Failure, Fatal};
 
 /// The site `--site-url` names (the library's error says what is wrong with it, the flag is ours).
@@ -430,7 +430,7 @@ impl TreeSummary<'_> {
 /// published at URL.
 pub(crate) fn single_relative(
     args: &RewriteArgs,
-    loaded: &mut Loaded,
+    source: &mut linkbase::source::Source<'_>,
     options: &mut Options,
 ) -> Result<(), Fatal> {
     let (Some(site_url), Some(root)) = (&args.site_url, &args.root) else {
@@ -460,9 +460,7 @@ pub(crate) fn single_relative(
                 root.display()
             ))
         })?;
-    if loaded.layers.retrieval_uri.is_none() {
-        loaded.layers.retrieval_uri = Some(site.file_url(&rel));
-    }
+    source.default_retrieval_uri(&site.file_url(&rel));
     relative_options(options, &site);
     Ok(())
 }

@@ -15,10 +15,12 @@ use warc::{read_warc, WarcReader};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use linkbase::input::InputKind;
-use linkbase::message::{self, MessageInput};
-use linkbase::pipeline::{self, HtmlInput, Options};
+use linkbase::pipeline::Options;
+use linkbase::source::Input;
+use linkbase::verb::{self, InOrder, Sink};
 use linkbase::{
-    BaseLayers, HeaderBase, Headers, Profile, Report, ResolveOptions, Resolver, RewriteOptions,
+    BaseLayers, HeaderBase, Headers, LinkTally, Profile, Report, ResolveOptions, Resolver,
+    RewriteOptions,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyUserWarning};
@@ -85,13 +87,6 @@ create_exception!(
 rewrite() and links() unless strict=True, which raises UnresolvedError instead. Silence it with \
 warnings.simplefilter(\"ignore\", linkbase.LinkbaseWarning)."
 );
-
-/// The name documents carry in error messages: Python callers pass bytes, not files.
-const INPUT_NAME: &str = "<html>";
-/// The name a MIME message carries in error messages.
-const MESSAGE_NAME: &str = "<message>";
-/// The name an mbox carries in error messages (each message as `<mbox> message I (offset O)`).
-const MBOX_NAME: &str = "<mbox>";
 
 /// The document argument's bytes: a `bytes` object (borrowed, not copied) or a copy of any
 /// other buffer or of a `str`'s UTF-8.
@@ -167,9 +162,10 @@ impl<'py> Job<'py> {
             ));
         }
         let mut prepared = prepared;
-        if text && kind == InputKind::Html {
+        if text {
             // A str is already decoded text: its UTF-8 encoding is the transport charset, above
-            // any <meta charset> or Content-Type it carries (HTML LS §13.2.3.2 step 4).
+            // any <meta charset> or Content-Type it carries (HTML LS §13.2.3.2 step 4); a
+            // message's parts keep their own.
             prepared.charset = Some("utf-8".to_owned());
         }
         Ok(Job {
@@ -180,128 +176,76 @@ impl<'py> Job<'py> {
         })
     }
 
-    fn message(&self) -> bool {
-        matches!(self.kind, InputKind::Message | InputKind::Mbox)
-    }
-
     /// Reports (one for a document, one per HTML or CSS part of a message, of each message of
-    /// an mbox) and, when `rewrite`, the rewritten bytes: what the CLI's `links` / `rewrite`
-    /// compute. What the CLI says on stderr about what it could not read (an mbox message, the
-    /// bytes before its first one, a MIME part skipped or read past damage) is warned
-    /// (`LinkbaseWarning`): never silent.
-    fn run(&self, py: Python<'_>, rewrite: bool) -> PyResult<(Option<Vec<u8>>, Vec<Report>)> {
-        let (bytes, reports, problems) = self.read(py, rewrite)?;
-        let problems = problems.into_iter().chain(reports.iter().flat_map(|r| {
-            r.base
-                .diagnostics
-                .iter()
-                .filter(|d| {
-                    matches!(
-                        d.code,
-                        linkbase::DiagnosticCode::PartSkipped
-                            | linkbase::DiagnosticCode::MimeMalformed
-                    )
-                })
-                // The message's own diagnostics name their part already (as the CLI says them).
-                .map(|d| {
-                    let named = d.message.starts_with("part ");
-                    format!("{}{d}", where_in(&r.base, !named))
-                })
-        }));
+    /// an mbox) with their links counted and, when `rewrite`, the rewritten bytes: what the
+    /// CLI's `links` / `rewrite` compute, through the same door and verbs. What the CLI says on
+    /// stderr about what it could not read (an mbox message, the bytes before its first one, a
+    /// MIME part skipped or read past damage) is warned (`LinkbaseWarning`): never silent.
+    fn run(&self, py: Python<'_>, want: Want) -> PyResult<Read> {
+        let read = self.read(py, want)?;
+        let problems = read
+            .problems
+            .iter()
+            .cloned()
+            .chain(read.reports.iter().flat_map(|r| {
+                r.base
+                    .diagnostics
+                    .iter()
+                    .filter(|d| {
+                        matches!(
+                            d.code,
+                            linkbase::DiagnosticCode::PartSkipped
+                                | linkbase::DiagnosticCode::MimeMalformed
+                        )
+                    })
+                    // The message's own diagnostics name their part already (as the CLI says them).
+                    .map(|d| {
+                        let named = d.message.starts_with("part ");
+                        format!("{}{d}", where_in(&r.base, !named))
+                    })
+            }));
         for line in problems.collect::<Vec<_>>() {
             warn(py, &line)?;
         }
-        Ok((bytes, reports))
+        Ok(read)
     }
 
     /// [`Job::run`]'s reading, and what could not be read.
-    #[allow(clippy::type_complexity)]
-    fn read(
-        &self,
-        py: Python<'_>,
-        rewrite: bool,
-    ) -> PyResult<(Option<Vec<u8>>, Vec<Report>, Vec<String>)> {
+    fn read(&self, py: Python<'_>, want: Want) -> PyResult<Read> {
         let bytes = self.doc.as_slice();
         let prepared = &self.prepared;
-        if self.kind == InputKind::Mbox {
-            return run(py, || {
-                let (out, read) = if rewrite {
-                    let (out, read) = message::mbox::rewrite(
-                        MBOX_NAME,
-                        bytes,
-                        &prepared.layers,
-                        &prepared.options,
-                    );
-                    let results = read
-                        .results
-                        .into_iter()
-                        .map(|r| r.map(|r| r.reports))
-                        .collect();
-                    let read = message::mbox::Mbox {
-                        messages: read.messages,
-                        results,
-                        preamble: read.preamble,
-                    };
-                    (Some(out), read)
-                } else {
-                    let read =
-                        message::mbox::links(MBOX_NAME, bytes, &prepared.layers, &prepared.options);
-                    (None, read)
-                };
-                let mut problems = Vec::new();
-                if read.preamble > 0 {
-                    problems.push(format!(
-                        "{MBOX_NAME}: {} bytes before the first `From ` line belong to no \
-                         message: skipped",
-                        read.preamble
-                    ));
-                }
-                let mut reports = Vec::new();
-                for result in read.results {
-                    match result {
-                        Ok(r) => reports.extend(r),
-                        Err(e) => problems.push(format!("{e}: the message is not read")),
-                    }
-                }
-                Ok((out, reports, problems))
-            });
-        }
-        let message = self.message();
-        let (out, reports) = run(py, || {
-            if message {
-                let input = MessageInput {
-                    name: MESSAGE_NAME,
-                    bytes,
-                    layers: prepared.layers.clone(),
-                };
-                return if rewrite {
-                    let out = message::rewrite_message(&input, &prepared.options).map_err(to_py)?;
-                    Ok((Some(out.bytes), out.reports))
-                } else {
-                    let reports =
-                        message::links_message(&input, &prepared.options).map_err(to_py)?;
-                    Ok((None, reports))
-                };
+        run(py, || {
+            let mut source = linkbase::source::open(prepared.input(bytes)).map_err(to_py)?;
+            let mut collect = Collect::default();
+            let mut out = Vec::new();
+            match want {
+                Want::Links => verb::links(&mut source, &prepared.options, &InOrder, &mut collect),
+                Want::Base => verb::base(&mut source, &prepared.options, &InOrder, &mut collect),
+                Want::Rewrite => verb::rewrite(
+                    &mut source,
+                    &prepared.options,
+                    &InOrder,
+                    &mut out,
+                    &mut collect,
+                ),
             }
-            let input = prepared.input(bytes);
-            if rewrite {
-                let out = pipeline::rewrite(&input, &prepared.options).map_err(to_py)?;
-                Ok((Some(out.bytes), vec![out.report]))
-            } else {
-                let report = pipeline::links(&input, &prepared.options).map_err(to_py)?;
-                Ok((None, vec![report]))
-            }
-        })?;
-        Ok((out, reports, Vec::new()))
+            .map_err(to_py)?;
+            Ok(Read {
+                bytes: (want == Want::Rewrite).then_some(out),
+                reports: collect.reports,
+                tallies: collect.tallies,
+                problems: collect.problems,
+            })
+        })
     }
 
     /// `strict`: raise `UnresolvedError` when links were left relative or unresolvable;
     /// otherwise say so with a `LinkbaseWarning` per document (per part of a message), as the
     /// CLI says it on stderr.
-    fn unresolved(&self, py: Python<'_>, reports: &[Report], strict: bool) -> PyResult<()> {
+    fn unresolved(&self, py: Python<'_>, read: &Read, strict: bool) -> PyResult<()> {
         let mut said = Vec::new();
-        for report in reports {
-            let Some(summary) = report.unresolved_summary() else {
+        for (report, tally) in read.reports.iter().zip(&read.tallies) {
+            let Some(summary) = tally.unresolved_summary(&report.base) else {
                 continue;
             };
             let mut line = format!("{}{summary}", where_in(&report.base, true));
@@ -419,17 +363,18 @@ fn headers(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Headers> {
     Ok(out)
 }
 
-/// Everything the pipeline needs, owned, so it can cross into the GIL-free closure.
+/// What the door needs besides the bytes, owned, so it can cross into the GIL-free closure.
 struct Prepared {
-    layers: BaseLayers,
+    url: Option<String>,
+    headers: Headers,
+    header_base: HeaderBase,
     charset: Option<String>,
-    diagnostics: Vec<linkbase::Diagnostic>,
     options: Options,
 }
 
 impl Prepared {
-    /// Mirrors the CLI's `load`/`options`: `url` is the retrieval URI (§5.1.3), the headers give
-    /// the entity layer (§5.1.2) under `header_base`, Content-Type's charset the transport label.
+    /// Mirrors the CLI's: `url` is the retrieval URI (§5.1.3), the headers give the entity layer
+    /// (§5.1.2) under `header_base`, Content-Type's charset the transport label.
     fn new(
         url: Option<String>,
         headers_obj: Option<&Bound<'_, PyAny>>,
@@ -437,25 +382,17 @@ impl Prepared {
         header_base_name: &str,
     ) -> PyResult<Prepared> {
         let profile = profile(profile_name)?;
-        let mode = header_base(header_base_name)?;
+        let header_base = header_base(header_base_name)?;
         // The library's error names the layer (the retrieval URI); the caller gave it as url=.
         if let Some(value) = &url {
             linkbase::Uri::parse(value.trim())
                 .map_err(|e| BadBase::new_err(format!("url={value:?}: {e}")))?;
         }
-        let headers = headers(headers_obj)?;
-        let mut layers = BaseLayers {
-            retrieval_uri: url,
-            ..BaseLayers::default()
-        };
-        let diagnostics = layers.add_headers(&headers, mode);
-        let charset = headers
-            .get("Content-Type")
-            .and_then(linkbase::input::charset_from_content_type);
         Ok(Prepared {
-            layers,
-            charset,
-            diagnostics,
+            url,
+            headers: headers(headers_obj)?,
+            header_base,
+            charset: None,
             options: Options {
                 rewrite: RewriteOptions {
                     resolve: ResolveOptions::for_profile(profile),
@@ -467,14 +404,80 @@ impl Prepared {
         })
     }
 
-    fn input<'a>(&self, html: &'a [u8]) -> HtmlInput<'a> {
-        HtmlInput {
-            name: INPUT_NAME,
-            bytes: html,
-            layers: self.layers.clone(),
+    /// The door's input: `bytes` (not copied), named by what they turn out to be.
+    fn input<'a>(&self, bytes: &'a [u8]) -> Input<'a> {
+        Input {
+            layers: BaseLayers {
+                retrieval_uri: self.url.clone(),
+                ..BaseLayers::default()
+            },
+            headers: self.headers.clone(),
+            header_base: self.header_base,
             charset: self.charset.clone(),
-            diagnostics: self.diagnostics.clone(),
+            ..Input::bytes("", bytes)
         }
+    }
+}
+
+/// What a verb wants of the document.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Links,
+    Base,
+    Rewrite,
+}
+
+/// What [`Job::read`] read: the rewritten bytes, one report per document (links kept for
+/// `links`) with its links counted, and what could not be read.
+struct Read {
+    bytes: Option<Vec<u8>>,
+    reports: Vec<Report>,
+    tallies: Vec<LinkTally>,
+    problems: Vec<String>,
+}
+
+/// The verbs' sink: every record kept, what was not read said.
+#[derive(Default)]
+struct Collect {
+    links: Vec<linkbase::LinkRecord>,
+    reports: Vec<Report>,
+    tallies: Vec<LinkTally>,
+    problems: Vec<String>,
+}
+
+impl Sink for Collect {
+    fn link(&mut self, link: linkbase::LinkRecord) -> std::io::Result<()> {
+        self.links.push(link);
+        Ok(())
+    }
+    fn document(
+        &mut self,
+        _: &linkbase::source::Document<'_>,
+        done: Result<&verb::Done, &linkbase::Error>,
+    ) -> std::io::Result<()> {
+        if let Ok(done) = done {
+            self.reports.push(Report {
+                base: done.base.clone(),
+                links: std::mem::take(&mut self.links),
+            });
+            self.tallies.push(done.links);
+        }
+        Ok(())
+    }
+    fn unread(&mut self, record: &linkbase::BaseRecord) -> std::io::Result<()> {
+        self.reports.push(Report {
+            base: record.clone(),
+            links: Vec::new(),
+        });
+        self.tallies.push(LinkTally::default());
+        Ok(())
+    }
+    fn skipped(&mut self, skipped: &linkbase::source::Skipped) -> std::io::Result<()> {
+        match &skipped.error {
+            Some(e) => self.problems.push(format!("{e}: the message is not read")),
+            None => self.problems.extend(skipped.said.iter().cloned()),
+        }
+        Ok(())
     }
 }
 
@@ -592,9 +595,9 @@ fn rewrite<'py>(
     strict: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
-    let (bytes, reports) = job.run(py, true)?;
-    job.unresolved(py, &reports, strict)?;
-    let bytes = bytes.unwrap_or_default();
+    let read = job.run(py, Want::Rewrite)?;
+    job.unresolved(py, &read, strict)?;
+    let bytes = read.bytes.unwrap_or_default();
     if !job.text {
         return Ok(PyBytes::new(py, &bytes).into_any());
     }
@@ -648,8 +651,9 @@ fn links<'py>(
     strict: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
-    let (_, reports) = job.run(py, false)?;
-    job.unresolved(py, &reports, strict)?;
+    let read = job.run(py, Want::Links)?;
+    job.unresolved(py, &read, strict)?;
+    let reports = read.reports;
     // The records' own serde form, so the dicts have exactly the CLI's JSONL fields.
     let list = topy::to_python(py, &topy::LinksOf(&reports))?;
     // Freeing the records is Rust work too: done without the GIL.
@@ -660,16 +664,8 @@ fn links<'py>(
 /// The base records of a job: one for a document (without its links, as the CLI's `base`),
 /// one per HTML or CSS part of a message.
 fn base_records(py: Python<'_>, job: &Job<'_>) -> PyResult<Vec<linkbase::report::BaseRecord>> {
-    if job.message() {
-        let (_, reports) = job.run(py, false)?;
-        return Ok(reports.into_iter().map(|r| r.base).collect());
-    }
-    let bytes = job.doc.as_slice();
-    let prepared = &job.prepared;
-    let record = run(py, || {
-        pipeline::base(&prepared.input(bytes), &prepared.options).map_err(to_py)
-    })?;
-    Ok(vec![record])
+    let read = job.run(py, Want::Base)?;
+    Ok(read.reports.into_iter().map(|r| r.base).collect())
 }
 
 #[pyfunction]

@@ -77,6 +77,8 @@ impl Seek for Stored {
 /// A WARC file, read record by record.
 pub struct Archive {
     store: Store,
+    /// How it is named in errors.
+    name: String,
     reader: Framing<Stored>,
     options: ArchiveOptions,
     /// Where the `response` and `resource` records are, by a hash of their record ID, of their
@@ -230,6 +232,7 @@ impl Archive {
         };
         Ok(Archive {
             store,
+            name: name.to_owned(),
             reader,
             options,
             originals: HashMap::new(),
@@ -238,6 +241,20 @@ impl Archive {
             others: false,
             unindexed_prefix: (start > 0).then_some(start),
         })
+    }
+
+    /// The same archive opened again, from its first record, with the same options.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when it cannot be opened.
+    pub fn reopen(&self) -> Result<Archive, Error> {
+        Archive::open_store(
+            self.store.clone(),
+            &self.name,
+            self.options.clone(),
+            0,
+            None,
+        )
     }
 
     /// Indexes the originals before the range ([`Archive::open_range`]), as a whole read would

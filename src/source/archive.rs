@@ -228,6 +228,10 @@ impl<'a> Reader<'a> for Records {
         Some(Summary::Archive(self.archive.counts()))
     }
 
+    fn archive(&self) -> Option<&Archive> {
+        Some(&self.archive)
+    }
+
     fn write_back(&self) -> WriteBack {
         let gzip = self.archive.is_gzip();
         if self.archive.is_arc() {

@@ -19,6 +19,14 @@ impl<'a> Html<'a> {
 }
 
 impl<'a> Reader<'a> for Html<'a> {
+    fn default_retrieval_uri(&mut self, uri: &str) {
+        if let Some(super::document::Layers::Given(layers)) =
+            self.document.as_mut().map(|d| &mut d.layers)
+        {
+            layers.retrieval_uri.get_or_insert_with(|| uri.to_owned());
+        }
+    }
+
     fn next(&mut self) -> Option<Item<'a>> {
         self.document.take().map(Item::Document)
     }

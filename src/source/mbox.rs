@@ -16,7 +16,7 @@ use crate::input::mbox::{self, MboxMessage};
 
 /// The messages of an mbox, one after another.
 pub(crate) struct Mbox<'a> {
-    /// The name messages are labelled with (`stdin` for `-`).
+    /// The name messages are labelled with.
     name: String,
     bytes: Cow<'a, [u8]>,
     layers: BaseLayers,
@@ -36,7 +36,7 @@ pub(crate) struct Mbox<'a> {
 
 impl<'a> Mbox<'a> {
     pub(crate) fn new(name: &str, bytes: Cow<'a, [u8]>, layers: BaseLayers) -> Mbox<'a> {
-        let name = if name == "-" { "stdin" } else { name }.to_owned();
+        let name = name.to_owned();
         let (messages, preamble) = mbox::split(&bytes);
         let mut pending = VecDeque::new();
         if preamble > 0 {
@@ -75,6 +75,12 @@ impl<'a> Mbox<'a> {
 impl<'a> Reader<'a> for Mbox<'a> {
     fn resolve_with(&mut self, resolve: crate::ResolveOptions) {
         self.resolve = resolve;
+    }
+
+    fn default_retrieval_uri(&mut self, uri: &str) {
+        self.layers
+            .retrieval_uri
+            .get_or_insert_with(|| uri.to_owned());
     }
 
     fn next(&mut self) -> Option<Item<'a>> {

@@ -276,6 +276,12 @@ impl<'a> Reader<'a> for MessageDocuments<'a> {
         self.resolve = resolve;
     }
 
+    fn default_retrieval_uri(&mut self, uri: &str) {
+        self.layers
+            .retrieval_uri
+            .get_or_insert_with(|| uri.to_owned());
+    }
+
     fn next(&mut self) -> Option<Item<'a>> {
         while self.tail.is_none() {
             let i = self.next;
@@ -309,6 +315,14 @@ impl<'a> Reader<'a> for MessageDocuments<'a> {
 
     fn finish(&mut self, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(&self.spliced())
+    }
+
+    fn message(&self) -> Option<crate::message::MessageInput<'_>> {
+        Some(crate::message::MessageInput {
+            name: &self.name,
+            bytes: &self.bytes,
+            layers: self.layers.clone(),
+        })
     }
 
     fn write_back(&self) -> WriteBack {

@@ -58,6 +58,10 @@ pub fn open<'a>(input: Input<'a>) -> Result<Source<'a>, Error> {
     if name.is_empty() {
         name = placeholder(kind).to_owned();
     }
+    // An mbox's messages are labelled `stdin message N (offset O)` when it comes from stdin.
+    if kind == InputKind::Mbox && name == "-" {
+        name = "stdin".to_owned();
+    }
     let reader: Box<dyn Reader<'a> + 'a> = match kind {
         InputKind::Warc | InputKind::Arc => {
             let given = [

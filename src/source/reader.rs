@@ -81,6 +81,9 @@ pub(crate) trait Reader<'a> {
     /// How references in the input's own structure resolve (a MIME message's headings): the
     /// run's profile. Given before the first item.
     fn resolve_with(&mut self, _resolve: crate::ResolveOptions) {}
+    /// Where the input came from, learnt after it was opened: its documents' retrieval URI
+    /// where none was given (an archive's records have their own).
+    fn default_retrieval_uri(&mut self, _uri: &str) {}
     fn next(&mut self) -> Option<Item<'a>>;
     /// Writes the input up to and with `item` to `out`; `new`: the document's new body, when it
     /// changed (prepared by [`Back::prepare`]).
@@ -93,6 +96,12 @@ pub(crate) trait Reader<'a> {
     /// Writes what remains of the input after the last item.
     fn finish(&mut self, out: &mut dyn Write) -> io::Result<()>;
     fn summary(&self) -> Option<Summary> {
+        None
+    }
+    fn archive(&self) -> Option<&crate::archive::Archive> {
+        None
+    }
+    fn message(&self) -> Option<crate::message::MessageInput<'_>> {
         None
     }
     fn write_back(&self) -> WriteBack;
@@ -150,9 +159,27 @@ impl<'a> Source<'a> {
         self.reader.resolve_with(resolve);
     }
 
+    /// Where the input came from, when the caller learns it after opening it (a page's URL in
+    /// its site): the retrieval URI (RFC 2396 §5.1.3) of its documents, unless one was given.
+    /// Before the first item only; an archive's records keep their own.
+    pub fn default_retrieval_uri(&mut self, uri: &str) {
+        self.reader.default_retrieval_uri(uri);
+    }
+
     /// How a rewrite writes the input back.
     pub fn write_back(&self) -> WriteBack {
         self.reader.write_back()
+    }
+
+    /// The archive, for a source of one: what `rewrite --extract` reads (again, with the
+    /// records that are not HTML).
+    pub fn archive(&self) -> Option<&crate::archive::Archive> {
+        self.reader.archive()
+    }
+
+    /// The MIME message, for a source of one: what `rewrite --extract` makes a page of.
+    pub fn message(&self) -> Option<crate::message::MessageInput<'_>> {
+        self.reader.message()
     }
 
     /// What was read, once the source is read to its end (inputs of many documents).
