@@ -73,28 +73,37 @@
 //! Nothing here panics on any input (the parsers are fuzzed: `fuzz/`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Every type a public signature shows can be named by its user: a private module's types are
+// re-exported below.
+#![deny(unnameable_types)]
 
-// The stages, in the order data flows through them. The API is the documented modules and the
-// re-exports below; `decode` and the DOM engine (`dom`) are public only with the `oracle`
-// feature, for this repository's tests, benches and fuzz targets, which use the DOM engine as
-// the streaming engine's oracle: hidden from the documentation, no stability promise.
+/// Declares modules that are the library's own: private, and public (hidden from the
+/// documentation, no stability promise) only with the `oracle` feature, for this repository's
+/// tests, benches and fuzz targets, which use the DOM engine as the streaming engine's oracle
+/// and reach into the stages (as lol_html's `integration_test`).
+macro_rules! internal {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(feature = "oracle")]
+        #[doc(hidden)]
+        pub mod $name;
+        #[cfg(not(feature = "oracle"))]
+        mod $name;
+    )*};
+}
+
+// The stages, in the order data flows through them. The API is the public modules (the door,
+// the verbs, the single-document pipeline, the formats' own: messages, archives, sites and
+// their file layouts) and the re-exports below.
 pub mod input;
 pub mod source;
-#[cfg(feature = "oracle")]
-#[doc(hidden)]
-pub mod decode;
-#[cfg(not(feature = "oracle"))]
-mod decode;
+internal!(decode);
 pub(crate) mod tree;
 mod tokenize;
-pub mod base;
-pub mod uri;
-pub mod rewrite;
+internal!(base, uri, rewrite);
 mod splice;
 mod engine;
 pub mod report;
-pub mod position;
-pub mod error;
+internal!(position, error);
 pub mod pipeline;
 pub mod verb;
 pub mod message;
@@ -104,20 +113,23 @@ pub mod site;
 #[cfg(test)]
 mod testutil;
 
-pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
-pub use decode::EncodingSource;
+pub use base::{Base, BaseLayers, BaseSource, HeaderBase, Outer};
+pub use decode::{DecodeError, EncodingSource};
 #[cfg(feature = "oracle")]
 #[doc(hidden)]
 pub use engine::dom;
-pub use engine::dom::{NodeId, ParseLimits};
-pub use error::{Diagnostic, DiagnosticCode, Error};
+pub use engine::dom::{LimitHit, NodeId, ParseLimits};
+pub use error::{Diagnostic, DiagnosticCode, Error, MimeError, Place};
 pub use input::Headers;
-pub use report::{BaseRecord, LinkRecord, LinkTally, Report};
+pub use position::Position;
+pub use report::{BaseRecord, LinkRecord, LinkTally, Origin, Report};
 pub use rewrite::{KeptAbsolute, Link, LinkKind, Relink, Relinked, Relinker, RewriteOptions};
+pub use source::{open, Document, Input, Item, Source};
 pub use uri::{
     resolve, DotSegments, Profile, ResolveError, ResolveOptions, Resolved, Resolver, SameScheme,
     Uri, UriRef,
 };
+pub use verb::{InOrder, Sink};
 
 /// The examples of docs/library.md, compiled and run as doctests.
 #[cfg(doctest)]

@@ -1,5 +1,5 @@
 //! The stages, in order, and nothing else:
-//! input → `decode` → `Document::parse` → [`base`](crate::base) →
+//! input → `decode` → `Document::parse` → `base` →
 //! the DOM engine's plan and its application → the serializer / [`report`](crate::report);
 //! the streaming engine does the same in one walk of the bytes.
 //!

@@ -41,7 +41,7 @@ pub struct LinkRecord {
     /// In a MIME message: the part the resolved reference names (RFC 2557 §8.2, RFC 2392), when
     /// one does.
     pub target_part: Option<String>,
-    /// The line of the value in the document (1-based; see [`crate::position`]), or `None`
+    /// The line of the value in the document (1-based; see [`crate::Position`]), or `None`
     /// where it was not located. A value inside an `iframe srcdoc` document or `<noscript>`
     /// markup is at its `srcdoc` attribute or the `<noscript>` text; a `srcset` candidate, a
     /// refresh URL or a CSS `url()` at its attribute or `<style>` text.

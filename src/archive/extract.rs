@@ -149,7 +149,7 @@ pub fn rewrite_stylesheet(record: &OtherRecord, options: &Options) -> Option<Vec
 
 /// [`rewrite_stylesheet`] for a stylesheet's bytes `body` retrieved from `uri`, with the
 /// charset its transport gave (`None` for a file of a tree): `rewrite DIR --relative` relinks
-/// a tree's stylesheets by it. The one stylesheet path ([`crate::pipeline::stylesheet`]), as for
+/// a tree's stylesheets by it. The one stylesheet path (`pipeline/stylesheet.rs`), as for
 /// a message's CSS parts, with `uri` as the base.
 pub fn stylesheet_relinked(
     body: &[u8],

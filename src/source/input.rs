@@ -27,7 +27,7 @@ pub struct Input<'a> {
     /// The base layers outside the document (RFC 2396 §5.1.2–§5.1.4): a bare document's, and
     /// each message's (`--url` names where the whole message came from). An archive's records
     /// have their own: giving one a retrieval URI, a Content-Base, a Content-Location or header
-    /// fields is an error ([`Error::NotForArchive`]); its default base applies to every record.
+    /// fields is an error ([`Error::NotForArchive`](crate::Error::NotForArchive)); its default base applies to every record.
     pub layers: BaseLayers,
     /// The header fields of the encapsulating entity (§5.1.2), read as `header_base` says:
     /// Content-Base and Content-Location become layers under `layers`' own, Content-Type's

@@ -107,7 +107,7 @@ pub(crate) trait Reader<'a> {
     fn write_back(&self) -> WriteBack;
 }
 
-/// An input's documents, in order ([`open`]).
+/// An input's documents, in order ([`open`](super::open)).
 pub struct Source<'a> {
     name: String,
     kind: InputKind,

@@ -20,7 +20,7 @@ pub struct Done {
 /// Where a verb's findings go, in the input's order. Every method but
 /// [`document`](Sink::document) does nothing unless implemented.
 pub trait Sink {
-    /// A link record ([`links`] only), before its document's [`document`](Sink::document).
+    /// A link record ([`links`](super::links) only), before its document's [`document`](Sink::document).
     ///
     /// # Errors
     /// Stops the run (a writer's error).
@@ -36,7 +36,7 @@ pub trait Sink {
     /// Stops the run.
     fn document(&mut self, document: &Document<'_>, done: Result<&Done, &Error>) -> io::Result<()>;
 
-    /// A record of something read that is not a document ([`Item::Unread`]).
+    /// A record of something read that is not a document ([`Item::Unread`](crate::source::Item::Unread)).
     ///
     /// # Errors
     /// Stops the run.
@@ -44,7 +44,7 @@ pub trait Sink {
         Ok(())
     }
 
-    /// Something not read as a document ([`Item::Skipped`]).
+    /// Something not read as a document ([`Item::Skipped`](crate::source::Item::Skipped)).
     ///
     /// # Errors
     /// Stops the run.
@@ -60,7 +60,7 @@ pub trait Sink {
         Ok(())
     }
 
-    /// A [`rewrite`] could not put a document back into its input (an ARC record read past
+    /// A [`rewrite`](super::rewrite) could not put a document back into its input (an ARC record read past
     /// damage), and kept it as it was: why, naming the input.
     ///
     /// # Errors
@@ -87,7 +87,7 @@ impl Workers for InOrder {
     }
 }
 
-/// Where a [`rewrite`] writes: any writer; output that can be taken back (a file of one's own)
+/// Where a [`rewrite`](super::rewrite) writes: any writer; output that can be taken back (a file of one's own)
 /// lets a document streamed from a file be written as it is read ([`Rewind`]).
 pub trait Output {
     /// As output that can be taken back, or (`Err`) as a plain writer.
