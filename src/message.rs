@@ -13,20 +13,9 @@ use crate::report::Report;
 use crate::source::{Back, Item, MessageDocuments, Reader};
 use crate::verb::Want;
 
-pub mod mbox;
 pub mod page;
 
-/// A MIME message and what is known about it from outside.
-#[derive(Debug, Clone, Default)]
-pub struct MessageInput<'a> {
-    /// How to name it in errors.
-    pub name: &'a str,
-    /// The message's bytes.
-    pub bytes: &'a [u8],
-    /// Outer layers: `--url` (RFC 2557 §5(d)), `--default-base`; `--content-base` and
-    /// `--content-location` act as a heading around the whole message.
-    pub layers: BaseLayers,
-}
+pub use crate::source::MessageInput;
 
 /// The output of [`rewrite_message`].
 #[derive(Debug, Clone)]

@@ -306,6 +306,24 @@ impl std::fmt::Display for UnresolvedSummary {
     }
 }
 
+impl BaseRecord {
+    /// Whether a `<base>` element was taken out of the document (`--drop-base`, `--relative`):
+    /// one set the base or was ignored (relative, unusable), and none was kept for links that
+    /// need it.
+    pub fn base_removed(&self) -> bool {
+        let had_one = self.base_source == BaseSource::BaseElement
+            || self
+                .diagnostics
+                .iter()
+                .any(|d| d.code == DiagnosticCode::BaseIgnored);
+        had_one
+            && !self
+                .diagnostics
+                .iter()
+                .any(|d| d.code == DiagnosticCode::BaseKept)
+    }
+}
+
 impl Report {
     /// Gives the base record and every link record the document's origin.
     pub fn set_origin(&mut self, origin: &Origin) {

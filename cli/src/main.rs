@@ -10,6 +10,7 @@ mod load;
 mod man;
 mod online;
 mod page;
+mod run;
 mod said;
 mod say;
 mod text;
@@ -18,6 +19,7 @@ mod verbs;
 mod walk;
 
 use load::default_encoding;
+pub(crate) use run::{set_jobs, with_output, Exit, Failure, Fatal};
 pub(crate) use said::{say_reserialized, say_skipped_parts};
 use tree::local_url;
 use verbs::{run_base, run_links, run_rewrite};
@@ -34,24 +36,6 @@ use linkbase::report::write_jsonl;
 use linkbase::{Resolver, RewriteOptions};
 
 use args::{CheckArgs, CheckFormat, Cli, Command, ResolveArgs};
-
-/// The documented exit codes (CONTRACT.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Exit {
-    Ok = 0,
-    Problems = 1,
-    Unusable = 2,
-}
-
-/// A fatal error: printed as `linkbase: <message>`, exit 2.
-#[derive(Debug)]
-struct Fatal(String);
-
-impl<E: std::fmt::Display> From<E> for Fatal {
-    fn from(e: E) -> Self {
-        Fatal(e.to_string())
-    }
-}
 
 fn main() -> ExitCode {
     let cli = Cli::from_env();
@@ -72,39 +56,6 @@ fn main() -> ExitCode {
             eprintln!("linkbase: {}", crate::text::escape_controls(&message));
             ExitCode::from(Exit::Unusable as u8)
         }
-    }
-}
-
-enum Failure {
-    /// The reader of our output went away (`| head`): not an error.
-    BrokenPipe,
-    Fatal(Fatal),
-}
-
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Self {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            Failure::BrokenPipe
-        } else {
-            Failure::Fatal(Fatal(e.to_string()))
-        }
-    }
-}
-
-impl From<linkbase::Error> for Failure {
-    fn from(e: linkbase::Error) -> Self {
-        match e {
-            linkbase::Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe => {
-                Failure::BrokenPipe
-            }
-            e => Failure::Fatal(Fatal::from(e)),
-        }
-    }
-}
-
-impl From<Fatal> for Failure {
-    fn from(f: Fatal) -> Self {
-        Failure::Fatal(f)
     }
 }
 
@@ -203,52 +154,6 @@ fn resolve_to(
     }
     out.flush()?;
     Ok(if failed > 0 { Exit::Problems } else { Exit::Ok })
-}
-
-/// Runs `write` on stdout, or on `-o FILE` (a temporary file renamed when it succeeds).
-pub(crate) fn with_output(
-    path: Option<&Path>,
-    write: impl FnOnce(&mut dyn Write) -> Result<Exit, Failure>,
-) -> Result<Exit, Failure> {
-    let Some(path) = path else {
-        return write(&mut io::stdout().lock());
-    };
-    let mut write = Some(write);
-    let mut outcome = None;
-    let mut run = |w: &mut fsout::Output<'_>| {
-        let result = write.take().map(|f| f(w));
-        let ok = matches!(result, Some(Ok(_)));
-        outcome = result;
-        if ok {
-            Ok(())
-        } else {
-            Err(io::Error::other("not written"))
-        }
-    };
-    let written = fsout::write(
-        path,
-        fsout::Contents::Written(&mut run),
-        fsout::Target::Output,
-    );
-    match outcome {
-        Some(Err(e)) => Err(e),
-        Some(Ok(exit)) => {
-            written.map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
-            Ok(exit)
-        }
-        None => Err(Fatal(format!("{}: not written", path.display())).into()),
-    }
-}
-
-/// Sizes rayon's global pool (once per process: one command runs per process).
-fn set_jobs(jobs: Option<usize>) -> Result<(), Fatal> {
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = jobs {
-        builder = builder.num_threads(n.max(1));
-    }
-    builder
-        .build_global()
-        .map_err(|e| Fatal(format!("thread pool: {e}")))
 }
 
 /// `check DIR --site-url URL`.

@@ -11,7 +11,6 @@ use linkbase::{Diagnostic, DiagnosticCode};
 
 use crate::args::RewriteArgs;
 use crate::text::escape_controls;
-use crate::tree::say_base_removed_by_relative;
 use crate::{say, Exit};
 
 /// Which verb is running: what is said depends on it.
@@ -147,6 +146,16 @@ impl<'a> Said<'a> {
         } else {
             Exit::Ok
         }
+    }
+}
+
+/// `rewrite FILE --relative` without --drop-base: says that a `<base>` element went, when one
+/// did (and only then).
+pub(crate) fn say_base_removed_by_relative(args: &RewriteArgs, name: &str, bases: &[BaseRecord]) {
+    if args.relative && !args.drop_base && bases.iter().any(BaseRecord::base_removed) {
+        eprintln!(
+            "linkbase: {name}: --relative: the <base> element is removed (it would redirect the relative links)"
+        );
     }
 }
 

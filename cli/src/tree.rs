@@ -245,20 +245,6 @@ pub(crate) fn relative_options(options: &mut Options, site: &linkbase::site::Sit
     implied
 }
 
-/// `rewrite FILE --relative` without --drop-base: says that a `<base>` element went, when one
-/// did (and only then).
-pub(crate) fn say_base_removed_by_relative(
-    args: &RewriteArgs,
-    name: &str,
-    bases: &[linkbase::BaseRecord],
-) {
-    if args.relative && !args.drop_base && bases.iter().any(walk::base_removed) {
-        eprintln!(
-            "linkbase: {name}: --relative: the <base> element is removed (it would redirect the relative links)"
-        );
-    }
-}
-
 /// The one closing line of `rewrite DIR`, in `check`'s style: what was read, what became of its
 /// links and files, where the output went, and how long it took.
 pub(crate) struct TreeSummary<'a> {

@@ -305,7 +305,7 @@ fn write_extraction(
         archive,
         |h| {
             rewrite_record(h, name, options).map(|(bytes, w)| {
-                let removed = drop_base && crate::walk::base_removed(&w.base);
+                let removed = drop_base && w.base.base_removed();
                 // Issue 24 item 3: a file has no transport; the charset it gave is declared.
                 let declared = (w.base.encoding_source == linkbase::EncodingSource::Transport)
                     .then(|| archive::declare_charset(&bytes, w.base.encoding))

@@ -161,3 +161,15 @@ pub(crate) fn read(content: Content<'_>, threshold: u64) -> io::Result<Loaded<'_
         }
     }
 }
+
+/// A MIME message and what is known about it from outside.
+#[derive(Debug, Clone, Default)]
+pub struct MessageInput<'a> {
+    /// How to name it in errors.
+    pub name: &'a str,
+    /// The message's bytes.
+    pub bytes: &'a [u8],
+    /// Outer layers: `--url` (RFC 2557 §5(d)), `--default-base`; `--content-base` and
+    /// `--content-location` act as a heading around the whole message.
+    pub layers: BaseLayers,
+}

@@ -317,8 +317,8 @@ impl<'a> Reader<'a> for MessageDocuments<'a> {
         out.write_all(&self.spliced())
     }
 
-    fn message(&self) -> Option<crate::message::MessageInput<'_>> {
-        Some(crate::message::MessageInput {
+    fn message(&self) -> Option<super::input::MessageInput<'_>> {
+        Some(super::input::MessageInput {
             name: &self.name,
             bytes: &self.bytes,
             layers: self.layers.clone(),

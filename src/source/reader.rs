@@ -101,7 +101,7 @@ pub(crate) trait Reader<'a> {
     fn archive(&self) -> Option<&crate::archive::Archive> {
         None
     }
-    fn message(&self) -> Option<crate::message::MessageInput<'_>> {
+    fn message(&self) -> Option<super::input::MessageInput<'_>> {
         None
     }
     fn write_back(&self) -> WriteBack;
@@ -178,7 +178,7 @@ impl<'a> Source<'a> {
     }
 
     /// The MIME message, for a source of one: what `rewrite --extract` makes a page of.
-    pub fn message(&self) -> Option<crate::message::MessageInput<'_>> {
+    pub fn message(&self) -> Option<super::input::MessageInput<'_>> {
         self.reader.message()
     }
 
