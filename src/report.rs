@@ -145,9 +145,34 @@ pub struct Origin {
     /// From an mbox: the message it is in (`mbox_message`, its place from 0, and `message_id`,
     /// its `Message-ID` or null); absent otherwise.
     pub mbox: Option<crate::input::mbox::MboxRef>,
+    /// From the tests' toy archive: the entry it is (`toy_entry`, from 0).
+    #[cfg(feature = "oracle")]
+    #[doc(hidden)]
+    pub toy_entry: Option<usize>,
 }
 
 impl Origin {
+    /// Where the document is, for a line of text that names it: its mbox message's place, its
+    /// archived record's target URI, its MIME part's path, outermost first (one each that it
+    /// has). Empty for a bare document.
+    pub fn places(&self) -> Vec<String> {
+        let mut places = Vec::new();
+        if let Some(m) = &self.mbox {
+            places.push(m.mbox_message.to_string());
+        }
+        if let Some(record) = &self.warc {
+            places.push(record.warc_target_uri.clone().unwrap_or_default());
+        }
+        #[cfg(feature = "oracle")]
+        if let Some(entry) = self.toy_entry {
+            places.push(format!("entry {entry}"));
+        }
+        if let Some(part) = &self.part {
+            places.push(part.clone());
+        }
+        places
+    }
+
     /// The origin of MIME part `part`, or of a bare document (`None`).
     pub fn part(part: Option<&str>) -> Origin {
         Origin {
@@ -168,6 +193,9 @@ struct OriginTail<'a> {
     content_type: &'a Option<String>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     mbox: &'a Option<crate::input::mbox::MboxRef>,
+    #[cfg(feature = "oracle")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    toy_entry: &'a Option<usize>,
 }
 
 impl Origin {
@@ -177,6 +205,8 @@ impl Origin {
             warc: &self.warc,
             content_type: &self.content_type,
             mbox: &self.mbox,
+            #[cfg(feature = "oracle")]
+            toy_entry: &self.toy_entry,
         }
     }
 }

@@ -51,12 +51,10 @@ impl<'a> Said<'a> {
             Ok(done) => done,
             Err(e) => {
                 self.failed += 1;
-                let id = d.origin.warc.as_ref().map_or("", |r| r.id());
-                let at = d.place().map(|p| p.to_string()).unwrap_or_default();
                 eprintln!(
-                    "linkbase: {}: record {} at {at}: {}",
+                    "linkbase: {}: {}: {}",
                     escape_controls(&d.name),
-                    escape_controls(id),
+                    escape_controls(&d.describe().unwrap_or_default()),
                     escape_controls(&e.to_string())
                 );
                 return;
@@ -98,11 +96,12 @@ impl<'a> Said<'a> {
         self.message.push((record.clone(), LinkTally::default()));
     }
 
-    /// What was not read as a document.
+    /// What was not read as a document: what is said of it makes the run exit 1.
     pub(crate) fn skipped(&mut self, s: &Skipped) {
         for line in &s.said {
             eprintln!("linkbase: {}", escape_controls(line));
         }
+        self.problems += u64::from(!s.said.is_empty());
     }
 
     /// A MIME message's documents have all come: its trouble, said together.

@@ -103,18 +103,11 @@ fn push_escaped(o: &mut String, c: char) {
 }
 
 /// One base record as `base --format text` writes it: where its document is first (so each
-/// line says which it is about: its mbox message, its archived record's target URI, its MIME
-/// part's path; a field of its origin each), then the base and where it came from.
+/// line says which it is about: `Origin::places`, such as its MIME part's path), then the base
+/// and where it came from.
 pub(crate) fn write_base_line(out: &mut impl Write, b: &BaseRecord) -> io::Result<()> {
-    if let Some(m) = &b.origin.mbox {
-        write!(out, "{}\t", m.mbox_message)?;
-    }
-    if let Some(record) = &b.origin.warc {
-        let target = record.warc_target_uri.as_deref().unwrap_or("");
-        write!(out, "{}\t", escape_controls(target))?;
-    }
-    if let Some(part) = &b.origin.part {
-        write!(out, "{}\t", escape_controls(part))?;
+    for place in b.origin.places() {
+        write!(out, "{}\t", escape_controls(&place))?;
     }
     writeln!(
         out,

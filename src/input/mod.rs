@@ -5,6 +5,9 @@ pub mod arc;
 mod headers;
 pub mod mbox;
 pub mod mime;
+#[cfg(feature = "oracle")]
+#[doc(hidden)]
+pub mod toy;
 pub mod warc;
 
 pub use crate::decode::charset_from_content_type;
@@ -25,6 +28,10 @@ pub enum InputKind {
     Arc,
     /// An mbox file: many mails, each after a `From ` envelope line.
     Mbox,
+    /// The tests' toy archive ([`toy`]).
+    #[cfg(feature = "oracle")]
+    #[doc(hidden)]
+    Toy,
 }
 
 /// Classifies an input by its name, else by its first bytes. `name` may be empty (bytes from a
@@ -51,6 +58,10 @@ pub enum InputKind {
 /// assert_eq!(classify("inbox.mbox", b""), InputKind::Mbox);
 /// ```
 pub fn classify(name: &str, head: &[u8]) -> InputKind {
+    #[cfg(feature = "oracle")]
+    if toy::looks_like_toy(head) {
+        return InputKind::Toy;
+    }
     let lower = name.to_ascii_lowercase();
     if lower.ends_with(".warc") || lower.ends_with(".warc.gz") || warc::looks_like_warc(head) {
         return InputKind::Warc;

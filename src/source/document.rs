@@ -83,7 +83,7 @@ impl Document<'_> {
         match self.back {
             Back::Whole => Role::Whole,
             Back::Part(_) => Role::Part,
-            Back::Conversion(_) | Back::InPlace(_) => Role::Record,
+            Back::Conversion(_) | Back::InPlace(_) | Back::Entry(_) => Role::Record,
         }
     }
 
@@ -92,6 +92,19 @@ impl Document<'_> {
     pub fn place(&self) -> Option<crate::input::warc::Place> {
         match &self.back {
             Back::Conversion(r) | Back::InPlace(r) => Some(r.record.place()),
+            _ => None,
+        }
+    }
+
+    /// How it is named in a message about it, after its input's name: `record ID at PLACE` for an
+    /// archived record, `entry N` for an entry; `None` for a document of its own or a part,
+    /// which have their own names.
+    pub fn describe(&self) -> Option<String> {
+        match &self.back {
+            Back::Conversion(r) | Back::InPlace(r) => {
+                Some(format!("record {} at {}", r.record.id(), r.record.place()))
+            }
+            Back::Entry(i) => Some(format!("entry {i}")),
             _ => None,
         }
     }
@@ -117,6 +130,10 @@ pub(crate) enum Back {
     /// An archived record, replaced where it stands by the same record with its new payload
     /// (ARC, which has no conversion records).
     InPlace(RecordBack),
+    /// An entry of an archive its reader writes again whole, the entries that changed in their
+    /// new form.
+    #[cfg_attr(not(feature = "oracle"), allow(dead_code))]
+    Entry(usize),
 }
 
 /// What an input holds, in order: its documents, and what is said beside them.

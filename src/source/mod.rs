@@ -17,6 +17,8 @@ mod html;
 mod message;
 mod mbox;
 mod archive;
+#[cfg(feature = "oracle")]
+mod toy;
 
 use crate::error::Error;
 use crate::input::{self as formats, InputKind};
@@ -105,6 +107,12 @@ pub fn open<'a>(input: Input<'a>) -> Result<Source<'a>, Error> {
                     read.whole().map_err(io_error(&name))?,
                     &layers,
                 )?),
+                #[cfg(feature = "oracle")]
+                InputKind::Toy => Box::new(toy::Toy::new(
+                    &name,
+                    read.whole().map_err(io_error(&name))?,
+                    layers,
+                )),
                 InputKind::Mbox => Box::new(mbox::Mbox::new(
                     &name,
                     read.whole().map_err(io_error(&name))?,

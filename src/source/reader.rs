@@ -63,6 +63,8 @@ pub enum WriteBack {
         /// The input is gzip-compressed, and so is the output.
         gzip: bool,
     },
+    /// The input written again, each entry that changed in its new form.
+    Entries,
 }
 
 /// What a write back did with one document beyond copying.

@@ -197,6 +197,13 @@ pub(crate) fn whole(
     let options = options_for(document, options);
     let options = options.as_ref();
     let mut tally = LinkTally::default();
+    // The links given on are counted too.
+    let mut counted = LinkTally::default();
+    let mut on_link = |l: LinkRecord| {
+        counted.add(&l);
+        on_link(l);
+    };
+    let on_link: &mut dyn FnMut(LinkRecord) = &mut on_link;
     let base = match (&document.body, want, out) {
         (Body::Bytes(bytes), Want::Links, _) => {
             let input = html_input(document, bytes).ok_or_else(|| settled(document))?;
@@ -212,9 +219,13 @@ pub(crate) fn whole(
             tally = written.links;
             written.base
         }
-        (Body::File(path), Want::Links | Want::Base, _) => {
+        (Body::File(path), Want::Links, _) => {
             let input = path_input(document, path).ok_or_else(|| settled(document))?;
             pipeline::links_path(&input, options, on_link)?
+        }
+        (Body::File(path), Want::Base, _) => {
+            let input = path_input(document, path).ok_or_else(|| settled(document))?;
+            pipeline::links_path(&input, options, &mut |_| {})?
         }
         (Body::File(path), _, Some(out)) => {
             let input = path_input(document, path).ok_or_else(|| settled(document))?;
@@ -235,6 +246,7 @@ pub(crate) fn whole(
             return Ok(outcome.done);
         }
     };
+    tally += counted;
     Ok(Done { base, links: tally })
 }
 
