@@ -9,12 +9,13 @@
 //!
 //! | you have | call | you get |
 //! | --- | --- | --- |
+//! | any input: an HTML page, a MIME message, an mbox, a WARC or ARC file | [`open`], then [`verb::links`], [`verb::base`], [`verb::rewrite`] | each document's records to your [`Sink`], in order; the input written back |
 //! | one reference and a base | [`Resolver::resolve`], [`resolve()`] | the absolute URI ([`Resolved`]) |
 //! | an HTML document (bytes) | [`pipeline::rewrite`], [`pipeline::links`] | the rewritten bytes, a [`Report`] of every link with its [`BaseSource`] |
 //! | the same, written to a file or a pipe | [`pipeline::rewrite_to`] | the bytes written as they are produced, the links counted ([`LinkTally`]) |
 //! | a document too large to hold | [`pipeline::rewrite_path`], [`pipeline::links_path`] | the same, streamed in flat memory |
-//! | a MIME message, `.eml`, `.mht` | [`message::rewrite_message`], [`message::links_message`] | per HTML and CSS part |
-//! | a WARC file | [`archive::Archive`], then [`archive::links`] / [`archive::rewrite`] | per archived page, damage reported |
+//! | a MIME message, `.eml`, `.mht`, whatever its name | [`message::rewrite_message`], [`message::links_message`] | per HTML and CSS part |
+//! | a WARC file, record by record | [`archive::Archive`], then [`archive::links`] / [`archive::rewrite`] | per archived page, damage reported |
 //! | a site tree | [`site::Site`] | URL ↔ file mapping, link verdicts, [`site::Site::relative`] paths for mirrors |
 //!
 //! The base layers outside a document are a [`BaseLayers`] (`--url`, headers through
