@@ -182,124 +182,77 @@ impl Origin {
     }
 }
 
-/// The fields of an [`Origin`] a record writes after its own (`part` goes first).
-#[derive(Serialize)]
-struct OriginTail<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    root: &'a Option<bool>,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    warc: &'a Option<crate::input::warc::RecordRef>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    content_type: &'a Option<String>,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    mbox: &'a Option<crate::input::mbox::MboxRef>,
-    #[cfg(feature = "oracle")]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    toy_entry: &'a Option<usize>,
+/// A record's JSON: `part` first, the record's own fields, then the rest of its origin, flat
+/// (one level of flattening, as serde writes it fastest): the one definition of where an
+/// origin's fields go, for both records. `$r` names the record in the expressions, `$origin` is
+/// its origin.
+macro_rules! wire {
+    ($record:ty, |$r:ident| $origin:expr, { $($field:ident: $ty:ty = $value:expr),* $(,)? }) => {
+        impl Serialize for $record {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                #[derive(Serialize)]
+                struct Wire<'a> {
+                    part: &'a Option<String>,
+                    $($field: $ty,)*
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    root: Option<bool>,
+                    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+                    warc: &'a Option<crate::input::warc::RecordRef>,
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    content_type: &'a Option<String>,
+                    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+                    mbox: &'a Option<crate::input::mbox::MboxRef>,
+                    #[cfg(feature = "oracle")]
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    toy_entry: Option<usize>,
+                }
+                let $r = self;
+                let origin: &Origin = $origin;
+                Wire {
+                    part: &origin.part,
+                    $($field: $value,)*
+                    root: origin.root,
+                    warc: &origin.warc,
+                    content_type: &origin.content_type,
+                    mbox: &origin.mbox,
+                    #[cfg(feature = "oracle")]
+                    toy_entry: origin.toy_entry,
+                }
+                .serialize(s)
+            }
+        }
+    };
 }
 
-impl Origin {
-    fn tail(&self) -> OriginTail<'_> {
-        OriginTail {
-            root: &self.root,
-            warc: &self.warc,
-            content_type: &self.content_type,
-            mbox: &self.mbox,
-            #[cfg(feature = "oracle")]
-            toy_entry: &self.toy_entry,
-        }
-    }
-}
+// An origin alone is written as a record writes it.
+wire!(Origin, |o| o, {});
 
-impl Serialize for Origin {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            part: &'a Option<String>,
-            #[serde(flatten)]
-            tail: OriginTail<'a>,
-        }
-        Wire {
-            part: &self.part,
-            tail: self.tail(),
-        }
-        .serialize(s)
-    }
-}
+// The JSON form of a link record (CONTRACT.md `links`).
+wire!(LinkRecord, |r| &r.origin, {
+    element: &'a str = &r.element,
+    attribute: &'a Option<String> = &r.attribute,
+    original: &'a str = &r.original,
+    resolved: &'a Option<String> = &r.resolved,
+    base: &'a Option<String> = &r.base,
+    base_source: BaseSource = r.base_source,
+    same_document: bool = r.same_document,
+    kind: LinkKind = r.kind,
+    rewritten: bool = r.rewritten,
+    diagnostic: &'a Option<String> = &r.diagnostic,
+    srcdoc_depth: usize = r.srcdoc_depth,
+    target_part: &'a Option<String> = &r.target_part,
+    line: Option<usize> = r.line,
+    column: Option<usize> = r.column,
+});
 
-/// The JSON form of a link record (CONTRACT.md `links`): `part`, the link's fields, then the
-/// rest of its origin.
-impl Serialize for LinkRecord {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            part: &'a Option<String>,
-            element: &'a str,
-            attribute: &'a Option<String>,
-            original: &'a str,
-            resolved: &'a Option<String>,
-            base: &'a Option<String>,
-            base_source: BaseSource,
-            same_document: bool,
-            kind: LinkKind,
-            rewritten: bool,
-            diagnostic: &'a Option<String>,
-            srcdoc_depth: usize,
-            target_part: &'a Option<String>,
-            line: Option<usize>,
-            column: Option<usize>,
-            #[serde(flatten)]
-            origin: OriginTail<'a>,
-        }
-        Wire {
-            part: &self.origin.part,
-            element: &self.element,
-            attribute: &self.attribute,
-            original: &self.original,
-            resolved: &self.resolved,
-            base: &self.base,
-            base_source: self.base_source,
-            same_document: self.same_document,
-            kind: self.kind,
-            rewritten: self.rewritten,
-            diagnostic: &self.diagnostic,
-            srcdoc_depth: self.srcdoc_depth,
-            target_part: &self.target_part,
-            line: self.line,
-            column: self.column,
-            origin: self.origin.tail(),
-        }
-        .serialize(s)
-    }
-}
-
-/// The JSON form of a base record (CONTRACT.md `base`): `part`, the record's fields, then the
-/// rest of its origin.
-impl Serialize for BaseRecord {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            part: &'a Option<String>,
-            base: &'a Option<String>,
-            base_source: BaseSource,
-            encoding: &'static str,
-            encoding_source: EncodingSource,
-            diagnostics: &'a [Diagnostic],
-            #[serde(flatten)]
-            origin: OriginTail<'a>,
-        }
-        Wire {
-            part: &self.origin.part,
-            base: &self.base,
-            base_source: self.base_source,
-            encoding: self.encoding,
-            encoding_source: self.encoding_source,
-            diagnostics: &self.diagnostics,
-            origin: self.origin.tail(),
-        }
-        .serialize(s)
-    }
-}
+// The JSON form of a base record (CONTRACT.md `base`).
+wire!(BaseRecord, |r| &r.origin, {
+    base: &'a Option<String> = &r.base,
+    base_source: BaseSource = r.base_source,
+    encoding: &'static str = r.encoding,
+    encoding_source: EncodingSource = r.encoding_source,
+    diagnostics: &'a [Diagnostic] = &r.diagnostics,
+});
 
 /// Everything found in one document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -46,7 +46,7 @@ impl<'a> Said<'a> {
     }
 
     /// A document done, or why it could not be read.
-    pub(crate) fn document(&mut self, d: &Document<'_>, done: Result<&Done, &linkbase::Error>) {
+    pub(crate) fn document(&mut self, d: &Document<'_>, done: Result<Done, linkbase::Error>) {
         let done = match done {
             Ok(done) => done,
             Err(e) => {
@@ -61,8 +61,8 @@ impl<'a> Said<'a> {
             }
         };
         match (d.role(), self.verb) {
-            (Role::Part, _) => self.message.push((done.base.clone(), done.links)),
-            (Role::Whole, Verb::Rewrite(args)) => self.whole(args, &d.name, done),
+            (Role::Part, _) => self.message.push((done.base, done.links)),
+            (Role::Whole, Verb::Rewrite(args)) => self.whole(args, &d.name, &done),
             (Role::Record, Verb::Rewrite(_)) => say_reserialized(&d.name, &done.base),
             _ => {}
         }
@@ -92,8 +92,8 @@ impl<'a> Said<'a> {
     }
 
     /// The record of a part not read.
-    pub(crate) fn unread(&mut self, record: &BaseRecord) {
-        self.message.push((record.clone(), LinkTally::default()));
+    pub(crate) fn unread(&mut self, record: BaseRecord) {
+        self.message.push((record, LinkTally::default()));
     }
 
     /// What was not read as a document: what is said of it makes the run exit 1.

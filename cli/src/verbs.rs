@@ -37,22 +37,31 @@ struct Links<'w, 'a> {
     said: Said<'a>,
 }
 
+impl Links<'_, '_> {
+    fn write(&mut self, links: &[LinkRecord]) -> io::Result<()> {
+        match self.format {
+            LinksFormat::Jsonl => write_jsonl(&mut self.out, links),
+            LinksFormat::Tsv => write_tsv(&mut self.out, links, false),
+        }
+    }
+}
+
 impl Sink for Links<'_, '_> {
     fn link(&mut self, link: LinkRecord) -> io::Result<()> {
-        match self.format {
-            LinksFormat::Jsonl => write_jsonl(&mut self.out, std::slice::from_ref(&link)),
-            LinksFormat::Tsv => write_tsv(&mut self.out, std::slice::from_ref(&link), false),
-        }
+        self.write(std::slice::from_ref(&link))
+    }
+    fn links(&mut self, links: Vec<LinkRecord>) -> io::Result<()> {
+        self.write(&links)
     }
     fn document(
         &mut self,
         d: &Document<'_>,
-        done: Result<&Done, &linkbase::Error>,
+        done: Result<Done, linkbase::Error>,
     ) -> io::Result<()> {
         self.said.document(d, done);
         Ok(())
     }
-    fn unread(&mut self, record: &BaseRecord) -> io::Result<()> {
+    fn unread(&mut self, record: BaseRecord) -> io::Result<()> {
         self.said.unread(record);
         Ok(())
     }
@@ -111,17 +120,19 @@ impl Sink for Bases<'_, '_> {
     fn document(
         &mut self,
         d: &Document<'_>,
-        done: Result<&Done, &linkbase::Error>,
+        done: Result<Done, linkbase::Error>,
     ) -> io::Result<()> {
-        self.said.document(d, done);
-        match done {
+        let written = match &done {
             Ok(done) => self.write(&done.base),
             Err(_) => Ok(()),
-        }
+        };
+        self.said.document(d, done);
+        written
     }
-    fn unread(&mut self, record: &BaseRecord) -> io::Result<()> {
+    fn unread(&mut self, record: BaseRecord) -> io::Result<()> {
+        let written = self.write(&record);
         self.said.unread(record);
-        self.write(record)
+        written
     }
     fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
         self.said.skipped(skipped);
@@ -154,12 +165,12 @@ impl Sink for Rewrites<'_> {
     fn document(
         &mut self,
         d: &Document<'_>,
-        done: Result<&Done, &linkbase::Error>,
+        done: Result<Done, linkbase::Error>,
     ) -> io::Result<()> {
         self.0.document(d, done);
         Ok(())
     }
-    fn unread(&mut self, record: &BaseRecord) -> io::Result<()> {
+    fn unread(&mut self, record: BaseRecord) -> io::Result<()> {
         self.0.unread(record);
         Ok(())
     }

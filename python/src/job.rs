@@ -299,23 +299,31 @@ impl Sink for Collect {
         self.links.push(link);
         Ok(())
     }
+    fn links(&mut self, mut links: Vec<linkbase::LinkRecord>) -> std::io::Result<()> {
+        if self.links.is_empty() {
+            self.links = links;
+        } else {
+            self.links.append(&mut links);
+        }
+        Ok(())
+    }
     fn document(
         &mut self,
         _: &linkbase::source::Document<'_>,
-        done: Result<&verb::Done, &linkbase::Error>,
+        done: Result<verb::Done, linkbase::Error>,
     ) -> std::io::Result<()> {
         if let Ok(done) = done {
             self.reports.push(Report {
-                base: done.base.clone(),
+                base: done.base,
                 links: std::mem::take(&mut self.links),
             });
             self.tallies.push(done.links);
         }
         Ok(())
     }
-    fn unread(&mut self, record: &linkbase::BaseRecord) -> std::io::Result<()> {
+    fn unread(&mut self, record: linkbase::BaseRecord) -> std::io::Result<()> {
         self.reports.push(Report {
-            base: record.clone(),
+            base: record,
             links: Vec::new(),
         });
         self.tallies.push(LinkTally::default());

@@ -24,7 +24,7 @@ pub(crate) struct Mbox<'a> {
     messages: Vec<MboxMessage>,
     /// The next message to open.
     next: usize,
-    current: Option<MessageDocuments<'a>>,
+    current: Option<MessageDocuments<'static>>,
     /// What comes before the next message's documents (the bytes before the first message).
     pending: VecDeque<Item<'a>>,
     read: u64,
@@ -65,11 +65,6 @@ impl<'a> Mbox<'a> {
             splices: Vec::new(),
         }
     }
-
-    /// How a message is named in errors and diagnostics: `NAME message I (offset O)`.
-    fn label(&self, m: &MboxMessage) -> String {
-        format!("{} message {} (offset {})", self.name, m.index, m.offset)
-    }
 }
 
 impl<'a> Reader<'a> for Mbox<'a> {
@@ -92,14 +87,20 @@ impl<'a> Reader<'a> for Mbox<'a> {
                 return Some(item);
             }
             self.current = None;
-            let m = self.messages.get(self.next)?.clone();
+            let m = self.messages.get_mut(self.next)?;
             self.next += 1;
-            let label = self.label(&m);
-            match MessageDocuments::open(&label, Cow::Owned(m.bytes.clone()), &self.layers) {
+            let label = format!("{} message {} (offset {})", self.name, m.index, m.offset);
+            let read = MessageDocuments::read(&label, &m.bytes, &self.layers);
+            // The message's place without its bytes, which stay here.
+            let reference = m.reference();
+            let bytes = std::mem::take(&mut m.bytes);
+            let place = m.clone();
+            m.bytes = bytes;
+            match read {
                 Ok(mut documents) => {
                     self.read += 1;
                     documents.resolve_with(self.resolve);
-                    self.current = Some(documents.in_mbox(m));
+                    self.current = Some(documents.in_mbox(place, reference));
                 }
                 Err(e) => {
                     self.incomplete = true;

@@ -118,10 +118,45 @@ impl<'a> MessageDocuments<'a> {
         })
     }
 
-    /// The message is message `reference` of an mbox: its records say so, and the places its
-    /// diagnostics name are in the mbox file.
-    pub(crate) fn in_mbox(mut self, m: crate::input::mbox::MboxMessage) -> Self {
-        self.mbox = Some((m.index, m.reference(), m));
+    /// The message `bytes` of an mbox, read without keeping them (the mbox keeps them, and
+    /// puts the message back).
+    pub(crate) fn read(
+        name: &str,
+        bytes: &[u8],
+        layers: &BaseLayers,
+    ) -> Result<MessageDocuments<'static>, Error> {
+        let mut read = MessageDocuments::open(name, Cow::Borrowed(bytes), layers)?;
+        Ok(MessageDocuments {
+            bytes: Cow::Borrowed(&[]),
+            tree: std::mem::replace(
+                &mut read.tree,
+                MessageTree {
+                    parts: Vec::new(),
+                    diagnostics: Vec::new(),
+                    skipped: Vec::new(),
+                },
+            ),
+            name: std::mem::take(&mut read.name),
+            layers: std::mem::take(&mut read.layers),
+            root: read.root,
+            resolve: read.resolve,
+            index: None,
+            next: 0,
+            first: true,
+            tail: None,
+            mbox: None,
+            splices: Vec::new(),
+        })
+    }
+
+    /// The message is message `m` of an mbox (its bytes are not needed): its records say so
+    /// (`reference`), and the places its diagnostics name are in the mbox file.
+    pub(crate) fn in_mbox(
+        mut self,
+        m: crate::input::mbox::MboxMessage,
+        reference: MboxRef,
+    ) -> Self {
+        self.mbox = Some((m.index, reference, m));
         self
     }
 

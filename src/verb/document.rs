@@ -181,8 +181,8 @@ fn settled(document: &Document<'_>) -> Error {
     }
 }
 
-/// The whole input: its links given to `on_link` as they are found, or its rewrite written to
-/// `out` as it is made, so memory does not grow with it (a document past the stream threshold:
+/// The whole input: its links given to `on_link` as they are found (and counted by the caller),
+/// or its rewrite written to `out` as it is made, so memory does not grow with it (a document past the stream threshold:
 /// read from its file twice, not held at all).
 ///
 /// # Errors
@@ -197,13 +197,6 @@ pub(crate) fn whole(
     let options = options_for(document, options);
     let options = options.as_ref();
     let mut tally = LinkTally::default();
-    // The links given on are counted too.
-    let mut counted = LinkTally::default();
-    let mut on_link = |l: LinkRecord| {
-        counted.add(&l);
-        on_link(l);
-    };
-    let on_link: &mut dyn FnMut(LinkRecord) = &mut on_link;
     let base = match (&document.body, want, out) {
         (Body::Bytes(bytes), Want::Links, _) => {
             let input = html_input(document, bytes).ok_or_else(|| settled(document))?;
@@ -246,7 +239,6 @@ pub(crate) fn whole(
             return Ok(outcome.done);
         }
     };
-    tally += counted;
     Ok(Done { base, links: tally })
 }
 

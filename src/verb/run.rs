@@ -164,14 +164,24 @@ fn run<'o>(
             break;
         }
         let slots: Vec<Slot> = batch.iter().map(|_| Slot(Mutex::new(None))).collect();
-        workers.each(batch.len(), &|i| {
+        let task = |i: usize| {
             if let (Some(Item::Document(d)), Some(slot)) = (batch.get(i), slots.get(i)) {
                 let outcome = in_memory(d, options, want);
                 if let Ok(mut s) = slot.0.lock() {
                     *s = Some(outcome);
                 }
             }
-        });
+        };
+        // One document, or none, is read here: handing it to a worker would only cost.
+        match batch
+            .iter()
+            .filter(|i| matches!(i, Item::Document(_)))
+            .count()
+        {
+            0 => {}
+            1 => (0..batch.len()).for_each(task),
+            _ => workers.each(batch.len(), &task),
+        }
         for (item, slot) in batch.into_iter().zip(slots) {
             let outcome = slot.0.into_inner().ok().flatten();
             let new = deliver(&item, outcome, sink).map_err(io_error)?;
@@ -184,8 +194,10 @@ fn run<'o>(
         }
         if let Some(Item::Document(d)) = whole.take() {
             let mut failed = None;
+            let mut counted = crate::report::LinkTally::default();
             let out = out.as_deref_mut();
-            let done = document::whole(&d, options, want, out, &mut |l| {
+            let mut done = document::whole(&d, options, want, out, &mut |l| {
+                counted.add(&l);
                 if failed.is_none() {
                     failed = sink.link(l).err();
                 }
@@ -193,7 +205,8 @@ fn run<'o>(
             if let Some(e) = failed {
                 return Err(io_error(e));
             }
-            sink.document(&d, Ok(&done)).map_err(io_error)?;
+            done.links += counted;
+            sink.document(&d, Ok(done)).map_err(io_error)?;
         }
     }
     if let Some(out) = out.as_mut() {
@@ -210,17 +223,17 @@ fn deliver(
 ) -> io::Result<Option<Vec<u8>>> {
     match (item, outcome) {
         (Item::Document(d), Some(Ok(outcome))) => {
-            for l in outcome.links {
-                sink.link(l)?;
+            if !outcome.links.is_empty() {
+                sink.links(outcome.links)?;
             }
-            sink.document(d, Ok(&outcome.done))?;
+            sink.document(d, Ok(outcome.done))?;
             Ok(outcome.new)
         }
         (Item::Document(d), Some(Err(e))) => {
-            sink.document(d, Err(&e))?;
+            sink.document(d, Err(e))?;
             Ok(None)
         }
-        (Item::Unread(record), _) => sink.unread(record).map(|()| None),
+        (Item::Unread(record), _) => sink.unread(record.clone()).map(|()| None),
         (Item::Skipped(s), _) => sink.skipped(s).map(|()| None),
         (Item::MessageEnd(end), _) => sink.message_end(end).map(|()| None),
         _ => Ok(None),

@@ -28,19 +28,28 @@ pub trait Sink {
         Ok(())
     }
 
+    /// The link records of one document at once ([`links`](super::links) only), in order:
+    /// [`link`](Sink::link) each, unless implemented.
+    ///
+    /// # Errors
+    /// Stops the run.
+    fn links(&mut self, links: Vec<LinkRecord>) -> io::Result<()> {
+        links.into_iter().try_for_each(|l| self.link(l))
+    }
+
     /// A document done, or why it could not be read. Only an archived record fails here (a
     /// whole input's error ends the run; a MIME part's trouble is a `part-skipped` diagnostic
     /// in its record).
     ///
     /// # Errors
     /// Stops the run.
-    fn document(&mut self, document: &Document<'_>, done: Result<&Done, &Error>) -> io::Result<()>;
+    fn document(&mut self, document: &Document<'_>, done: Result<Done, Error>) -> io::Result<()>;
 
     /// A record of something read that is not a document ([`Item::Unread`](crate::source::Item::Unread)).
     ///
     /// # Errors
     /// Stops the run.
-    fn unread(&mut self, _record: &BaseRecord) -> io::Result<()> {
+    fn unread(&mut self, _record: BaseRecord) -> io::Result<()> {
         Ok(())
     }
 

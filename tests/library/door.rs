@@ -19,7 +19,7 @@ impl Sink for Kept {
         self.links.push(link);
         Ok(())
     }
-    fn document(&mut self, d: &Document<'_>, done: Result<&Done, &Error>) -> std::io::Result<()> {
+    fn document(&mut self, d: &Document<'_>, done: Result<Done, Error>) -> std::io::Result<()> {
         let base = done.map_or_else(
             |e| e.to_string(),
             |d| d.base.base.clone().unwrap_or_default(),
