@@ -139,3 +139,19 @@ fn a_rewrite_writes_each_input_back() {
     let items: Vec<_> = open(Input::bytes("", &toy[..])).unwrap().collect();
     assert!(matches!(items.as_slice(), [Item::Document(_)]));
 }
+
+#[test]
+fn fragment_targets_of_each_document() {
+    let eml = b"MIME-Version: 1.0\r\nContent-Type: text/html\r\n\r\n<p id=a><a name=b>x</a>\r\n";
+    let mut source = open(Input::bytes("", &eml[..])).unwrap();
+    let mut found = Vec::new();
+    verb::fragment_targets(&mut source, &Default::default(), &mut |d, ids| {
+        found.push((d.origin.part.clone(), ids.unwrap()));
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        found,
+        [(Some("1".to_owned()), vec!["a".to_owned(), "b".to_owned()])]
+    );
+}
