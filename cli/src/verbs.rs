@@ -26,113 +26,71 @@ impl Workers for Pool {
     }
 }
 
-pub(crate) fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
-    with_output(args.output.as_deref(), |out| links_to(args, out))
+/// What a run prints on its output: link records, base records, or nothing (a rewrite writes
+/// the input back instead).
+enum Printed<'w> {
+    Links(BufWriter<&'w mut dyn Write>, LinksFormat),
+    /// `--root`: but the records of a message's parts that are not its root.
+    Bases(BufWriter<&'w mut dyn Write>, BaseFormat, bool),
+    Nothing,
 }
 
-/// `links`: every link record as it comes, in JSON Lines or TSV.
-struct Links<'w, 'a> {
-    out: BufWriter<&'w mut dyn Write>,
-    format: LinksFormat,
+/// The one sink of `links`, `base` and `rewrite`: the records the command prints, in JSON Lines,
+/// TSV or text, and what it says on stderr.
+struct Printer<'w, 'a> {
+    printed: Printed<'w>,
     said: Said<'a>,
 }
 
-impl Links<'_, '_> {
-    fn write(&mut self, links: &[LinkRecord]) -> io::Result<()> {
-        match self.format {
-            LinksFormat::Jsonl => write_jsonl(&mut self.out, links),
-            LinksFormat::Tsv => write_tsv(&mut self.out, links, false),
+impl Printer<'_, '_> {
+    fn links(&mut self, links: &[LinkRecord]) -> io::Result<()> {
+        match &mut self.printed {
+            Printed::Links(out, LinksFormat::Jsonl) => write_jsonl(out, links),
+            Printed::Links(out, LinksFormat::Tsv) => write_tsv(out, links, false),
+            _ => Ok(()),
+        }
+    }
+
+    fn base(&mut self, b: &BaseRecord) -> io::Result<()> {
+        match &mut self.printed {
+            Printed::Bases(_, _, true) if b.origin.root == Some(false) => Ok(()),
+            Printed::Bases(out, BaseFormat::Jsonl, _) => write_jsonl(out, std::slice::from_ref(b)),
+            Printed::Bases(out, BaseFormat::Text, _) => crate::text::write_base_line(out, b),
+            _ => Ok(()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.printed {
+            Printed::Links(out, _) | Printed::Bases(out, ..) => out.flush(),
+            Printed::Nothing => Ok(()),
         }
     }
 }
 
-impl Sink for Links<'_, '_> {
+impl Sink for Printer<'_, '_> {
     fn link(&mut self, link: LinkRecord) -> io::Result<()> {
-        self.write(std::slice::from_ref(&link))
+        self.links(std::slice::from_ref(&link))
     }
     fn links(&mut self, links: Vec<LinkRecord>) -> io::Result<()> {
-        self.write(&links)
+        Printer::links(self, &links)
     }
     fn document(
         &mut self,
         d: &Document<'_>,
         done: Result<Done, linkbase::Error>,
     ) -> io::Result<()> {
-        self.said.document(d, done);
-        Ok(())
-    }
-    fn unread(&mut self, record: BaseRecord) -> io::Result<()> {
-        self.said.unread(record);
-        Ok(())
-    }
-    fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
-        self.said.skipped(skipped);
-        Ok(())
-    }
-    fn message_end(&mut self, end: &MessageEnd) -> io::Result<()> {
-        self.said.message_end(end);
-        Ok(())
-    }
-}
-
-fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
-    let mut opened = load::open(&args.input)?;
-    let options = options(&args.input, false, None)?;
-    let mut sink = Links {
-        out: BufWriter::new(out),
-        format: args.format,
-        said: Said::new(Verb::Links),
-    };
-    if matches!(args.format, LinksFormat::Tsv) {
-        write_tsv(&mut sink.out, &[], true)?;
-    }
-    verb::links(&mut opened.source, &options, &Pool, &mut sink)?;
-    sink.out.flush()?;
-    Ok(sink.said.finish(&opened.source, ""))
-}
-
-pub(crate) fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
-    with_output(args.output.as_deref(), |out| base_to(args, out))
-}
-
-/// `base`: every base record (`--root`: but those of a message's parts that are not its root),
-/// in JSON Lines or as text lines.
-struct Bases<'w, 'a> {
-    out: BufWriter<&'w mut dyn Write>,
-    format: BaseFormat,
-    root_only: bool,
-    said: Said<'a>,
-}
-
-impl Bases<'_, '_> {
-    fn write(&mut self, b: &BaseRecord) -> io::Result<()> {
-        if self.root_only && b.origin.root == Some(false) {
-            return Ok(());
-        }
-        match self.format {
-            BaseFormat::Jsonl => write_jsonl(&mut self.out, std::slice::from_ref(b)),
-            BaseFormat::Text => crate::text::write_base_line(&mut self.out, b),
-        }
-    }
-}
-
-impl Sink for Bases<'_, '_> {
-    fn document(
-        &mut self,
-        d: &Document<'_>,
-        done: Result<Done, linkbase::Error>,
-    ) -> io::Result<()> {
-        let written = match &done {
-            Ok(done) => self.write(&done.base),
+        let printed = match &done {
+            Ok(done) => self.base(&done.base),
             Err(_) => Ok(()),
         };
         self.said.document(d, done);
-        written
+        printed
     }
     fn unread(&mut self, record: BaseRecord) -> io::Result<()> {
-        let written = self.write(&record);
+        let printed = self.base(&record);
         self.said.unread(record);
-        written
+        printed
     }
     fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
         self.said.skipped(skipped);
@@ -142,50 +100,42 @@ impl Sink for Bases<'_, '_> {
         self.said.message_end(end);
         Ok(())
     }
-}
-
-fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
-    let mut opened = load::open(&args.input)?;
-    let options = options(&args.input, false, None)?;
-    let mut sink = Bases {
-        out: BufWriter::new(out),
-        format: args.format,
-        root_only: args.root,
-        said: Said::new(Verb::Base),
-    };
-    verb::base(&mut opened.source, &options, &Pool, &mut sink)?;
-    sink.out.flush()?;
-    Ok(sink.said.finish(&opened.source, ""))
-}
-
-/// `rewrite`: nothing printed but the input written back; what is said, said.
-struct Rewrites<'a>(Said<'a>);
-
-impl Sink for Rewrites<'_> {
-    fn document(
-        &mut self,
-        d: &Document<'_>,
-        done: Result<Done, linkbase::Error>,
-    ) -> io::Result<()> {
-        self.0.document(d, done);
-        Ok(())
-    }
-    fn unread(&mut self, record: BaseRecord) -> io::Result<()> {
-        self.0.unread(record);
-        Ok(())
-    }
-    fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
-        self.0.skipped(skipped);
-        Ok(())
-    }
-    fn message_end(&mut self, end: &MessageEnd) -> io::Result<()> {
-        self.0.message_end(end);
-        Ok(())
-    }
     fn refused(&mut self, _: &Document<'_>, why: &str) -> io::Result<()> {
-        self.0.refused(why);
+        self.said.refused(why);
         Ok(())
     }
+}
+
+pub(crate) fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
+    with_output(args.output.as_deref(), |out| {
+        let mut opened = load::open(&args.input)?;
+        let options = options(&args.input, false, None)?;
+        let mut out = BufWriter::new(out);
+        if matches!(args.format, LinksFormat::Tsv) {
+            write_tsv(&mut out, &[], true)?;
+        }
+        let mut printer = Printer {
+            printed: Printed::Links(out, args.format),
+            said: Said::new(Verb::Links),
+        };
+        verb::links(&mut opened.source, &options, &Pool, &mut printer)?;
+        printer.flush()?;
+        Ok(printer.said.finish(&opened.source, ""))
+    })
+}
+
+pub(crate) fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
+    with_output(args.output.as_deref(), |out| {
+        let mut opened = load::open(&args.input)?;
+        let options = options(&args.input, false, None)?;
+        let mut printer = Printer {
+            printed: Printed::Bases(BufWriter::new(out), args.format, args.root),
+            said: Said::new(Verb::Base),
+        };
+        verb::base(&mut opened.source, &options, &Pool, &mut printer)?;
+        printer.flush()?;
+        Ok(printer.said.finish(&opened.source, ""))
+    })
 }
 
 pub(crate) fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
@@ -221,14 +171,17 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         return extract(args, &opened, dir, &options, started);
     }
     refuse_for_archive(args, opened.source.write_back())?;
-    let mut said = Rewrites(Said::new(Verb::Rewrite(args)));
+    let mut printer = Printer {
+        printed: Printed::Nothing,
+        said: Said::new(Verb::Rewrite(args)),
+    };
     write_rewritten(args, snapshot.as_ref(), &mut |out| {
-        verb::rewrite(&mut opened.source, &options, &Pool, out, &mut said)
+        verb::rewrite(&mut opened.source, &options, &Pool, out, &mut printer)
     })?;
     let tail = said::written(&opened.source)
         .map(|what| written_tail(&what, args, started))
         .unwrap_or_default();
-    Ok(said.0.finish(&opened.source, &tail))
+    Ok(printer.said.finish(&opened.source, &tail))
 }
 
 /// `rewrite X --extract DIR`: an archive's pages and files, or a message's page and the parts

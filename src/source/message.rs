@@ -98,11 +98,17 @@ impl<'a> MessageDocuments<'a> {
         bytes: Cow<'a, [u8]>,
         layers: &BaseLayers,
     ) -> Result<MessageDocuments<'a>, Error> {
-        let tree = mime::parse(&bytes).map_err(|source| Error::Message {
-            input: name.to_owned(),
-            source,
-        })?;
-        Ok(MessageDocuments {
+        let tree = parse(name, &bytes)?;
+        Ok(MessageDocuments::of(name, bytes, tree, layers))
+    }
+
+    fn of(
+        name: &str,
+        bytes: Cow<'a, [u8]>,
+        tree: MessageTree,
+        layers: &BaseLayers,
+    ) -> MessageDocuments<'a> {
+        MessageDocuments {
             name: name.to_owned(),
             bytes,
             root: tree.root_document(),
@@ -115,7 +121,7 @@ impl<'a> MessageDocuments<'a> {
             tail: None,
             mbox: None,
             splices: Vec::new(),
-        })
+        }
     }
 
     /// The message `bytes` of an mbox, read without keeping them (the mbox keeps them, and
@@ -125,28 +131,8 @@ impl<'a> MessageDocuments<'a> {
         bytes: &[u8],
         layers: &BaseLayers,
     ) -> Result<MessageDocuments<'static>, Error> {
-        let mut read = MessageDocuments::open(name, Cow::Borrowed(bytes), layers)?;
-        Ok(MessageDocuments {
-            bytes: Cow::Borrowed(&[]),
-            tree: std::mem::replace(
-                &mut read.tree,
-                MessageTree {
-                    parts: Vec::new(),
-                    diagnostics: Vec::new(),
-                    skipped: Vec::new(),
-                },
-            ),
-            name: std::mem::take(&mut read.name),
-            layers: std::mem::take(&mut read.layers),
-            root: read.root,
-            resolve: read.resolve,
-            index: None,
-            next: 0,
-            first: true,
-            tail: None,
-            mbox: None,
-            splices: Vec::new(),
-        })
+        let tree = parse(name, bytes)?;
+        Ok(MessageDocuments::of(name, Cow::Borrowed(&[]), tree, layers))
     }
 
     /// The message is message `m` of an mbox (its bytes are not needed): its records say so
@@ -367,6 +353,14 @@ impl<'a> Reader<'a> for MessageDocuments<'a> {
 
 /// A part's place in its message, and its new bytes there.
 pub(super) type Splice = (Range<usize>, Vec<u8>);
+
+/// The message `bytes`, named `name`, as a tree of parts.
+fn parse(name: &str, bytes: &[u8]) -> Result<MessageTree, Error> {
+    mime::parse(bytes).map_err(|source| Error::Message {
+        input: name.to_owned(),
+        source,
+    })
+}
 
 /// The splice a rewritten part's `new` body makes in its message, and the message's place in
 /// its input; `None` for anything else, or a part that cannot go back.
