@@ -6,7 +6,7 @@ use crate::text::escape_controls;
 use linkbase::pipeline::Options;
 
 use crate::args::{LayoutArg, RewriteArgs};
-use crate::load::{options, Loaded};
+use crate::load::options;
 use crate::{fsout, say, set_jobs, walk, Exit, Failure, Fatal};
 
 /// The site `--site-url` names (the library's error says what is wrong with it, the flag is ours).
@@ -251,20 +251,6 @@ pub(crate) fn relative_options(options: &mut Options, site: &linkbase::site::Sit
     implied
 }
 
-/// `rewrite FILE --relative` without --drop-base: says that a `<base>` element went, when one
-/// did (and only then).
-pub(crate) fn say_base_removed_by_relative(
-    args: &RewriteArgs,
-    name: &str,
-    bases: &[linkbase::BaseRecord],
-) {
-    if args.relative && !args.drop_base && bases.iter().any(walk::base_removed) {
-        eprintln!(
-            "linkbase: {name}: --relative: the <base> element is removed (it would redirect the relative links)"
-        );
-    }
-}
-
 /// The one closing line of `rewrite DIR`, in `check`'s style: what was read, what became of its
 /// links and files, where the output went, and how long it took.
 pub(crate) struct TreeSummary<'a> {
@@ -436,7 +422,7 @@ impl TreeSummary<'_> {
 /// published at URL.
 pub(crate) fn single_relative(
     args: &RewriteArgs,
-    loaded: &mut Loaded,
+    source: &mut linkbase::source::Source<'_>,
     options: &mut Options,
 ) -> Result<(), Fatal> {
     let (Some(site_url), Some(root)) = (&args.site_url, &args.root) else {
@@ -466,9 +452,7 @@ pub(crate) fn single_relative(
                 root.display()
             ))
         })?;
-    if loaded.layers.retrieval_uri.is_none() {
-        loaded.layers.retrieval_uri = Some(site.file_url(&rel));
-    }
+    source.default_retrieval_uri(&site.file_url(&rel));
     relative_options(options, &site);
     Ok(())
 }

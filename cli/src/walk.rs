@@ -411,17 +411,7 @@ impl PageTally {
 /// Whether `--drop-base` took a `<base>` element out of the document `base` describes: one set
 /// the base or was ignored (relative, unusable), and none was kept for links that need it.
 pub fn base_removed(base: &linkbase::BaseRecord) -> bool {
-    use linkbase::DiagnosticCode;
-    let had_one = base.base_source == linkbase::BaseSource::BaseElement
-        || base
-            .diagnostics
-            .iter()
-            .any(|d| d.code == DiagnosticCode::BaseIgnored);
-    had_one
-        && !base
-            .diagnostics
-            .iter()
-            .any(|d| d.code == DiagnosticCode::BaseKept)
+    base.base_removed()
 }
 
 /// A path for a message: control characters made visible, so a hostile name cannot forge lines

@@ -44,4 +44,5 @@ mod integration {
     mod readme;
     mod mail_page;
     mod cli_doc;
+    mod toy;
 }

@@ -1,18 +1,20 @@
 //! `iter_links()`: the links of a document one at a time, for documents too large to hold a
-//! dict per link. The library reads the document on a thread of its own and hands each link
-//! record through a bounded channel (`pipeline::links_each`, which keeps none of them); the
-//! iterator makes a dict of one when Python asks for it. Memory holds the document, the channel
-//! and the dicts the caller keeps, not one record per link.
+//! dict per link. The library reads the document on a thread of its own, through the door and
+//! the `links` verb, and hands each link record through a bounded channel (the sink keeps none
+//! of them); the iterator makes a dict of one when Python asks for it. Memory holds the
+//! document, the channel and the dicts the caller keeps, not one record per link.
 
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Mutex;
 
-use linkbase::pipeline::{self, HtmlInput};
+use linkbase::input::InputKind;
 use linkbase::report::{BaseRecord, LinkTally};
+use linkbase::verb::{self, InOrder, Sink};
 use linkbase::LinkRecord;
 use pyo3::prelude::*;
 
-use super::{to_py, topy, warn, Job, Prepared, UnresolvedError, INPUT_NAME};
+use crate::job::{Job, Want};
+use crate::{to_py, topy, warn, UnresolvedError};
 
 /// How many link records wait in the channel for Python at most.
 const QUEUED: usize = 1024;
@@ -78,7 +80,7 @@ impl LinkIter {
             }
             None => {
                 this.rx = None;
-                Err(super::Error::new_err(
+                Err(crate::Error::new_err(
                     "internal error: the thread reading the document stopped; please report it \
                      with the input",
                 ))
@@ -87,13 +89,35 @@ impl LinkIter {
     }
 }
 
+/// The sink of the reading thread: each link sent as it comes, the document's base at its end.
+struct Channel(SyncSender<Sent>);
+
+impl Sink for Channel {
+    fn link(&mut self, link: LinkRecord) -> std::io::Result<()> {
+        // A caller that stops iterating drops the receiver: the rest is read and dropped.
+        let _ = self.0.send(Sent::Link(Box::new(link)));
+        Ok(())
+    }
+    fn links(&mut self, links: Vec<LinkRecord>) -> std::io::Result<()> {
+        links.into_iter().try_for_each(|l| self.link(l))
+    }
+    fn document(
+        &mut self,
+        _: &linkbase::source::Document<'_>,
+        done: Result<verb::Done, linkbase::Error>,
+    ) -> std::io::Result<()> {
+        let _ = self.0.send(Sent::Done(Box::new(done.map(|d| d.base))));
+        Ok(())
+    }
+}
+
 /// The iterator of `job`'s links: an HTML document is read on a thread of its own, a message
-/// (its parts, or an mbox's messages) through `links()`.
+/// (its parts, or an mbox's messages) as `links()` reads it.
 pub(crate) fn links_of(py: Python<'_>, job: Job<'_>, strict: bool) -> PyResult<LinkIter> {
-    if job.message() {
-        let (_, reports) = job.run(py, false)?;
-        job.unresolved(py, &reports, strict)?;
-        let links: Vec<LinkRecord> = reports.into_iter().flat_map(|r| r.links).collect();
+    if job.kind != InputKind::Html {
+        let read = job.run(py, Want::Links)?;
+        job.unresolved(py, &read, strict)?;
+        let links: Vec<LinkRecord> = read.reports.into_iter().flat_map(|r| r.links).collect();
         return Ok(LinkIter {
             rx: None,
             ready: links.into_iter(),
@@ -102,34 +126,24 @@ pub(crate) fn links_of(py: Python<'_>, job: Job<'_>, strict: bool) -> PyResult<L
         });
     }
     let bytes = job.doc.as_slice().to_vec();
-    let Prepared {
-        layers,
-        charset,
-        diagnostics,
-        options,
-    } = job.prepared;
+    let name = job.name;
+    let prepared = job.prepared;
     let (tx, rx) = sync_channel(QUEUED);
     std::thread::Builder::new()
         .name("linkbase-iter-links".to_owned())
         .spawn(move || {
-            let input = HtmlInput {
-                name: INPUT_NAME,
-                bytes: &bytes,
-                layers,
-                charset,
-                diagnostics,
-            };
-            // A caller that stops iterating drops the receiver: the rest is read and dropped.
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                pipeline::links_each(&input, &options, &mut |link| {
-                    let _ = tx.send(Sent::Link(Box::new(link)));
+                let mut sink = Channel(tx.clone());
+                linkbase::source::open(prepared.input(&name, &bytes)).and_then(|mut source| {
+                    verb::links(&mut source, &prepared.options, &InOrder, &mut sink)
                 })
             }));
-            if let Ok(result) = result {
-                let _ = tx.send(Sent::Done(Box::new(result)));
+            // An error before the document was read (or instead of it) ends the iteration.
+            if let Ok(Err(e)) = result {
+                let _ = tx.send(Sent::Done(Box::new(Err(e))));
             }
         })
-        .map_err(|e| super::Error::new_err(format!("cannot start a thread: {e}")))?;
+        .map_err(|e| crate::Error::new_err(format!("cannot start a thread: {e}")))?;
     Ok(LinkIter {
         rx: Some(Mutex::new(rx)),
         ready: Vec::new().into_iter(),

@@ -36,4 +36,5 @@ pub use extract::{
 };
 pub use payload::{SkipReason, MAX_DECODE_RATIO, MAX_PAYLOAD, MIN_DECODE_BUDGET};
 pub use reader::{Archive, SHARED_MEMBER_CACHE};
+pub(crate) use reader::{Store, Stored};
 pub use record::{ArchiveOptions, Counts, Event, HtmlRecord, OtherRecord};

@@ -528,7 +528,7 @@ pub fn join(original: &[u8], messages: &[MboxMessage], new: &[Option<Vec<u8>>]) 
 ///
 /// # Errors
 /// When `source` cannot be read or `out` written.
-pub fn write_message<R: Read + Seek, W: Write>(
+pub fn write_message<R: Read + Seek, W: Write + ?Sized>(
     source: &mut R,
     m: &MboxMessage,
     new: Option<&[u8]>,

@@ -5,6 +5,9 @@ pub mod arc;
 mod headers;
 pub mod mbox;
 pub mod mime;
+#[cfg(feature = "oracle")]
+#[doc(hidden)]
+pub mod toy;
 pub mod warc;
 
 pub use crate::decode::charset_from_content_type;
@@ -25,6 +28,10 @@ pub enum InputKind {
     Arc,
     /// An mbox file: many mails, each after a `From ` envelope line.
     Mbox,
+    /// The tests' toy archive ([`toy`]).
+    #[cfg(feature = "oracle")]
+    #[doc(hidden)]
+    Toy,
 }
 
 /// What an input is ([`sniff`]), and, when the guess is not certain, why it was made: a line
@@ -73,6 +80,13 @@ pub struct Sniffed {
 /// assert!(sniffed.doubt.is_some());
 /// ```
 pub fn sniff(name: &str, head: &[u8]) -> Sniffed {
+    #[cfg(feature = "oracle")]
+    if toy::looks_like_toy(head) {
+        return Sniffed {
+            kind: InputKind::Toy,
+            doubt: None,
+        };
+    }
     let lower = name.to_ascii_lowercase();
     let by_name = if lower.ends_with(".warc") || lower.ends_with(".warc.gz") {
         Some(InputKind::Warc)
@@ -149,6 +163,8 @@ impl InputKind {
             InputKind::Warc => "a WARC archive",
             InputKind::Arc => "an ARC archive",
             InputKind::Mbox => "an mbox",
+            #[cfg(feature = "oracle")]
+            InputKind::Toy => "the tests' toy archive",
         }
     }
 }

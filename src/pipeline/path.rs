@@ -198,16 +198,12 @@ fn streamed_base_record(
     }
     diagnostics.extend(found);
     BaseRecord {
-        part: None,
+        origin: crate::report::Origin::default(),
         base: base.uri.as_ref().map(|u| u.to_string()),
         base_source: base.source,
         encoding: decoded.encoding.name(),
         encoding_source: decoded.source,
         diagnostics,
-        root: None,
-        warc: None,
-        content_type: None,
-        mbox: None,
     }
 }
 

@@ -22,7 +22,7 @@ pub(crate) fn links(
     url: &str,
     options: &crate::pipeline::Options,
 ) -> Vec<LinkRecord> {
-    let (encoding, _, bom) = crate::message::css_encoding(bytes, None);
+    let (encoding, _, bom) = crate::pipeline::css_encoding(bytes, None);
     let (text, _) = encoding.decode_without_bom_handling(bytes.get(bom..).unwrap_or_default());
     let resolver = Resolver::new(url, options.rewrite.resolve)
         .ok()
