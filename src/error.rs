@@ -110,6 +110,19 @@ pub enum Error {
         /// The input's name.
         input: String,
     },
+    /// A base layer given for an archive, whose records each have their own (RFC 2396
+    /// §5.1.3: the `WARC-Target-URI`; §5.1.2: the archived HTTP headers).
+    #[error(
+        "{input}: {layer} does not apply to an archive: each record's WARC-Target-URI is its \
+         retrieval URI (RFC 2396 §5.1.3) and its archived HTTP headers are its entity (§5.1.2)"
+    )]
+    NotForArchive {
+        /// The input's name.
+        input: String,
+        /// What was given: `the retrieval URI`, `a Content-Base`, `a Content-Location`, `header
+        /// fields`.
+        layer: &'static str,
+    },
     /// Reading or writing failed.
     #[error("{input}: {source}")]
     Io {

@@ -9,12 +9,13 @@
 //!
 //! | you have | call | you get |
 //! | --- | --- | --- |
+//! | any input: an HTML page, a MIME message, an mbox, a WARC or ARC file | [`open`], then [`verb::links`], [`verb::base`], [`verb::rewrite`] | each document's records to your [`Sink`], in order; the input written back |
 //! | one reference and a base | [`Resolver::resolve`], [`resolve()`] | the absolute URI ([`Resolved`]) |
 //! | an HTML document (bytes) | [`pipeline::rewrite`], [`pipeline::links`] | the rewritten bytes, a [`Report`] of every link with its [`BaseSource`] |
 //! | the same, written to a file or a pipe | [`pipeline::rewrite_to`] | the bytes written as they are produced, the links counted ([`LinkTally`]) |
 //! | a document too large to hold | [`pipeline::rewrite_path`], [`pipeline::links_path`] | the same, streamed in flat memory |
-//! | a MIME message, `.eml`, `.mht` | [`message::rewrite_message`], [`message::links_message`] | per HTML and CSS part |
-//! | a WARC file | [`archive::Archive`], then [`archive::links`] / [`archive::rewrite`] | per archived page, damage reported |
+//! | a MIME message, `.eml`, `.mht`, whatever its name | [`message::rewrite_message`], [`message::links_message`] | per HTML and CSS part |
+//! | a WARC file, record by record | [`archive::Archive`], then [`archive::links`] / [`archive::rewrite`] | per archived page, damage reported |
 //! | a site tree | [`site::Site`] | URL ↔ file mapping, link verdicts, [`site::Site::relative`] paths for mirrors |
 //!
 //! The base layers outside a document are a [`BaseLayers`] (`--url`, headers through
@@ -73,28 +74,39 @@
 //! Nothing here panics on any input (the parsers are fuzzed: `fuzz/`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Every type a public signature shows can be named by its user: a private module's types are
+// re-exported below.
+#![deny(unnameable_types)]
 
-// The stages, in the order data flows through them. The API is the documented modules and the
-// re-exports below; `decode` and the DOM engine (`dom`) are public only with the `oracle`
-// feature, for this repository's tests, benches and fuzz targets, which use the DOM engine as
-// the streaming engine's oracle: hidden from the documentation, no stability promise.
+/// Declares modules that are the library's own: private, and public (hidden from the
+/// documentation, no stability promise) only with the `oracle` feature, for this repository's
+/// tests, benches and fuzz targets, which use the DOM engine as the streaming engine's oracle
+/// and reach into the stages (as lol_html's `integration_test`).
+macro_rules! internal {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(feature = "oracle")]
+        #[doc(hidden)]
+        pub mod $name;
+        #[cfg(not(feature = "oracle"))]
+        mod $name;
+    )*};
+}
+
+// The stages, in the order data flows through them. The API is the public modules (the door,
+// the verbs, the single-document pipeline, the formats' own: messages, archives, sites and
+// their file layouts) and the re-exports below.
 pub mod input;
-#[cfg(feature = "oracle")]
-#[doc(hidden)]
-pub mod decode;
-#[cfg(not(feature = "oracle"))]
-mod decode;
+pub mod source;
+internal!(decode);
 pub(crate) mod tree;
 mod tokenize;
-pub mod base;
-pub mod uri;
-pub mod rewrite;
+internal!(base, uri, rewrite);
 mod splice;
 mod engine;
 pub mod report;
-pub mod position;
-pub mod error;
+internal!(position, error);
 pub mod pipeline;
+pub mod verb;
 pub mod message;
 pub mod layout;
 pub mod archive;
@@ -102,23 +114,26 @@ pub mod site;
 #[cfg(test)]
 mod testutil;
 
-pub use base::{Base, BaseLayers, BaseSource, HeaderBase};
-pub use decode::EncodingSource;
+pub use base::{Base, BaseLayers, BaseSource, HeaderBase, Outer};
+pub use decode::{DecodeError, EncodingSource};
 #[cfg(feature = "oracle")]
 #[doc(hidden)]
 pub use engine::dom;
-pub use engine::dom::{NodeId, ParseLimits};
+pub use engine::dom::{LimitHit, NodeId, ParseLimits};
 #[cfg(feature = "oracle")]
 #[doc(hidden)]
 pub use engine::stream::with_lol_html;
-pub use error::{Diagnostic, DiagnosticCode, Error};
+pub use error::{Diagnostic, DiagnosticCode, Error, MimeError, Place};
 pub use input::Headers;
-pub use report::{BaseRecord, LinkRecord, LinkTally, Report};
+pub use position::Position;
+pub use report::{BaseRecord, LinkRecord, LinkTally, Origin, Report};
 pub use rewrite::{KeptAbsolute, Link, LinkKind, Relink, Relinked, Relinker, RewriteOptions};
+pub use source::{open, Document, Input, Item, Source};
 pub use uri::{
     resolve, DotSegments, Profile, ResolveError, ResolveOptions, Resolved, Resolver, SameScheme,
     Uri, UriRef,
 };
+pub use verb::{InOrder, Sink};
 
 /// The examples of docs/library.md, compiled and run as doctests.
 #[cfg(doctest)]

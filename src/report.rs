@@ -11,10 +11,11 @@ use crate::error::{Diagnostic, DiagnosticCode};
 use crate::rewrite::{KeptAbsolute, Link, LinkKind, Relinked};
 
 /// One line of `linkbase links`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkRecord {
-    /// The MIME part path (`1.2`), or `None` for a bare HTML document.
-    pub part: Option<String>,
+    /// Where the document it is in came from (written around the link's own fields: `part`
+    /// first, the rest last).
+    pub origin: Origin,
     /// The element's local name.
     pub element: String,
     /// The attribute; `None` for the text of a `<style>` element.
@@ -40,31 +41,14 @@ pub struct LinkRecord {
     /// In a MIME message: the part the resolved reference names (RFC 2557 §8.2, RFC 2392), when
     /// one does.
     pub target_part: Option<String>,
-    /// The line of the value in the document (1-based; see [`crate::position`]), or `None`
+    /// The line of the value in the document (1-based; see [`crate::Position`]), or `None`
     /// where it was not located. A value inside an `iframe srcdoc` document or `<noscript>`
     /// markup is at its `srcdoc` attribute or the `<noscript>` text; a `srcset` candidate, a
     /// refresh URL or a CSS `url()` at its attribute or `<style>` text.
     pub line: Option<usize>,
     /// The column of the value (1-based, in characters), or `None` with `line`.
     pub column: Option<usize>,
-    /// In a MIME message: whether the link sits in the message's root document (RFC 2557 §5:
-    /// the `start` part of multipart/related, else its first part); absent for a bare document.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub root: Option<bool>,
-    /// From a WARC file: the record it is in (`warc_record_id`, `warc_target_uri`,
-    /// `warc_date`); absent otherwise.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub warc: Option<crate::input::warc::RecordRef>,
-    /// In a MIME part, an archived record or an mbox message: the media type the document was
-    /// read as (see [`BaseRecord::content_type`]); absent for a bare document.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub content_type: Option<String>,
-    /// From an mbox: the message it is in (`mbox_message`, its place from 0, and `message_id`,
-    /// its `Message-ID` or null); absent otherwise.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub mbox: Option<crate::input::mbox::MboxRef>,
     /// What a relinker made of it (`rewrite --relative`); not part of the JSON record.
-    #[serde(skip)]
     pub relinked: Option<crate::rewrite::Relinked>,
 }
 
@@ -79,7 +63,7 @@ impl LinkRecord {
     /// The record of `link`, in MIME part `part`, taking its strings.
     pub fn from_link(link: Link, part: Option<&str>) -> LinkRecord {
         LinkRecord {
-            part: part.map(str::to_owned),
+            origin: Origin::part(part),
             element: link.element,
             attribute: link.attribute,
             original: link.original,
@@ -94,10 +78,6 @@ impl LinkRecord {
             target_part: None,
             line: None,
             column: None,
-            root: None,
-            warc: None,
-            content_type: None,
-            mbox: None,
             relinked: link.relinked,
         }
     }
@@ -105,7 +85,7 @@ impl LinkRecord {
     /// The record for `link`, in MIME part `part`.
     pub fn new(link: &Link, part: Option<&str>) -> LinkRecord {
         LinkRecord {
-            part: part.map(str::to_owned),
+            origin: Origin::part(part),
             element: link.element.clone(),
             attribute: link.attribute.clone(),
             original: link.original.clone(),
@@ -120,20 +100,17 @@ impl LinkRecord {
             target_part: None,
             line: None,
             column: None,
-            root: None,
-            warc: None,
-            content_type: None,
-            mbox: None,
             relinked: link.relinked,
         }
     }
 }
 
 /// One line of `linkbase base`: the established base of a document and how it was found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaseRecord {
-    /// The MIME part path, or `None` for a bare HTML document.
-    pub part: Option<String>,
+    /// Where the document came from (written around the record's own fields: `part` first,
+    /// the rest last).
+    pub origin: Origin,
     /// The base URI, or `None` when no layer gave one.
     pub base: Option<String>,
     /// Which RFC 2396 §5.1 layer gave it.
@@ -144,24 +121,138 @@ pub struct BaseRecord {
     pub encoding_source: EncodingSource,
     /// Non-fatal findings: ignored bases, unknown charset labels, …
     pub diagnostics: Vec<Diagnostic>,
-    /// In a MIME message: whether this part is the message's root document (RFC 2557 §5);
-    /// absent for a bare document, which is its own root.
-    #[serde(skip_serializing_if = "Option::is_none")]
+}
+
+/// Where a document came from inside its input: declared once, carried by its [`BaseRecord`]
+/// and by each of its [`LinkRecord`]s. Every field is absent for a bare document. A new input
+/// format adds its field here (and its line in the printers).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The MIME part path (`1.2`, an IMAP section), or `None` outside a MIME message.
+    pub part: Option<String>,
+    /// In a MIME message: whether the document is the message's root document (RFC 2557 §5:
+    /// the `start` part of multipart/related, else its first part); absent for a bare document,
+    /// which is its own root.
     pub root: Option<bool>,
-    /// From a WARC file: the record it is about; absent otherwise.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    /// From a WARC or ARC file: the record it is (`warc_record_id`, `warc_target_uri`,
+    /// `warc_date`); absent otherwise.
     pub warc: Option<crate::input::warc::RecordRef>,
     /// In a MIME part, an archived record or an mbox message: the media type the document was
-    /// read as, its essence only (RFC 2045 §5.1 `type/subtype`, lower-case; the charset is
-    /// `encoding`). For a record that declared none and was sniffed as HTML, `text/html`.
-    /// Absent for a bare document, whose type the caller chose.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// read as, its essence only (RFC 2045 §5.1 `type/subtype`, lower-case; the charset is the
+    /// base record's `encoding`). For a record that declared none and was sniffed as HTML,
+    /// `text/html`. Absent for a bare document, whose type the caller chose.
     pub content_type: Option<String>,
     /// From an mbox: the message it is in (`mbox_message`, its place from 0, and `message_id`,
     /// its `Message-ID` or null); absent otherwise.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub mbox: Option<crate::input::mbox::MboxRef>,
+    /// From the tests' toy archive: the entry it is (`toy_entry`, from 0).
+    #[cfg(feature = "oracle")]
+    #[doc(hidden)]
+    pub toy_entry: Option<usize>,
 }
+
+impl Origin {
+    /// Where the document is, for a line of text that names it: its mbox message's place, its
+    /// archived record's target URI, its MIME part's path, outermost first (one each that it
+    /// has). Empty for a bare document.
+    pub fn places(&self) -> Vec<String> {
+        let mut places = Vec::new();
+        if let Some(m) = &self.mbox {
+            places.push(m.mbox_message.to_string());
+        }
+        if let Some(record) = &self.warc {
+            places.push(record.warc_target_uri.clone().unwrap_or_default());
+        }
+        #[cfg(feature = "oracle")]
+        if let Some(entry) = self.toy_entry {
+            places.push(format!("entry {entry}"));
+        }
+        if let Some(part) = &self.part {
+            places.push(part.clone());
+        }
+        places
+    }
+
+    /// The origin of MIME part `part`, or of a bare document (`None`).
+    pub fn part(part: Option<&str>) -> Origin {
+        Origin {
+            part: part.map(str::to_owned),
+            ..Origin::default()
+        }
+    }
+}
+
+/// A record's JSON: `part` first, the record's own fields, then the rest of its origin, flat
+/// (one level of flattening, as serde writes it fastest): the one definition of where an
+/// origin's fields go, for both records. `$r` names the record in the expressions, `$origin` is
+/// its origin.
+macro_rules! wire {
+    ($record:ty, |$r:ident| $origin:expr, { $($field:ident: $ty:ty = $value:expr),* $(,)? }) => {
+        impl Serialize for $record {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                #[derive(Serialize)]
+                struct Wire<'a> {
+                    part: &'a Option<String>,
+                    $($field: $ty,)*
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    root: Option<bool>,
+                    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+                    warc: &'a Option<crate::input::warc::RecordRef>,
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    content_type: &'a Option<String>,
+                    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+                    mbox: &'a Option<crate::input::mbox::MboxRef>,
+                    #[cfg(feature = "oracle")]
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    toy_entry: Option<usize>,
+                }
+                let $r = self;
+                let origin: &Origin = $origin;
+                Wire {
+                    part: &origin.part,
+                    $($field: $value,)*
+                    root: origin.root,
+                    warc: &origin.warc,
+                    content_type: &origin.content_type,
+                    mbox: &origin.mbox,
+                    #[cfg(feature = "oracle")]
+                    toy_entry: origin.toy_entry,
+                }
+                .serialize(s)
+            }
+        }
+    };
+}
+
+// An origin alone is written as a record writes it.
+wire!(Origin, |o| o, {});
+
+// The JSON form of a link record (CONTRACT.md `links`).
+wire!(LinkRecord, |r| &r.origin, {
+    element: &'a str = &r.element,
+    attribute: &'a Option<String> = &r.attribute,
+    original: &'a str = &r.original,
+    resolved: &'a Option<String> = &r.resolved,
+    base: &'a Option<String> = &r.base,
+    base_source: BaseSource = r.base_source,
+    same_document: bool = r.same_document,
+    kind: LinkKind = r.kind,
+    rewritten: bool = r.rewritten,
+    diagnostic: &'a Option<String> = &r.diagnostic,
+    srcdoc_depth: usize = r.srcdoc_depth,
+    target_part: &'a Option<String> = &r.target_part,
+    line: Option<usize> = r.line,
+    column: Option<usize> = r.column,
+});
+
+// The JSON form of a base record (CONTRACT.md `base`).
+wire!(BaseRecord, |r| &r.origin, {
+    base: &'a Option<String> = &r.base,
+    base_source: BaseSource = r.base_source,
+    encoding: &'static str = r.encoding,
+    encoding_source: EncodingSource = r.encoding_source,
+    diagnostics: &'a [Diagnostic] = &r.diagnostics,
+});
 
 /// Everything found in one document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -198,22 +289,31 @@ impl std::fmt::Display for UnresolvedSummary {
     }
 }
 
-impl Report {
-    /// Says the document was read as `content_type` ([`BaseRecord::content_type`]) on its base
-    /// record and every link record.
-    pub fn set_content_type(&mut self, content_type: &str) {
-        self.base.content_type = Some(content_type.to_owned());
-        for link in &mut self.links {
-            link.content_type = Some(content_type.to_owned());
-        }
+impl BaseRecord {
+    /// Whether a `<base>` element was taken out of the document (`--drop-base`, `--relative`):
+    /// one set the base or was ignored (relative, unusable), and none was kept for links that
+    /// need it.
+    pub fn base_removed(&self) -> bool {
+        let had_one = self.base_source == BaseSource::BaseElement
+            || self
+                .diagnostics
+                .iter()
+                .any(|d| d.code == DiagnosticCode::BaseIgnored);
+        had_one
+            && !self
+                .diagnostics
+                .iter()
+                .any(|d| d.code == DiagnosticCode::BaseKept)
     }
+}
 
-    /// Says the document is in the mbox message `mbox` on its base record and every link record.
-    pub fn set_mbox(&mut self, mbox: &crate::input::mbox::MboxRef) {
-        self.base.mbox = Some(mbox.clone());
+impl Report {
+    /// Gives the base record and every link record the document's origin.
+    pub fn set_origin(&mut self, origin: &Origin) {
         for link in &mut self.links {
-            link.mbox = Some(mbox.clone());
+            link.origin.clone_from(origin);
         }
+        self.base.origin.clone_from(origin);
     }
 
     /// The links left relative or unresolvable, or `None` when every link (same-document

@@ -4,10 +4,13 @@
 //!   root, percent-encoded where RFC 2396 §2.4.3 requires: `docs/a b.html` under
 //!   `https://h/site/` is `https://h/site/docs/a%20b.html`. An `index.html` keeps its own URL
 //!   (`…/dir/index.html`, as wget and HTTrack save it); relative links resolve the same from
-//!   `…/dir/` and `…/dir/index.html`, and a link to `…/dir/` names `dir/index.html`.
+//!   `…/dir/` and `…/dir/index.html`, and a link to `…/dir/` names `dir/index.html` (or what
+//!   [`Site::set_index_files`] says; [`Site::set_fallback_extensions`] for pretty URLs).
 //! - A resolved link is internal when it has the site URL's scheme and authority and its path lies
 //!   under the site path; it then names a file of the tree, or leaves the root (a `..` that climbs
 //!   out). Nothing here touches the file system: the caller walked the tree once.
+//! - A check reads the links of the tree's pages ([`Site::check_page`]) and of its stylesheets
+//!   ([`Site::check_stylesheet`]: `url()` and `@import`, by the rewrite's CSS rules).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -37,9 +40,26 @@ pub struct Site {
     /// each such file's URL.
     saved: HashMap<String, String>,
     saved_urls: HashMap<String, String>,
+    /// URLs of another site a crawler's index names files of the tree by (the index of a
+    /// mirror checked as it browses from disk): a link to one is [`Verdict::LeftAbsolute`].
+    crawled: HashMap<String, String>,
     /// Hosts the tree holds a crawler's copy of, each with its directory below the root
     /// ([`Site::add_mirrored_host`]).
     mirrored: Vec<(String, String)>,
+    /// What a link to a directory names, in order ([`Site::set_index_files`]).
+    index_files: Vec<IndexFile>,
+    /// What a link to a file the tree does not have may name instead
+    /// ([`Site::set_fallback_extensions`]).
+    fallback_extensions: Vec<String>,
+}
+
+/// One name of [`Site::set_index_files`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum IndexFile {
+    /// The directory itself (`.`).
+    Itself,
+    /// A file below the directory.
+    File(String),
 }
 
 /// Where a resolved link points, seen from the site.
@@ -74,8 +94,12 @@ pub enum Verdict {
     External,
     /// Could not be resolved (no base, opaque base).
     Unresolvable,
-    /// Left unchecked at the caller's request (`check --exclude`, `.linkbaseignore`).
+    /// Left unchecked at the caller's request (`check --exclude`, `.linkbaseignore`), or by
+    /// the caller's policy (`check --online`: an address that is not globally reachable).
     Excluded,
+    /// Outside the site, fetched, but not settled: its `#fragment` could not be looked up
+    /// (not HTML, past the size read), or the run's time ran out (`check --max-time`).
+    NotChecked,
     /// Outside the site, fetched (`check --online`): the final answer's status is not an
     /// accepted one.
     HttpError,
@@ -116,6 +140,7 @@ impl Verdict {
             Verdict::External => "external",
             Verdict::Unresolvable => "unresolvable",
             Verdict::Excluded => "excluded",
+            Verdict::NotChecked => "not-checked",
             Verdict::HttpError => "http-error",
             Verdict::Unreachable => "unreachable",
             Verdict::BadAddress => "bad-address",
@@ -131,6 +156,15 @@ pub enum SiteError {
     /// The site URL cannot serve.
     #[error("{0:?} is not a site URL: it must be an absolute hierarchical URI with an authority, like https://example.com/docs/")]
     BadUrl(String),
+    /// The site URL names no host (`https://`, `http://:80/`): no link could be the site's.
+    #[error("{0:?} names no host: links are the site's when they have its scheme, host and path, so nothing would be checked; give the URL the tree is published at, like https://example.com/docs/")]
+    NoHost(String),
+    /// A name of [`Site::set_index_files`] that is no file below a directory.
+    #[error("{0:?} is not an index file name: a file name, or a path below the directory without . or .. segments (or . for the directory itself)")]
+    BadIndexFile(String),
+    /// An extension of [`Site::set_fallback_extensions`] that is no extension.
+    #[error("{0:?} is not a file extension (such as html)")]
+    BadExtension(String),
 }
 
 impl Site {
@@ -140,8 +174,14 @@ impl Site {
     /// [`SiteError::BadUrl`] when `url` is not absolute with an authority.
     pub fn new(url: &str) -> Result<Site, SiteError> {
         let parsed = UriRef::parse(url.trim());
-        if parsed.scheme.is_none() || parsed.authority.is_none() {
+        let (Some(scheme), Some(authority)) = (parsed.scheme, parsed.authority) else {
             return Err(SiteError::BadUrl(url.to_owned()));
+        };
+        // RFC 3986 §3.2.2: `file:` reads an empty host as the local machine; for other schemes
+        // (http among them) an empty host is invalid.
+        let host = authority.rsplit('@').next().unwrap_or(authority);
+        if !scheme.eq_ignore_ascii_case("file") && (host.is_empty() || host.starts_with(':')) {
+            return Err(SiteError::NoHost(url.to_owned()));
         }
         let mut text = format!(
             "{}://{}{}",
@@ -170,8 +210,117 @@ impl Site {
             layout: Layout::Plain,
             saved: HashMap::new(),
             saved_urls: HashMap::new(),
+            crawled: HashMap::new(),
             mirrored: Vec::new(),
+            index_files: vec![IndexFile::File(INDEX_FILE.to_owned())],
+            fallback_extensions: Vec::new(),
         })
+    }
+
+    /// What a link to a directory of the tree names (lychee's `--index-files`): the first of
+    /// `names` the directory has, each a file name or a path below it (`index.html`,
+    /// `README.md`), or `.` for the directory itself (it has no fragment ids); a directory with
+    /// none of them is missing. The default is `index.html`, as a server serves it; an empty
+    /// list makes every link to a directory missing (each link must name a file). Empty names
+    /// are left out, as lychee does.
+    ///
+    /// ```
+    /// use linkbase::site::{Site, Verdict};
+    /// let mut site = Site::new("https://h/").unwrap();
+    /// for f in ["index.html", "docs/README.md", "blog/x.html"] {
+    ///     site.add_file(f);
+    /// }
+    /// let v = |site: &Site, url: &str| site.check(Some(url)).0;
+    /// assert_eq!(v(&site, "https://h/docs/"), Verdict::Missing);
+    /// site.set_index_files(&["index.html", "README.md"]).unwrap();
+    /// assert_eq!(site.check(Some("https://h/docs/")).1, linkbase::site::Target::Internal { path: "docs/README.md".into(), fragment: None });
+    /// assert_eq!(v(&site, "https://h/blog/"), Verdict::Missing);
+    /// site.set_index_files(&["index.html", "."]).unwrap();
+    /// assert_eq!(v(&site, "https://h/blog/"), Verdict::Ok);
+    /// assert_eq!(v(&site, "https://h/blog/#top"), Verdict::MissingFragment);
+    /// site.set_index_files(&[""]).unwrap();
+    /// assert_eq!(v(&site, "https://h/"), Verdict::Missing);
+    /// assert!(site.set_index_files(&["../x.html"]).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`SiteError::BadIndexFile`] for a name that is absolute or holds a `.` or `..` segment:
+    /// the names come from a tree's settings too, and never name a file outside the directory.
+    pub fn set_index_files<S: AsRef<str>>(&mut self, names: &[S]) -> Result<(), SiteError> {
+        let mut out = Vec::new();
+        for name in names.iter().map(AsRef::as_ref).filter(|n| !n.is_empty()) {
+            if name == "." {
+                out.push(IndexFile::Itself);
+                continue;
+            }
+            let plain = !name.starts_with('/')
+                && !name.contains('\\')
+                && name.split('/').all(|s| !matches!(s, "" | "." | ".."));
+            if !plain {
+                return Err(SiteError::BadIndexFile(excerpt(name)));
+            }
+            out.push(IndexFile::File(name.to_owned()));
+        }
+        self.index_files = out;
+        Ok(())
+    }
+
+    /// The extensions a link to a file the tree does not have may name a file by (lychee's
+    /// `--fallback-extensions`; pretty URLs: `/about` served from `about.html`): the first
+    /// `NAME.EXT` of the tree, in the order given. A link to a directory the index files do
+    /// not settle tries them too (`/blog` is `blog.html` beside `blog/`), and so does one to a
+    /// directory the tree does not have (`/about/` is `about.html`), as lychee does. A leading
+    /// `.` is allowed (`.html`); empty extensions are left out.
+    ///
+    /// lychee replaces the link's last extension (`v1.2` looks for `v1.html`); here the
+    /// extension is appended (`v1.2.html`), as the static hosts that serve pretty URLs do, so
+    /// that another file is never taken for the one linked.
+    ///
+    /// ```
+    /// use linkbase::site::{Site, Verdict};
+    /// let mut site = Site::new("https://h/").unwrap();
+    /// for f in ["index.html", "about.html", "v1.2.html", "blog.html", "blog/x.html"] {
+    ///     site.add_file(f);
+    /// }
+    /// site.set_index_files(&["index.html", "."]).unwrap();
+    /// assert_eq!(site.check(Some("https://h/about")).0, Verdict::Missing);
+    /// site.set_fallback_extensions(&["htm", ".html"]).unwrap();
+    /// for (url, file) in [("https://h/about", "about.html"), ("https://h/about/", "about.html"), ("https://h/v1.2", "v1.2.html"), ("https://h/blog", "blog.html")] {
+    ///     assert_eq!(site.check(Some(url)).1, linkbase::site::Target::Internal { path: file.into(), fragment: None }, "{url}");
+    /// }
+    /// assert_eq!(site.check(Some("https://h/gone")).0, Verdict::Missing);
+    /// ```
+    ///
+    /// # Errors
+    /// [`SiteError::BadExtension`] for one that holds a `/` or `\` (or is only dots).
+    pub fn set_fallback_extensions<S: AsRef<str>>(
+        &mut self,
+        extensions: &[S],
+    ) -> Result<(), SiteError> {
+        let mut out = Vec::new();
+        for written in extensions
+            .iter()
+            .map(AsRef::as_ref)
+            .filter(|e| !e.is_empty())
+        {
+            let ext = written.strip_prefix('.').unwrap_or(written);
+            if ext.is_empty() || ext.contains(['/', '\\']) || ext.chars().all(|c| c == '.') {
+                return Err(SiteError::BadExtension(excerpt(written)));
+            }
+            out.push(ext.to_owned());
+        }
+        self.fallback_extensions = out;
+        Ok(())
+    }
+
+    /// Records a directory of the tree (`/`-separated path below the root): one with no file
+    /// is a link target too when `.` is an index file ([`Site::set_index_files`]).
+    pub fn add_dir(&mut self, path: &str) {
+        let mut dir = path.trim_end_matches('/');
+        while !dir.is_empty() {
+            self.dirs.insert(dir.to_owned());
+            dir = dir.rsplit_once('/').map_or("", |(parent, _)| parent);
+        }
     }
 
     /// The web root a server would serve the site from, for a site whose URL is a place on
@@ -260,7 +409,18 @@ impl Site {
     /// site.add_saved("http://H:80/enc/%d1%81.html", "enc/x.html");
     /// assert_eq!(site.relative("http://h/index.html", "http://h/enc/%D1%81.html").as_deref(), Some("enc/x.html"));
     /// ```
+    ///
+    /// A URL that is not the site's (the index of a mirror checked as it browses from disk,
+    /// whose site URL is a `file:` URL) names no page's URL: a link to it leaves the mirror, and
+    /// is [`Verdict::LeftAbsolute`] when it is on a host the tree holds a copy of
+    /// ([`Site::add_mirrored_host`]).
     pub fn add_saved(&mut self, url: &str, path: &str) {
+        if !matches!(self.target(url), Target::Internal { .. }) {
+            self.crawled
+                .entry(saved_key(url))
+                .or_insert_with(|| path.to_owned());
+            return;
+        }
         self.saved
             .entry(saved_key(url))
             .or_insert_with(|| path.to_owned());
@@ -302,6 +462,9 @@ impl Site {
         let r = UriRef::parse(resolved);
         let authority = normal_authority(r.authority?);
         let (_, dir) = self.mirrored.iter().find(|(a, _)| *a == authority)?;
+        if let Some(path) = self.crawled.get(&saved_key(resolved)) {
+            return self.files.contains(path).then(|| path.clone());
+        }
         // The same URL on the site: the site URL, the host's directory, the path.
         let mut url = self.url.as_str().to_owned();
         percent_encode_segment(dir.trim_end_matches('/'), &mut url);
@@ -500,49 +663,117 @@ impl Site {
     }
 
     fn internal(&self, path: &str, query: Option<&str>, fragment: Option<&str>) -> Target {
-        let mut path = if path.is_empty() || path.ends_with('/') || self.dirs.contains(path) {
-            let dir = path.trim_end_matches('/');
-            if dir.is_empty() {
-                INDEX_FILE.to_owned()
-            } else {
-                format!("{dir}/{INDEX_FILE}")
-            }
+        let fragment = fragment.filter(|f| !f.is_empty()).map(str::to_owned);
+        let path = if path.is_empty() || path.ends_with('/') || self.dirs.contains(path) {
+            self.directory(path.trim_end_matches('/'), query)
         } else {
-            path.to_owned()
+            let file = self.layout_file(path, query);
+            if self.fallback_extensions.is_empty() || self.files.contains(&file) {
+                file
+            } else {
+                self.with_extension(&file).unwrap_or(file)
+            }
         };
-        if self.layout == Layout::Wget {
-            // The first of wget's possible names that the tree has; else its own name, missing.
-            let (dirs, last) = path.rsplit_once('/').unwrap_or(("", &path));
-            let dirs: Vec<&str> = dirs.split('/').filter(|d| !d.is_empty()).collect();
-            // wget decodes the query; wget2 keeps the escapes of delimiters.
-            let mut candidates = crate::layout::wget_candidates(
-                &dirs,
-                last,
-                query.map(crate::uri::percent_decode).as_deref(),
-            );
-            if let Some(q) = query {
-                for c in crate::layout::wget_candidates(
-                    &dirs,
-                    last,
-                    Some(&crate::layout::wget2_query(q)),
-                ) {
-                    if !candidates.contains(&c) {
-                        candidates.push(c);
+        Target::Internal { path, fragment }
+    }
+
+    /// The file a link to the directory `dir` (`""`: the root) names: its first index file
+    /// ([`Site::set_index_files`]), the directory itself as `dir/` (`./` for the root; `.`, when
+    /// no file with a fallback extension stands beside it), or, when it has none, the first name (or `dir/`),
+    /// which is missing. A directory the tree does not have may be a file with a fallback
+    /// extension (`about/` → `about.html`).
+    fn directory(&self, dir: &str, query: Option<&str>) -> String {
+        let below = |name: &str| {
+            let file = if dir.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{dir}/{name}")
+            };
+            self.layout_file(&file, query)
+        };
+        let itself = || {
+            if dir.is_empty() {
+                "./".to_owned()
+            } else {
+                format!("{dir}/")
+            }
+        };
+        if !dir.is_empty() && !self.dirs.contains(dir) {
+            return self
+                .with_extension(dir)
+                .unwrap_or_else(|| self.first_index(&below, itself()));
+        }
+        for index in &self.index_files {
+            match index {
+                IndexFile::File(name) => {
+                    let file = below(name);
+                    if self.files.contains(&file) {
+                        return file;
                     }
                 }
+                IndexFile::Itself => {
+                    return (!dir.is_empty())
+                        .then(|| self.with_extension(dir))
+                        .flatten()
+                        .unwrap_or_else(itself);
+                }
             }
-            if let Some(found) = candidates
-                .iter()
-                .find(|c| self.files.contains(c.as_str()))
-                .or(candidates.first())
+        }
+        self.first_index(&below, itself())
+    }
+
+    /// What a directory without an index file is reported as: its first index file's name, or
+    /// the directory (`dir/`) when no name is a file.
+    fn first_index(&self, below: &dyn Fn(&str) -> String, itself: String) -> String {
+        self.index_files
+            .iter()
+            .find_map(|i| match i {
+                IndexFile::File(name) => Some(below(name)),
+                IndexFile::Itself => None,
+            })
+            .unwrap_or(itself)
+    }
+
+    /// The first `path.EXT` of the tree, for the fallback extensions in their order.
+    fn with_extension(&self, path: &str) -> Option<String> {
+        if path.is_empty() {
+            return None;
+        }
+        self.fallback_extensions
+            .iter()
+            .map(|ext| format!("{path}.{ext}"))
+            .find(|f| self.files.contains(f))
+    }
+
+    /// The file of a link to `path` (with `query`) in the tree's layout: under wget's, the
+    /// first of its possible names that the tree has, else its own name (missing).
+    fn layout_file(&self, path: &str, query: Option<&str>) -> String {
+        if self.layout != Layout::Wget {
+            return path.to_owned();
+        }
+        let (dirs, last) = path.rsplit_once('/').unwrap_or(("", path));
+        let dirs: Vec<&str> = dirs.split('/').filter(|d| !d.is_empty()).collect();
+        // wget decodes the query; wget2 keeps the escapes of delimiters.
+        let mut candidates = crate::layout::wget_candidates(
+            &dirs,
+            last,
+            query.map(crate::uri::percent_decode).as_deref(),
+        );
+        if let Some(q) = query {
+            for c in
+                crate::layout::wget_candidates(&dirs, last, Some(&crate::layout::wget2_query(q)))
             {
-                path = found.clone();
+                if !candidates.contains(&c) {
+                    candidates.push(c);
+                }
             }
         }
-        Target::Internal {
-            path,
-            fragment: fragment.filter(|f| !f.is_empty()).map(str::to_owned),
-        }
+        candidates
+            .iter()
+            .find(|c| self.files.contains(c.as_str()))
+            .or(candidates.first())
+            .cloned()
+            .unwrap_or_else(|| path.to_owned())
     }
 
     /// The verdict on a link whose resolution is `resolved` (`None`: it could not be resolved).
@@ -570,6 +801,19 @@ impl Site {
         let verdict = match &target {
             Target::External => Verdict::External,
             Target::OutsideRoot => Verdict::OutsideRoot,
+            // A directory itself: there when `.` is an index file (it has no fragment ids);
+            // without index files, a directory link names nothing.
+            Target::Internal { path, fragment } if path.is_empty() || path.ends_with('/') => {
+                let dir = path.trim_end_matches('/');
+                let there = matches!(dir, "" | ".") || self.dirs.contains(dir);
+                if encoded_slash || !there || !self.index_files.contains(&IndexFile::Itself) {
+                    Verdict::Missing
+                } else if fragment.is_some() {
+                    Verdict::MissingFragment
+                } else {
+                    Verdict::Ok
+                }
+            }
             Target::Internal { path, fragment } => {
                 if encoded_slash || !self.files.contains(path) {
                     Verdict::Missing
@@ -693,7 +937,7 @@ impl crate::rewrite::Relink for Site {
 /// One link of a checked page, with its verdict: a line of `check --format jsonl`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CheckRecord {
-    /// The page the link is on, relative to the root.
+    /// The page (or stylesheet) the link is in, relative to the root.
     pub file: String,
     /// The link, as `links` reports it.
     #[serde(flatten)]
@@ -787,34 +1031,71 @@ impl Site {
             .links
             .into_iter()
             .filter(|l| l.element != "base")
-            .map(|link| {
-                let url = link.resolved.as_deref().unwrap_or(&link.original);
-                if rules.excludes(url) {
-                    return CheckRecord {
-                        file: path.to_owned(),
-                        link,
-                        verdict: Verdict::Excluded,
-                        target: None,
-                    };
-                }
-                let remapped = link.resolved.as_deref().map(|r| rules.remap(r));
-                let checked = match &remapped {
-                    Some(Some(r)) => Some(r.as_str()),
-                    _ => link.resolved.as_deref(),
-                };
-                let (verdict, target) = self.check_reference(checked, &link.original);
-                let target = match target {
-                    Target::Internal { path, .. } => Some(path),
-                    _ => None,
-                };
-                CheckRecord {
-                    file: path.to_owned(),
-                    link,
-                    verdict,
-                    target,
-                }
-            })
+            .map(|link| self.check_record(path, link, rules))
             .collect())
+    }
+
+    /// Every `url()` and `@import` reference of the stylesheet at `path` (below the root) with
+    /// these bytes, with its verdict, as a page's links are checked ([`Site::check_page`]): each
+    /// resolved against the file's URL and located by line and column. The element of a record
+    /// is `url` or `@import`, its attribute none.
+    ///
+    /// ```
+    /// use linkbase::site::{CheckAll, Site, Verdict};
+    /// let mut site = Site::new("https://example.com/").unwrap();
+    /// site.add_file("css/main.css");
+    /// site.add_file("img/bg.png");
+    /// let css = b"@import url(\"/css/extra.css\");\nbody { background: url(../img/bg.png) }";
+    /// let records = site.check_stylesheet("css/main.css", css, &Default::default(), &CheckAll);
+    /// let got: Vec<_> = records.iter().map(|r| (r.link.element.as_str(), r.verdict, r.link.line, r.link.column)).collect();
+    /// assert_eq!(got, [("@import", Verdict::Missing, Some(1), Some(14)), ("url", Verdict::Ok, Some(2), Some(24))]);
+    /// ```
+    pub fn check_stylesheet(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        options: &crate::pipeline::Options,
+        rules: &dyn CheckRules,
+    ) -> Vec<CheckRecord> {
+        stylesheet::links(bytes, &self.file_url(path), options)
+            .into_iter()
+            .map(|link| self.check_record(path, link, rules))
+            .collect()
+    }
+
+    /// One link of the file at `path` with its verdict: left unchecked at the caller's
+    /// request, or checked (remapped first).
+    fn check_record(
+        &self,
+        path: &str,
+        link: crate::LinkRecord,
+        rules: &dyn CheckRules,
+    ) -> CheckRecord {
+        let url = link.resolved.as_deref().unwrap_or(&link.original);
+        if rules.excludes(url) {
+            return CheckRecord {
+                file: path.to_owned(),
+                link,
+                verdict: Verdict::Excluded,
+                target: None,
+            };
+        }
+        let remapped = link.resolved.as_deref().map(|r| rules.remap(r));
+        let checked = match &remapped {
+            Some(Some(r)) => Some(r.as_str()),
+            _ => link.resolved.as_deref(),
+        };
+        let (verdict, target) = self.check_reference(checked, &link.original);
+        let target = match target {
+            Target::Internal { path, .. } => Some(path),
+            _ => None,
+        };
+        CheckRecord {
+            file: path.to_owned(),
+            link,
+            verdict,
+            target,
+        }
     }
 }
 
@@ -840,6 +1121,14 @@ impl Written {
         } else {
             Written::Relative
         }
+    }
+}
+
+/// A value for a message: at most 60 characters of it (names may come from a tree's settings).
+fn excerpt(value: &str) -> String {
+    match value.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", value.get(..at).unwrap_or(value)),
+        None => value.to_owned(),
     }
 }
 
@@ -951,6 +1240,99 @@ impl FragmentIds {
     }
 }
 
+/// Why the fragment targets of a page read as it arrives were not found.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PageIdsError {
+    /// The page is longer than the bound it was read with.
+    TooLarge(u64),
+    /// Its encoding cannot be read, or reading failed.
+    Read(String),
+    /// Only a parse of the whole document could say (the streaming walk hands such a document
+    /// to the DOM engine, which holds it all): the reason.
+    NeedsTree(&'static str),
+}
+
+impl std::fmt::Display for PageIdsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PageIdsError::TooLarge(limit) => {
+                write!(f, "the page is larger than {} MiB", limit >> 20)
+            }
+            PageIdsError::Read(e) => write!(f, "the page could not be read: {e}"),
+            PageIdsError::NeedsTree(why) => {
+                write!(f, "the page needs a full parse to find its ids ({why})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PageIdsError {}
+
+/// The fragment targets of a page read from `reader` as it arrives, as [`Site::page_ids`] finds
+/// a local page's: its encoding sniffed from the transport `charset` and its first bytes (HTML
+/// LS "encoding sniffing": a byte order mark, the `<meta>` prescan of the first 1,024 bytes),
+/// then every `id` and `<a name>` kept as the streaming walk meets it. Memory holds the targets
+/// (hashed in the result) and what the walk has not settled, never the page: at most `limit`
+/// bytes are read, and a longer page is [`PageIdsError::TooLarge`]. A document the streaming
+/// walk cannot settle is [`PageIdsError::NeedsTree`] rather than parsed whole.
+///
+/// # Errors
+/// See [`PageIdsError`].
+pub fn read_page_ids(
+    reader: &mut dyn std::io::Read,
+    charset: Option<&str>,
+    limit: u64,
+) -> Result<FragmentIds, PageIdsError> {
+    use std::io::Read as _;
+    let read_err = |e: std::io::Error| PageIdsError::Read(e.to_string());
+    let mut limited = reader.take(limit + 1);
+    let mut prefix = Vec::with_capacity(1024);
+    (&mut limited)
+        .take(1024)
+        .read_to_end(&mut prefix)
+        .map_err(read_err)?;
+    let sniffed = crate::decode::sniff_only_with_default(&prefix, charset, None)
+        .map_err(|e| PageIdsError::Read(e.to_string()))?;
+    if sniffed.encoding == encoding_rs::REPLACEMENT {
+        return Err(PageIdsError::Read(format!(
+            "its encoding ({}) cannot be read",
+            charset.unwrap_or("replacement")
+        )));
+    }
+    let mut counted = Counted {
+        inner: std::io::Cursor::new(prefix).chain(limited),
+        read: 0,
+    };
+    let ids = crate::engine::stream::fragment_ids_read(
+        &mut counted,
+        sniffed.encoding,
+        sniffed.source.is_tentative(),
+    );
+    if counted.read > limit {
+        return Err(PageIdsError::TooLarge(limit));
+    }
+    match ids {
+        Ok(ids) => Ok(FragmentIds::new(ids.iter().map(String::as_str))),
+        Err(crate::engine::stream::StreamError::Io(e)) => Err(read_err(e)),
+        Err(e) => Err(PageIdsError::NeedsTree(e.fallback().describe())),
+    }
+}
+
+/// A reader that counts what it gives.
+struct Counted<R> {
+    inner: R,
+    read: u64,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
 fn hash_id(id: &str) -> u64 {
     let mut h = DefaultHasher::new();
     id.hash(&mut h);
@@ -987,6 +1369,8 @@ fn percent_encode_segment(segment: &str, out: &mut String) {
         }
     }
 }
+
+mod stylesheet;
 
 #[cfg(test)]
 mod tests;

@@ -11,6 +11,7 @@
 
 mod library {
     mod differential;
+    mod door;
     mod nesting;
     mod rewinding;
     mod tree_safety;

@@ -4,7 +4,9 @@
 # server (server.py: a server per host on 127.0.0.1-20, 50 ms per answer, counting requests
 # in flight per host). Both tools reach it through --remap: hostNN.bench.invalid becomes
 # 127.0.0.NN:PORT, so each name stays a host of its own for the per-host limits.
-# Both run with the same limits: 64 requests in flight, 8 per host, no per-host interval.
+# Both run with the same limits: 64 requests in flight, 8 per host, no per-host interval; the
+# servers are loopback addresses, which linkbase requests only with --allow-private (lychee
+# requests private addresses unless told --exclude-private).
 # Usage: benches/online/measure.sh [LYCHEE_BINARY]
 # (build first: cargo build --release -p linkbase-cli)
 set -euo pipefail
@@ -48,7 +50,7 @@ print(f"{sys.argv[2]:<10} {float(sys.argv[3]):7.2f} s  {int(sys.argv[4]) // 1024
 PY
 }
 timed linkbase "$bin" check "$dir/site" --site-url https://bench.example/ --online \
-  --max-concurrency 64 --host-concurrency 8 --format jsonl "${ours[@]}"
+  --allow-private --max-concurrency 64 --host-concurrency 8 --format jsonl "${ours[@]}"
 timed lychee "$lychee" --no-progress --format json --max-concurrency 64 --host-concurrency 8 \
   --host-request-interval 0s "${theirs[@]}" "$dir"/site/*.html
 # The same verdicts: the broken external URLs of each, as the site writes them.

@@ -24,17 +24,34 @@ impl Cli {
     /// one is built. Help, `--version` and every error go through the whole parser, so what a
     /// user sees does not change; [`Cli::parse_one`] yields what the whole parser would.
     pub fn from_env() -> Cli {
-        let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
         if args.get(1).and_then(|a| a.to_str()) == Some("check") {
-            match crate::config::apply(&args) {
-                Ok(with_config) => args = with_config,
-                Err(e) => {
-                    eprintln!("linkbase: check: {}", crate::text::escape_controls(&e));
-                    std::process::exit(2);
-                }
-            }
+            return Cli::check_with_config(&args).unwrap_or_else(|| Cli::parse_from(args));
         }
         Cli::parse_one(&args).unwrap_or_else(|| Cli::parse_from(args))
+    }
+
+    /// `check`'s command line, parsed alone and told which flags it gave
+    /// ([`CheckArgs::given`]), so that its settings file can be merged in under it
+    /// (`crate::config`); `None` for anything the whole parser must answer (help, errors).
+    fn check_with_config(args: &[std::ffi::OsString]) -> Option<Cli> {
+        use clap::{Command as C, FromArgMatches};
+        let matches = C::new("linkbase")
+            .subcommand(CheckArgs::augment_args(C::new("check")))
+            .try_get_matches_from(args)
+            .ok()?;
+        let (_, sub) = matches.subcommand()?;
+        let mut check = CheckArgs::from_arg_matches(sub).ok()?;
+        check.given = sub
+            .ids()
+            .filter(|id| {
+                sub.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)
+            })
+            .map(|id| id.as_str().to_owned())
+            .collect();
+        Some(Cli {
+            command: Command::Check(Box::new(check)),
+        })
     }
 
     /// `args` parsed with the named subcommand's arguments alone; `None` for anything the whole
@@ -139,6 +156,12 @@ pub enum Command {
     /// index.html) and #fragments must name an id; external links are listed, not fetched,
     /// unless --online.
     ///
+    /// The links are those of its pages (*.html, *.htm, *.xhtml, *.shtml) and the url() and
+    /// @import references of its stylesheets (*.css), each at file:line:column. A tree with
+    /// neither, or a --site-url with no host, is an error: nothing checked is never all clear.
+    /// --index-files and --fallback-extensions say what a link to a directory or to a pretty URL
+    /// (/about for about.html) names.
+    ///
     /// With --online, every distinct external http(s) URL is requested once (concurrently,
     /// within per-host and global limits) and must answer an accepted status, its #fragment an
     /// id of the remote page; mailto: and tel: are checked by syntax; --cache keeps verdicts
@@ -146,14 +169,25 @@ pub enum Command {
     ///
     /// Under --local, /-rooted links start from DIR (the web root; --root-dir to choose it). The
     /// summary counts the links not checked, and why (external, outside the tree, another
-    /// scheme, unresolvable), so a run that checked nothing never reads as all clear.
+    /// scheme, unresolvable, a remote fragment that could not be looked up, --max-time), so a
+    /// run that checked nothing never reads as all clear.
+    ///
+    /// The checked tree is data, not commands (a CI job may check a pull request's tree): its
+    /// pages, DIR/linkbase.toml and DIR/.linkbaseignore are read only as regular files inside
+    /// DIR, at most 1 MiB each, never through a symbolic link; the tree's linkbase.toml cannot
+    /// set allow_private, insecure or cacert (a file given with --config can), and every path a
+    /// settings file names stays inside that file's directory. No request goes to a loopback,
+    /// private, link-local or other non-global address (judged on each address a name resolves
+    /// to, and on every redirect) without --allow-private: such links are excluded, and said.
+    /// Flags on the command line win over any settings file.
     ///
     /// Exit 0 when nothing is broken, 1 when links are broken (missing file, missing fragment,
     /// outside the site root; with --online, an external link answering a status not accepted,
-    /// unreachable, or a malformed address) or, with --fail-on-unchecked, when any link was not checked, 2
-    /// when files could not be read or parsed.
+    /// unreachable, or a malformed address) or, with --fail-on-unchecked, when any link was not
+    /// checked, 2 when files could not be read or parsed, when there was nothing to check, or on
+    /// bad usage.
     #[command(after_help = EXAMPLES_CHECK)]
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(after_help = EXAMPLES_COMPLETIONS)]
     Completions {
@@ -186,12 +220,8 @@ pub struct CheckArgs {
     #[arg(value_name = "DIR")]
     pub dir: std::path::PathBuf,
     /// The URL the root is published at; each file's URL is this joined with its path.
-    #[arg(
-        long,
-        value_name = "URL",
-        required_unless_present = "local",
-        help_heading = "Site"
-    )]
+    /// Needed unless --local (or site_url or local in a settings file).
+    #[arg(long, value_name = "URL", help_heading = "Site")]
     pub site_url: Option<String>,
     /// Check the tree as it browses from disk: each page at its own file: URL (an offline
     /// mirror made by `rewrite DIR --relative`); absolute http(s) links are external. DIR is the
@@ -209,23 +239,26 @@ pub struct CheckArgs {
     pub layout: LayoutArg,
     /// human: broken targets, each with the links to it, and a summary; json: the same as one
     /// object; markdown: a table (for CI job summaries, PR comments); junit: JUnit XML, a test
-    /// case per broken target; jsonl / tsv: every link with its verdict, for tools.
+    /// case per broken target (file and line: its first link); github: a GitHub Actions
+    /// ::error annotation per broken link (file, line, col); sarif: a SARIF 2.1.0 log for
+    /// code-scanning views; jsonl / tsv: every link with its verdict, for tools.
     #[arg(long, value_enum, default_value_t = CheckFormat::Human, help_heading = "Output")]
     pub format: CheckFormat,
     /// Write the report here instead of stdout.
     #[arg(short = 'o', long, value_name = "FILE", help_heading = "Output")]
     pub output: Option<std::path::PathBuf>,
-    /// Leave links whose URL (resolved, else as written) matches this regular expression
-    /// unchecked (repeatable). DIR/.linkbaseignore adds one pattern a line (# comments).
+    /// Leave links whose URL (resolved, else as written; with --online also as requested, and
+    /// every redirect's target) matches this regular expression unchecked (repeatable).
+    /// DIR/.linkbaseignore adds one pattern a line (# comments).
     #[arg(long, value_name = "REGEX", help_heading = "Filters")]
     pub exclude: Vec<String>,
     /// Check links matching this regular expression even when an exclude pattern matches
     /// (repeatable).
     #[arg(long, value_name = "REGEX", help_heading = "Filters")]
     pub include: Vec<String>,
-    /// Do not check the links of the pages whose path below DIR matches this glob (repeatable;
-    /// `drafts/**`, `**/*.print.html`; `*` stays within a directory). They remain link targets,
-    /// with their ids.
+    /// Do not check the links of the pages (and stylesheets) whose path below DIR matches this
+    /// glob (repeatable; `drafts/**`, `**/*.print.html`; `*` stays within a directory). They
+    /// remain link targets, with their ids.
     #[arg(long, value_name = "GLOB", help_heading = "Filters")]
     pub exclude_path: Vec<String>,
     /// 'PREFIX TARGET': check links whose resolved URL starts with PREFIX as if it were
@@ -233,8 +266,8 @@ pub struct CheckArgs {
     /// applies).
     #[arg(long, value_name = "PREFIX TARGET", help_heading = "Filters")]
     pub remap: Vec<String>,
-    /// Worker threads (default: every core).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Site")]
+    /// Worker threads (default: every core; at most 256).
+    #[arg(long, short = 'j', value_name = "N", value_parser = count::<0, 256>, help_heading = "Site")]
     pub jobs: Option<usize>,
     /// With --local: the web root that /-rooted links (`<a href="/docs/x.html">`) start from
     /// [default: DIR]. /docs/x.html names ROOT/docs/x.html, checked like any internal link when
@@ -248,6 +281,30 @@ pub struct CheckArgs {
         help_heading = "Site"
     )]
     pub root_dir: Option<std::path::PathBuf>,
+    /// What a link to a directory names, comma-separated: the first of these files the
+    /// directory has (index.html,README.md), `.` for the directory itself (it has no ids); a
+    /// directory with none is missing. '' (no name): every link to a directory is missing, each
+    /// must name a file. As lychee's --index-files; a name stays below the directory
+    /// [default: index.html].
+    #[arg(
+        long,
+        value_name = "NAME,...",
+        value_delimiter = ',',
+        help_heading = "Site"
+    )]
+    pub index_files: Option<Vec<String>>,
+    /// Pretty URLs: a link to a file the tree does not have (/about) names the first of
+    /// NAME.EXT it has (about.html), extensions tried in order, comma-separated (html,htm);
+    /// also a directory the index files do not settle, or one the tree does not have (/about/).
+    /// As lychee's --fallback-extensions, except that the extension is appended (v1.2 looks
+    /// for v1.2.html, not v1.html).
+    #[arg(
+        long,
+        value_name = "EXT,...",
+        value_delimiter = ',',
+        help_heading = "Site"
+    )]
+    pub fallback_extensions: Vec<String>,
     /// The encoding of pages that declare none (no byte order mark or <meta> charset) instead
     /// of HTML's windows-1252 default, e.g. utf-8 (a WHATWG label). Never overrides a
     /// declaration. Also spelled --charset here (files have no transport charset).
@@ -259,25 +316,48 @@ pub struct CheckArgs {
     )]
     pub default_charset: Option<String>,
     /// Exit 1 when any link was not checked (external without --online, outside the tree, an
-    /// unsupported scheme, unresolvable), as for a broken one. Excluded links do not count.
-    #[arg(long, help_heading = "Exit status")]
+    /// unsupported scheme, unresolvable, a remote fragment that could not be looked up, past
+    /// --max-time), as for a broken one. Excluded links do not count.
+    #[arg(long, help_heading = "Output")]
     pub fail_on_unchecked: bool,
     /// With `--format jsonl` or `tsv`: only the records of broken links (the grouped formats
     /// list only broken targets already). The summary still counts every link.
     #[arg(long, help_heading = "Output")]
     pub broken_only: bool,
-    /// Read settings from this TOML file instead of DIR/linkbase.toml (read when present):
-    /// each key a flag of this command (site_url, format, exclude, remap, …; the online ones in
-    /// an [online] table, `enabled = true` for --online). Flags on the command line win.
+    /// Read settings from this TOML file instead of DIR/linkbase.toml (read when present, as a
+    /// regular file of at most 1 MiB): each key a flag of this command (site_url, format,
+    /// exclude, remap, …; the online ones in an [online] table, `enabled = true` for --online).
+    /// Flags on the command line win. Paths in a file are relative to its directory and must
+    /// stay inside it. Only a file named here may set allow_private, insecure or cacert.
     #[arg(long, value_name = "FILE", help_heading = "Site")]
     pub config: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub online: OnlineArgs,
     #[command(flatten)]
     pub resolution: ResolutionArgs,
+    /// The flags the command line gave (clap ids): a settings file fills only the others.
+    #[arg(skip)]
+    pub given: Vec<String>,
 }
 
-/// `check --online`: external links fetched (issue 25).
+/// A count within bounds, for flags whose value a settings file may also give: the same bound
+/// from either (`-j 100000` would start 100,000 threads).
+pub fn count<const MIN: usize, const MAX: usize>(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if n < MIN {
+        return Err(format!("must be at least {MIN}"));
+    }
+    if n > MAX {
+        return Err(format!("at most {MAX}"));
+    }
+    Ok(n)
+}
+
+/// `check --online`: external links fetched (issue 25). Every flag here needs --online (or
+/// `enabled = true` in a settings file's [online] table).
 #[derive(Debug, Args)]
 pub struct OnlineArgs {
     /// Check external links too: every distinct http(s) URL of the run once (HEAD, then GET
@@ -293,77 +373,85 @@ pub struct OnlineArgs {
         long,
         value_name = "CODES",
         default_value = "200..=299",
-        requires = "online",
         help_heading = "Online"
     )]
     pub accept: String,
-    /// The most one request may take (connect, answer and any body read), e.g. 20s, 500ms.
+    /// The most one request may take, from connecting to the last byte of the body (a server
+    /// that trickles its answer included), e.g. 20s, 500ms (at most 10m). A request that timed
+    /// out is retried (--max-retries).
     #[arg(
         long,
         value_name = "DURATION",
         default_value = "20s",
-        requires = "online",
         help_heading = "Online"
     )]
     pub timeout: String,
-    /// Retries of a request answered 429, 500, 502, 503 or 504, or timed out.
+    /// The most the whole run may take, e.g. 10m: requests not made or not finished by then
+    /// end, and their links are not-checked (counted, and failing --fail-on-unchecked)
+    /// [default: no limit].
+    #[arg(long, value_name = "DURATION", help_heading = "Online")]
+    pub max_time: Option<String>,
+    /// Retries of a request answered 429, 500, 502, 503 or 504, or timed out (at most 10).
     #[arg(
         long,
         value_name = "N",
         default_value_t = 3,
-        requires = "online",
+        value_parser = count::<0, 10>,
         help_heading = "Online"
     )]
-    pub max_retries: u32,
-    /// The wait before the first retry, doubled for each next one; a Retry-After header
-    /// replaces it (up to 60 s: a longer one ends the retries, and the status stands).
+    pub max_retries: usize,
+    /// The wait before the first retry, doubled for each next one (at most 60s); a
+    /// Retry-After header replaces it (up to 60 s: a longer one ends the retries, and the
+    /// status stands).
     #[arg(
         long,
         value_name = "DURATION",
         default_value = "1s",
-        requires = "online",
         help_heading = "Online"
     )]
     pub retry_wait: String,
-    /// Redirects followed from one URL; more is reported as unreachable, as is a loop.
+    /// Redirects followed from one URL (at most 50); more is reported as unreachable, as is a
+    /// loop.
     #[arg(
         long,
         value_name = "N",
         default_value_t = 10,
-        requires = "online",
+        value_parser = count::<0, 50>,
         help_heading = "Online"
     )]
-    pub max_redirects: u32,
-    /// Requests in flight at once, over all hosts.
+    pub max_redirects: usize,
+    /// Requests in flight at once, over all hosts (at most 256).
     #[arg(
         long,
         value_name = "N",
         default_value_t = 64,
-        requires = "online",
+        value_parser = count::<1, 256>,
         help_heading = "Online"
     )]
     pub max_concurrency: usize,
-    /// Requests in flight at once to one host (host and port).
+    /// Requests in flight at once to one host: its name and port as a browser reads the URL
+    /// (at most 256).
     #[arg(
         long,
         value_name = "N",
         default_value_t = 8,
-        requires = "online",
+        value_parser = count::<1, 256>,
         help_heading = "Online"
     )]
     pub host_concurrency: usize,
     /// The least time between the starts of two requests to one host (a rate limit: 100ms is
-    /// at most 10 a second) [default: none].
-    #[arg(
-        long,
-        value_name = "DURATION",
-        requires = "online",
-        help_heading = "Online"
-    )]
+    /// at most 10 a second; at most 60s) [default: none].
+    #[arg(long, value_name = "DURATION", help_heading = "Online")]
     pub host_interval: Option<String>,
+    /// Request loopback, private, link-local and other addresses that are not globally
+    /// reachable too (127.0.0.1, 10.0.0.0/8, 169.254.169.254, fd00::/8, localhost, …). Without
+    /// it, a link or a redirect to such an address, or to a name that resolves only to such
+    /// addresses, is excluded (the reason names the address) and never requested.
+    #[arg(long, help_heading = "Online")]
+    pub allow_private: bool,
     /// Accept any certificate from an https server (self-signed, expired, issued for another
     /// name), as lychee's --insecure: the link is judged by its status alone.
-    #[arg(long, requires = "online", help_heading = "Online")]
+    #[arg(long, help_heading = "Online")]
     pub insecure: bool,
     /// Verify https servers against the CA certificates in this PEM file instead of the bundled
     /// Mozilla roots (as curl's --cacert). To keep the public roots too, give a file that holds
@@ -371,33 +459,32 @@ pub struct OnlineArgs {
     #[arg(
         long,
         value_name = "FILE",
-        requires = "online",
         conflicts_with = "insecure",
         help_heading = "Online"
     )]
     pub cacert: Option<std::path::PathBuf>,
     /// The User-Agent header of every request [default: linkbase/VERSION].
-    #[arg(long, value_name = "UA", requires = "online", help_heading = "Online")]
+    #[arg(long, value_name = "UA", help_heading = "Online")]
     pub user_agent: Option<String>,
     /// 'HOST: NAME: VALUE': send this header to HOST only (host, host:port, or *.domain for
     /// its subdomains; repeatable), e.g. 'api.example.com: Authorization: Bearer TOKEN'.
-    /// Never sent to another host, redirects included.
+    /// Never sent to another host, redirects included, nor with a link whose host a browser
+    /// and RFC 3986 read differently.
     #[arg(
         long = "header",
         value_name = "HOST: NAME: VALUE",
-        requires = "online",
         help_heading = "Online"
     )]
     pub headers: Vec<String>,
     /// Keep verdicts in a cache file and make no request for a URL checked within
     /// --max-cache-age: DIR/.linkbase-cache.json, or --cache=FILE. Plain JSON, sorted; safe
-    /// to commit or to keep in a CI cache. Errors and 429/5xx answers are not kept.
+    /// to commit or to keep in a CI cache. It keeps the URLs of the last run; errors and
+    /// 429/5xx answers are not kept.
     #[arg(
         long,
         value_name = "FILE",
         num_args = 0..=1,
         require_equals = true,
-        requires = "online",
         help_heading = "Online"
     )]
     pub cache: Option<Option<std::path::PathBuf>>,
@@ -407,10 +494,13 @@ pub struct OnlineArgs {
         long,
         value_name = "DURATION",
         default_value = "1d",
-        requires = "cache",
         help_heading = "Online"
     )]
     pub max_cache_age: String,
+    /// A cache named by a settings file: the directory its path is confined to (set by the
+    /// merge, never on the command line).
+    #[arg(skip)]
+    pub cache_below: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -490,8 +580,8 @@ pub struct RewriteArgs {
     /// or ends like x.php.html, HTTrack's beside its index (said on stderr).
     #[arg(long, value_enum, default_value_t = LayoutArg::Auto, help_heading = "Site")]
     pub layout: LayoutArg,
-    /// Worker threads for a directory (default: every core).
-    #[arg(long, short = 'j', value_name = "N", help_heading = "Site")]
+    /// Worker threads for a directory (default: every core; at most 256).
+    #[arg(long, short = 'j', value_name = "N", value_parser = count::<0, 256>, help_heading = "Site")]
     pub jobs: Option<usize>,
     /// Exit 1 when any link of an HTML document was left relative or unresolvable (a one-line
     /// summary on stderr says so either way). Exit codes: 0 done, 1 links left unresolved with

@@ -8,7 +8,6 @@ use std::path::Path;
 
 use crate::text::escape_controls as esc;
 use linkbase::site::Verdict;
-use regex::Regex;
 
 use crate::walk::{CheckRecord, CheckTotals};
 use crate::{say, Fatal};
@@ -16,53 +15,191 @@ use crate::{say, Fatal};
 /// The ignore file at the root of a checked tree: one regular expression a line, `#` comments.
 pub const IGNORE_FILE: &str = ".linkbaseignore";
 
+/// The most of the ignore file read (it is the tree's: see `docs/sites.md`).
+pub const MAX_IGNORE_FILE: u64 = 1 << 20;
+
+/// The most memory the patterns of a run compile to (each of the include and the exclude
+/// sets): past it the patterns are refused, with how to make them fewer.
+const MAX_PATTERNS_SIZE: usize = 64 << 20;
+
 /// Which links are checked: a link whose URL (resolved, else as written) matches an exclude
 /// pattern is not checked, unless it matches an include pattern (includes win, as in lychee).
 #[derive(Debug, Default)]
 pub struct Filter {
-    include: Vec<Regex>,
-    exclude: Vec<Regex>,
+    include: Patterns,
+    exclude: Patterns,
+}
+
+/// One side's patterns. Those that are an anchored literal (`^https://x\.example/`, `^https?://a/`:
+/// the start, then a finite set of strings) are a table of prefixes, matched by a lookup per
+/// prefix length; the others are one automaton (a `RegexSet`). Memory and the time of a match
+/// then grow with what the patterns hold, not with one compiled program per pattern, and a
+/// list of thousands of prefixes does not overflow the automaton's cache.
+#[derive(Debug, Default)]
+struct Patterns {
+    /// By length: the prefixes of that length.
+    prefixes: BTreeMap<usize, std::collections::HashSet<Vec<u8>>>,
+    set: Option<regex::RegexSet>,
+}
+
+impl Patterns {
+    fn is_match(&self, url: &str) -> bool {
+        let bytes = url.as_bytes();
+        self.prefixes
+            .iter()
+            .take_while(|(len, _)| **len <= bytes.len())
+            .any(|(len, set)| bytes.get(..*len).is_some_and(|p| set.contains(p)))
+            || self.set.as_ref().is_some_and(|s| s.is_match(url))
+    }
+}
+
+/// The strings `pattern` matches at the start of a text, when that is all it says: `^` and then
+/// a finite, exact set of strings (regex-syntax's literal extraction), with no other assertion.
+fn anchored_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::{literal, Hir, HirKind, Look};
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    let HirKind::Concat(parts) = hir.kind() else {
+        return None;
+    };
+    let (first, rest) = parts.split_first()?;
+    if !matches!(first.kind(), HirKind::Look(Look::Start)) {
+        return None;
+    }
+    let rest = Hir::concat(rest.to_vec());
+    if !rest.properties().look_set().is_empty() {
+        return None;
+    }
+    let seq = literal::Extractor::new().extract(&rest);
+    if !seq.is_exact() {
+        return None;
+    }
+    Some(
+        seq.literals()?
+            .iter()
+            .map(|l| l.as_bytes().to_vec())
+            .collect(),
+    )
+}
+
+/// One pattern and where it came from (`--exclude`, `DIR/.linkbaseignore:3`).
+struct Pattern {
+    text: String,
+    whence: String,
 }
 
 impl Filter {
     /// From `--include`, `--exclude` and the root's ignore file (when there is one).
     pub fn new(include: &[String], exclude: &[String], root: &Path) -> Result<Filter, Fatal> {
-        let compile = |p: &str, whence: &str| {
-            Regex::new(p)
-                .map_err(|e| Fatal(format!("{whence}: {p:?} is not a regular expression: {e}")))
+        let flag = |flag: &str, ps: &[String]| -> Vec<Pattern> {
+            ps.iter()
+                .map(|p| Pattern {
+                    text: p.clone(),
+                    whence: flag.to_owned(),
+                })
+                .collect()
         };
-        let mut filter = Filter {
-            include: include
-                .iter()
-                .map(|p| compile(p, "--include"))
-                .collect::<Result<_, _>>()?,
-            exclude: exclude
-                .iter()
-                .map(|p| compile(p, "--exclude"))
-                .collect::<Result<_, _>>()?,
-        };
-        let ignore = root.join(IGNORE_FILE);
-        match std::fs::read_to_string(&ignore) {
-            Ok(text) => {
-                for (n, line) in text.lines().enumerate() {
-                    let line = line.trim();
-                    if line.is_empty() || line.starts_with('#') {
-                        continue;
-                    }
-                    let whence = format!("{}:{}", ignore.display(), n + 1);
-                    filter.exclude.push(compile(line, &whence)?);
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Fatal(format!("{}: {e}", ignore.display()))),
-        }
-        Ok(filter)
+        let mut excludes = flag("--exclude", exclude);
+        excludes.extend(ignore_file(root)?);
+        Ok(Filter {
+            include: patterns(&flag("--include", include))?,
+            exclude: patterns(&excludes)?,
+        })
     }
 
     /// Whether the link with this URL is left unchecked.
     pub fn excludes(&self, url: &str) -> bool {
-        self.exclude.iter().any(|r| r.is_match(url))
-            && !self.include.iter().any(|r| r.is_match(url))
+        self.exclude.is_match(url) && !self.include.is_match(url)
+    }
+}
+
+/// The patterns of `DIR/.linkbaseignore`: read only as a regular file of the tree of at most
+/// [`MAX_IGNORE_FILE`], never through a symbolic link (`fsout::read_tree_file`).
+fn ignore_file(root: &Path) -> Result<Vec<Pattern>, Fatal> {
+    let path = root.join(IGNORE_FILE);
+    let bytes = crate::fsout::read_tree_file(root, Path::new(IGNORE_FILE), MAX_IGNORE_FILE)
+        .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
+    let Some(bytes) = bytes else {
+        return Ok(Vec::new());
+    };
+    let mut patterns = Vec::new();
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let whence = format!("{}:{}", path.display(), n + 1);
+        let line = std::str::from_utf8(line)
+            .map_err(|_| Fatal(format!("{whence}: not UTF-8")))?
+            .trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        patterns.push(Pattern {
+            text: line.to_owned(),
+            whence,
+        });
+    }
+    Ok(patterns)
+}
+
+/// `patterns` as [`Patterns`]: anchored literals as prefixes, the others as one automaton.
+fn patterns(patterns: &[Pattern]) -> Result<Patterns, Fatal> {
+    let mut out = Patterns::default();
+    let mut others = Vec::new();
+    for p in patterns {
+        match anchored_literals(&p.text) {
+            Some(literals) => {
+                for l in literals {
+                    out.prefixes.entry(l.len()).or_default().insert(l);
+                }
+            }
+            None => others.push(p),
+        }
+    }
+    out.set = set(&others)?;
+    Ok(out)
+}
+
+/// One automaton for `patterns`; a bad one is named by where it came from, quoted as a short
+/// excerpt (a pattern may come from the checked tree).
+fn set(patterns: &[&Pattern]) -> Result<Option<regex::RegexSet>, Fatal> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let build = |ps: &[&str]| {
+        regex::RegexSetBuilder::new(ps)
+            .size_limit(MAX_PATTERNS_SIZE)
+            .dfa_size_limit(MAX_PATTERNS_SIZE)
+            .build()
+    };
+    let texts: Vec<&str> = patterns.iter().map(|p| p.text.as_str()).collect();
+    match build(&texts) {
+        Ok(set) => Ok(Some(set)),
+        Err(regex::Error::CompiledTooBig(limit)) => Err(Fatal(format!(
+            "{}: {} patterns compile to more than {} MiB; join them into fewer, broader ones",
+            patterns.first().map_or("", |p| p.whence.as_str()),
+            patterns.len(),
+            limit >> 20
+        ))),
+        Err(_) => {
+            // Which one: each alone, until the bad one is found.
+            for p in patterns.iter().copied() {
+                if let Err(e) = build(&[p.text.as_str()]) {
+                    let why = match &e {
+                        regex::Error::Syntax(text) => text
+                            .lines()
+                            .find_map(|l| l.strip_prefix("error: "))
+                            .unwrap_or("not valid")
+                            .to_owned(),
+                        e => e.to_string(),
+                    };
+                    return Err(Fatal(format!(
+                        "{}: \"{}\" is not a regular expression: {why}",
+                        p.whence,
+                        crate::text::excerpt(&p.text, 60)
+                    )));
+                }
+            }
+            Err(Fatal(
+                "the exclude and include patterns do not compile".to_owned(),
+            ))
+        }
     }
 }
 
@@ -147,18 +284,21 @@ impl Referrer {
         )
     }
 
-    /// `<a href>`: the element and attribute the link is in.
+    /// `<a href>`: the element and attribute the link is in; `url()` or `@import` in a
+    /// stylesheet (`linkbase::site::Site::check_stylesheet`: no element, no attribute).
     pub fn element_place(&self) -> String {
-        match &self.attribute {
-            Some(a) => format!("<{} {a}>", self.element),
-            None => format!("<{}>", self.element),
+        match (&self.attribute, self.element.as_str()) {
+            (Some(a), _) => format!("<{} {a}>", self.element),
+            (None, "url") => "url()".to_owned(),
+            (None, "@import") => "@import".to_owned(),
+            (None, _) => format!("<{}>", self.element),
         }
     }
 }
 
 /// Every link to one broken target.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct BrokenTarget {
+pub struct BrokenTarget<'a> {
     pub verdict: Verdict,
     /// The file of the tree (with `#fragment` for a missing fragment), or the URL for a link
     /// outside the root.
@@ -169,7 +309,7 @@ pub struct BrokenTarget {
     /// redirects, `(cached)`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
-    pub referrers: Vec<Referrer>,
+    pub referrers: &'a [Referrer],
 }
 
 /// The grouped report, built as pages are checked.
@@ -178,6 +318,9 @@ pub struct Grouped {
     targets: BTreeMap<(u8, String), Vec<Referrer>>,
     /// Per target key: what the online check said of it.
     details: BTreeMap<(u8, String), String>,
+    /// The report is the records themselves (jsonl, tsv): the broken targets are only counted
+    /// (for the summary), their links not kept.
+    count_only: bool,
 }
 
 fn rank(v: Verdict) -> u8 {
@@ -193,51 +336,79 @@ fn rank(v: Verdict) -> u8 {
 }
 
 impl Grouped {
+    /// The grouping a report in `format` needs: the links of every broken target for a grouped
+    /// report, the count of targets for one that lists every record.
+    pub fn for_format(format: crate::args::CheckFormat) -> Grouped {
+        use crate::args::CheckFormat as F;
+        Grouped {
+            count_only: matches!(format, F::Jsonl | F::Tsv),
+            ..Grouped::default()
+        }
+    }
+
     /// Adds one page's records (`records` may be empty: a page with no links); `detail` says
-    /// what an online check found for a record.
+    /// what an online check found for a record. A grouped report takes the records (the broken
+    /// ones' text moves into it, nothing is copied); otherwise they are left as they are.
     pub fn add_page(
         &mut self,
-        records: &[CheckRecord],
+        records: &mut Vec<CheckRecord>,
         detail: impl Fn(&CheckRecord) -> Option<String>,
     ) {
-        for r in records.iter().filter(|r| r.verdict.is_broken()) {
-            let target = match (r.verdict, &r.target) {
-                (Verdict::MissingFragment, Some(t)) => {
-                    let fragment = r
-                        .link
-                        .resolved
-                        .as_deref()
-                        .and_then(|u| u.split_once('#'))
-                        .map_or("", |(_, f)| f);
-                    format!("{t}#{fragment}")
-                }
-                (_, Some(t)) => t.clone(),
-                (_, None) => r.link.resolved.clone().unwrap_or_default(),
-            };
-            let detail = detail(r);
+        if self.count_only {
+            for r in records.iter().filter(|r| r.verdict.is_broken()) {
+                let key = Self::key(r);
+                self.targets.entry(key).or_default();
+            }
+            return;
+        }
+        for r in records.drain(..).filter(|r| r.verdict.is_broken()) {
+            let detail = detail(&r);
+            let key = Self::key(&r);
             let referrer = Referrer {
-                file: r.file.clone(),
-                element: r.link.element.clone(),
-                attribute: r.link.attribute.clone(),
-                original: r.link.original.clone(),
-                resolved: r.link.resolved.clone(),
+                file: r.file,
+                element: r.link.element,
+                attribute: r.link.attribute,
+                original: r.link.original,
+                resolved: r.link.resolved,
                 line: r.link.line,
                 column: r.link.column,
             };
-            let key = (
-                rank(r.verdict),
-                format!("{}\u{0}{target}", r.verdict.name()),
-            );
             if let Some(d) = detail {
                 self.details.entry(key.clone()).or_insert(d);
             }
-            self.targets.entry(key).or_default().push(referrer);
+            // Most broken targets have one link: room for one (a default vector's first push
+            // makes room for four, 200,000 targets of one link took 120 MB).
+            self.targets
+                .entry(key)
+                .or_insert_with(|| Vec::with_capacity(1))
+                .push(referrer);
         }
+    }
+
+    /// The key a broken record is grouped by: its verdict's rank, then verdict and target.
+    fn key(r: &CheckRecord) -> (u8, String) {
+        let target = match (r.verdict, &r.target) {
+            (Verdict::MissingFragment, Some(t)) => {
+                let fragment = r
+                    .link
+                    .resolved
+                    .as_deref()
+                    .and_then(|u| u.split_once('#'))
+                    .map_or("", |(_, f)| f);
+                format!("{t}#{fragment}")
+            }
+            (_, Some(t)) => t.clone(),
+            (_, None) => r.link.resolved.clone().unwrap_or_default(),
+        };
+        (
+            rank(r.verdict),
+            format!("{}\u{0}{target}", r.verdict.name()),
+        )
     }
 
     /// The broken targets, missing files first, then missing fragments, then links leaving the
     /// root; by target within each.
-    pub fn targets(&self) -> Vec<BrokenTarget> {
+    pub fn targets(&self) -> Vec<BrokenTarget<'_>> {
         self.targets
             .iter()
             .map(|(full_key, refs)| {
@@ -259,7 +430,7 @@ impl Grouped {
                     links: refs.len(),
                     pages: pages.len(),
                     detail: self.details.get(full_key).cloned(),
-                    referrers: refs.clone(),
+                    referrers: refs,
                 }
             })
             .collect()
@@ -283,6 +454,11 @@ pub fn path_globs(globs: &[String]) -> Result<globset::GlobSet, crate::Fatal> {
 }
 
 pub fn summary(t: &CheckTotals, targets: usize) -> String {
+    let stylesheets = if t.stylesheets > 0 {
+        format!(" and {}", say::n(t.stylesheets, "stylesheet"))
+    } else {
+        String::new()
+    };
     let pages_excluded = if t.pages_excluded > 0 {
         format!(" ({} not checked: --exclude-path)", t.pages_excluded)
     } else {
@@ -304,8 +480,21 @@ pub fn summary(t: &CheckTotals, targets: usize) -> String {
     } else {
         (String::new(), "listed, not fetched".to_owned())
     };
+    let private = if t.private_addresses > 0 {
+        format!(
+            " ({} to {})",
+            t.private_addresses,
+            if t.private_addresses == 1 {
+                "a private address"
+            } else {
+                "private addresses"
+            }
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root{left_absolute}{broken_external}) to {}; {} external ({external}); {} unresolvable; {} excluded",
+        "{}{stylesheets}{pages_excluded}, {}: {} internal, {} broken ({} outside the site root{left_absolute}{broken_external}) to {}; {} external ({external}); {} unresolvable; {} excluded{private}",
         say::n(t.pages, "page"),
         say::n(t.links, "link"),
         t.internal + t.outside_root,
@@ -345,6 +534,8 @@ fn not_checked(t: &CheckTotals) -> String {
         (t.outside_tree, "outside the tree"),
         (t.other_scheme, "another scheme"),
         (t.unresolvable, "unresolvable"),
+        (t.fragments_unchecked, "remote fragment not looked up"),
+        (t.out_of_time, "past --max-time"),
     ]
     .into_iter()
     .filter(|(n, _)| *n > 0)
@@ -392,12 +583,15 @@ pub fn write_human(
 #[derive(serde::Serialize)]
 struct JsonReport<'a> {
     summary: JsonSummary,
-    broken: &'a [BrokenTarget],
+    broken: &'a [BrokenTarget<'a>],
 }
 
 #[derive(serde::Serialize)]
 struct JsonSummary {
     pages: usize,
+    /// Stylesheets whose references were checked (only when there are some).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stylesheets: Option<usize>,
     links: usize,
     internal: usize,
     broken: usize,
@@ -423,6 +617,15 @@ struct JsonSummary {
     cached: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     broken_external: Option<usize>,
+    /// With `--online`: of `excluded`, the links to addresses that are not globally reachable
+    /// (without `--allow-private`); of `not_checked`, the remote fragments not looked up and
+    /// the links `--max-time` left.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    private_addresses: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fragments_unchecked: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    out_of_time: Option<usize>,
 }
 
 pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> io::Result<()> {
@@ -430,6 +633,7 @@ pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> i
     let report = JsonReport {
         summary: JsonSummary {
             pages: t.pages,
+            stylesheets: (t.stylesheets > 0).then_some(t.stylesheets),
             links: t.links,
             internal: t.internal + t.outside_root,
             broken: t.broken,
@@ -445,6 +649,9 @@ pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> i
             checked_online: t.online.then_some(t.checked_online),
             cached: t.online.then_some(t.cached),
             broken_external: t.online.then_some(t.broken_external),
+            private_addresses: t.online.then_some(t.private_addresses),
+            fragments_unchecked: t.online.then_some(t.fragments_unchecked),
+            out_of_time: t.online.then_some(t.out_of_time),
         },
         broken: &targets,
     };
@@ -535,11 +742,17 @@ fn xml(s: &str) -> String {
 /// with every link to it; a page that could not be read is an error case; one passing case
 /// stands for every other link (its output the summary line), so a clean run has a test too.
 /// Names are unique, since CI views merge cases of one name (lychee issue #2302).
+///
+/// A case's `file` and `line` attributes (not in Ant's schema, but what test reporters read
+/// to link a case to its source: GitLab's unit test reports read `file`, as pytest writes
+/// them) are those of its first link: DIR joined with the page's path, as the github and sarif
+/// formats name it; the failure's text lists every link with its line and column.
 pub fn write_junit(
     out: &mut impl Write,
     grouped: &Grouped,
     totals: &CheckTotals,
     unreadable: &[(String, String)],
+    dir: &Path,
 ) -> io::Result<()> {
     let targets = grouped.targets();
     let tests = targets.len() + unreadable.len() + 1;
@@ -550,9 +763,19 @@ pub fn write_junit(
     writeln!(out, r#"  <testsuite name="linkbase check" {counts}>"#)?;
     for t in &targets {
         let verdict = t.verdict.name();
+        let place = t.referrers.first().map_or(String::new(), |r| {
+            let line = r
+                .line
+                .map(|l| format!(r#" line="{l}""#))
+                .unwrap_or_default();
+            format!(
+                r#" file="{}"{line}"#,
+                xml(&crate::ciout::page_path(dir, &r.file))
+            )
+        });
         writeln!(
             out,
-            r#"    <testcase classname="linkbase.check.{verdict}" name="{}">"#,
+            r#"    <testcase classname="linkbase.check.{verdict}" name="{}"{place}>"#,
             xml(&t.target)
         )?;
         let lines: Vec<String> = t.referrers.iter().map(Referrer::line).collect();
@@ -575,8 +798,9 @@ pub fn write_junit(
     for (file, error) in unreadable {
         writeln!(
             out,
-            r#"    <testcase classname="linkbase.check.unreadable" name="{}">"#,
-            xml(file)
+            r#"    <testcase classname="linkbase.check.unreadable" name="{}" file="{}">"#,
+            xml(file),
+            xml(&crate::ciout::page_path(dir, file))
         )?;
         writeln!(
             out,
@@ -615,15 +839,66 @@ mod tests {
         assert!(summary_on_stderr(Jsonl, true, true, true));
     }
 
+    fn pats(ps: &[&str]) -> Patterns {
+        let ps: Vec<Pattern> = ps
+            .iter()
+            .map(|p| Pattern {
+                text: (*p).to_owned(),
+                whence: "test".to_owned(),
+            })
+            .collect();
+        patterns(&ps).unwrap()
+    }
+
     #[test]
     fn includes_win_over_excludes() {
         let f = Filter {
-            include: vec![Regex::new("keep").unwrap()],
-            exclude: vec![Regex::new("^https://x/").unwrap()],
+            include: pats(&["keep"]),
+            exclude: pats(&["^https://x/", "^https://z/"]),
         };
         assert!(f.excludes("https://x/a"));
         assert!(!f.excludes("https://x/keep"));
         assert!(!f.excludes("https://y/a"));
+        assert!(f.excludes("https://z/a"));
+        assert!(!Filter::default().excludes("https://x/a"));
+    }
+
+    /// Anchored literals are matched as prefixes, every other pattern by the automaton; both
+    /// say what the regular expression says.
+    #[test]
+    fn literal_prefixes_match_as_their_patterns_do() {
+        assert_eq!(
+            anchored_literals(r"^https?://h1\.ex/"),
+            Some(vec![b"https://h1.ex/".to_vec(), b"http://h1.ex/".to_vec()])
+        );
+        for p in [r"^a$", r"^a\b", "a", r"^a.*b", r"^(?i)abc[a-z]+", "(?m)^a"] {
+            assert_eq!(anchored_literals(p), None, "{p}");
+        }
+        let patterns = [
+            r"^https?://h1\.ex/",
+            r"^https://a\.example/(docs|api)/",
+            r"^x$",
+            r"\.pdf$",
+            "^",
+        ];
+        let urls = [
+            "https://h1.ex/a",
+            "http://h1.ex/",
+            "https://h12.ex/",
+            "https://a.example/api/v1",
+            "https://a.example/blog/",
+            "x",
+            "xy",
+            "https://b/f.pdf",
+            "",
+        ];
+        for p in patterns {
+            let ours = pats(&[p]);
+            let theirs = regex::Regex::new(p).unwrap();
+            for u in urls {
+                assert_eq!(ours.is_match(u), theirs.is_match(u), "{p} {u}");
+            }
+        }
     }
 
     #[test]

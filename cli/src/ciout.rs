@@ -12,7 +12,7 @@ use crate::checkout::{summary, BrokenTarget, Grouped, Referrer};
 use crate::walk::CheckTotals;
 
 /// A page's path as the report names it: `dir/file`, with `/` separators.
-fn page_path(dir: &Path, file: &str) -> String {
+pub fn page_path(dir: &Path, file: &str) -> String {
     let dir = dir.to_string_lossy().replace('\\', "/");
     let dir = dir.trim_end_matches('/');
     if dir.is_empty() || dir == "." {
@@ -74,7 +74,7 @@ pub fn write_github(
 ) -> io::Result<()> {
     let targets = grouped.targets();
     for t in &targets {
-        for r in &t.referrers {
+        for r in t.referrers {
             let mut props = format!("file={}", property(&page_path(dir, &r.file)));
             if let (Some(line), Some(col)) = (r.line, r.column) {
                 props.push_str(&format!(",line={line},col={col}"));
@@ -97,6 +97,10 @@ fn rule_text(v: Verdict) -> &'static str {
         Verdict::HttpError => "An external link answered with an error status.",
         Verdict::Unreachable => "An external link could not be reached.",
         Verdict::BadAddress => "A mailto: or tel: link is not a valid address.",
+        Verdict::LeftAbsolute => {
+            "A link to a file of the copy is written as its address on the web: from disk it \
+             leaves the copy."
+        }
         _ => "A link leaves the site's root.",
     }
 }
@@ -115,60 +119,151 @@ fn uri_reference(path: &str) -> String {
 
 /// A SARIF 2.1.0 log (OASIS SARIF v2.1.0): one run of linkbase, a rule per verdict found, a
 /// result per broken link at its page, line and column. Columns count Unicode code points
-/// (`columnKind`, §3.14.17), as every linkbase position does.
+/// (`columnKind`, §3.14.17), as every linkbase position does. Written as it is serialized, a
+/// result at a time (members in name order), so memory does not grow with the results.
 pub fn write_sarif(out: &mut impl Write, grouped: &Grouped, dir: &Path) -> io::Result<()> {
-    use serde_json::{json, Value};
     let targets = grouped.targets();
-    let mut rules: Vec<Verdict> = targets.iter().map(|t| t.verdict).collect();
-    rules.dedup();
-    let rules: Vec<Value> = rules
-        .iter()
-        .map(|v| {
-            json!({
-                "id": v.name(),
-                "shortDescription": { "text": rule_text(*v) },
-            })
-        })
-        .collect();
-    let mut results = Vec::new();
-    for t in &targets {
-        for r in &t.referrers {
-            let mut region = serde_json::Map::new();
-            if let (Some(line), Some(col)) = (r.line, r.column) {
-                region.insert("startLine".into(), json!(line));
-                region.insert("startColumn".into(), json!(col));
-            }
-            let mut physical = serde_json::Map::new();
-            physical.insert(
-                "artifactLocation".into(),
-                json!({ "uri": uri_reference(&page_path(dir, &r.file)) }),
-            );
-            if !region.is_empty() {
-                physical.insert("region".into(), Value::Object(region));
-            }
-            results.push(json!({
-                "ruleId": t.verdict.name(),
-                "level": "error",
-                "message": { "text": message(t, r) },
-                "locations": [{ "physicalLocation": physical }],
-            }));
-        }
-    }
-    let log = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "linkbase",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
+    let mut verdicts: Vec<Verdict> = targets.iter().map(|t| t.verdict).collect();
+    verdicts.dedup();
+    let log = SarifLog {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        runs: [SarifRun {
+            column_kind: "unicodeCodePoints",
+            results: SarifResults {
+                targets: &targets,
+                dir,
+            },
+            tool: SarifTool {
+                driver: SarifDriver {
+                    name: "linkbase",
+                    rules: verdicts
+                        .iter()
+                        .map(|v| SarifRule {
+                            id: v.name(),
+                            short_description: Text {
+                                text: rule_text(*v).to_owned(),
+                            },
+                        })
+                        .collect(),
+                    version: env!("CARGO_PKG_VERSION"),
+                },
+            },
         }],
-    });
+        version: "2.1.0",
+    };
     linkbase::report::write_json(&mut *out, &log, true)?;
     writeln!(out)
+}
+
+#[derive(serde::Serialize)]
+struct SarifLog<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    runs: [SarifRun<'a>; 1],
+    version: &'static str,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRun<'a> {
+    column_kind: &'static str,
+    results: SarifResults<'a>,
+    tool: SarifTool,
+}
+
+#[derive(serde::Serialize)]
+struct SarifTool {
+    driver: SarifDriver,
+}
+
+#[derive(serde::Serialize)]
+struct SarifDriver {
+    name: &'static str,
+    rules: Vec<SarifRule>,
+    version: &'static str,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRule {
+    id: &'static str,
+    short_description: Text,
+}
+
+#[derive(serde::Serialize)]
+struct Text {
+    text: String,
+}
+
+/// Every broken link as a result, made as it is written.
+struct SarifResults<'a> {
+    targets: &'a [BrokenTarget<'a>],
+    dir: &'a Path,
+}
+
+impl serde::Serialize for SarifResults<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(None)?;
+        for t in self.targets {
+            for r in t.referrers {
+                seq.serialize_element(&SarifResult {
+                    level: "error",
+                    locations: [SarifLocation {
+                        physical_location: Physical {
+                            artifact_location: Artifact {
+                                uri: uri_reference(&page_path(self.dir, &r.file)),
+                            },
+                            region: r.line.zip(r.column).map(|(line, col)| Region {
+                                start_column: col,
+                                start_line: line,
+                            }),
+                        },
+                    }],
+                    message: Text {
+                        text: message(t, r),
+                    },
+                    rule_id: t.verdict.name(),
+                })?;
+            }
+        }
+        seq.end()
+    }
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult {
+    level: &'static str,
+    locations: [SarifLocation; 1],
+    message: Text,
+    rule_id: &'static str,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifLocation {
+    physical_location: Physical,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Physical {
+    artifact_location: Artifact,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+}
+
+#[derive(serde::Serialize)]
+struct Artifact {
+    uri: String,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_column: usize,
+    start_line: usize,
 }
 
 #[cfg(test)]

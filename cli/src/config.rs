@@ -1,20 +1,39 @@
-//! `linkbase.toml` (issue 25 item 7): the `check` settings of a site, as lychee keeps them in
-//! `lychee.toml`: at the checked tree's root, or `--config FILE`. Every key is a `check` flag
-//! (the same name with `_` for `-`); the online ones sit in an `[online]` table. A flag given on
-//! the command line wins over the file, a list flag included (its values replace the file's
-//! list). Relative paths in the file are relative to the file's directory. A key the file does
-//! not know is an error naming the file and the key.
+//! `linkbase.toml`: the `check` settings of a site, as lychee keeps them in `lychee.toml`: at
+//! the checked tree's root, or `--config FILE`. Every key is a `check` flag (the same name with
+//! `_` for `-`); the online ones sit in an `[online]` table. A key the file does not know is an
+//! error naming the file and the key.
 //!
-//! The file's settings become command-line arguments put before the user's, so that clap checks
-//! and parses them exactly as it does flags: one parser, one set of rules.
+//! One merge: the command line is parsed alone, then each setting of the file fills a flag the
+//! command line left unset, through the same checks as the flag's (a list flag given on the
+//! command line replaces the file's list; `--local` replaces the file's `site_url`, and
+//! `--site-url` its `local`), then the rules that tie flags together are checked once, on the
+//! merged settings.
+//!
+//! Trust (docs/sites.md, "What a checked tree can and cannot make linkbase do"): the tree's own
+//! file is read only as a regular file inside the tree, at most [`MAX_FILE`], and may not set
+//! what would widen what linkbase reads or sends ([`UNTRUSTED_KEYS`]); a file given with
+//! `--config` is the user's. Every path either names is relative to the file's directory and
+//! must stay inside it. Errors quote the file only as a short excerpt, its control characters
+//! escaped.
 
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
+use clap::ValueEnum;
 use serde::Deserialize;
+
+use crate::args::{count, CheckArgs, CheckFormat};
 
 /// The file looked for at the root of the checked tree.
 pub const FILE_NAME: &str = "linkbase.toml";
+
+/// The most of a settings file read: a site's settings are a few lines.
+pub const MAX_FILE: u64 = 1 << 20;
+
+/// What only the user may set (the command line, or a file named with `--config`): the tree's
+/// own file naming one of these is an error. `allow_private` would let the tree's links reach
+/// the runner's own network; `insecure` and `cacert` would let anyone on the network read the
+/// `--header` secrets the user sends over TLS.
+pub const UNTRUSTED_KEYS: [&str; 3] = ["allow_private", "insecure", "cacert"];
 
 /// A string, or a list of strings (`exclude = "x"` or `exclude = ["x", "y"]`).
 #[derive(Debug, Deserialize)]
@@ -48,6 +67,22 @@ enum Code {
     Text(String),
 }
 
+impl Codes {
+    fn text(&self) -> String {
+        match self {
+            Codes::Text(t) => t.clone(),
+            Codes::List(l) => l
+                .iter()
+                .map(|c| match c {
+                    Code::Number(n) => n.to_string(),
+                    Code::Text(t) => t.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+}
+
 /// `cache = true` (the default file) or `cache = "FILE"`.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
@@ -63,12 +98,14 @@ struct Online {
     enabled: Option<bool>,
     accept: Option<Codes>,
     timeout: Option<String>,
-    max_retries: Option<u32>,
+    max_time: Option<String>,
+    max_retries: Option<u64>,
     retry_wait: Option<String>,
-    max_redirects: Option<u32>,
-    max_concurrency: Option<usize>,
-    host_concurrency: Option<usize>,
+    max_redirects: Option<u64>,
+    max_concurrency: Option<u64>,
+    host_concurrency: Option<u64>,
     host_interval: Option<String>,
+    allow_private: Option<bool>,
     user_agent: Option<String>,
     insecure: Option<bool>,
     cacert: Option<PathBuf>,
@@ -89,233 +126,414 @@ struct Config {
     include: Option<OneOrMany>,
     exclude_path: Option<OneOrMany>,
     remap: Option<OneOrMany>,
+    index_files: Option<OneOrMany>,
+    fallback_extensions: Option<OneOrMany>,
     default_charset: Option<String>,
     fail_on_unchecked: Option<bool>,
     broken_only: Option<bool>,
-    jobs: Option<usize>,
-    online: Option<Online>,
+    jobs: Option<u64>,
+    #[serde(default)]
+    online: Online,
 }
 
-/// One setting as arguments: its flag id (clap's, the field name) and the tokens.
-struct Setting {
-    id: &'static str,
-    tokens: Vec<String>,
+/// A settings file, read: where it is, whether the user named it, and its settings.
+struct File {
+    path: PathBuf,
+    config: Config,
 }
 
-fn flag(id: &'static str, value: impl std::fmt::Display) -> Setting {
-    let name = id.replace('_', "-");
-    Setting {
-        id,
-        tokens: vec![format!("--{name}={value}")],
-    }
-}
-
-fn switch(id: &'static str, on: Option<bool>) -> Option<Setting> {
-    on.filter(|on| *on).map(|_| Setting {
-        id,
-        tokens: vec![format!("--{}", id.replace('_', "-"))],
-    })
-}
-
-fn list(id: &'static str, values: &Option<OneOrMany>) -> Option<Setting> {
-    let name = id.replace('_', "-");
-    values.as_ref().map(|v| Setting {
-        id,
-        tokens: v.values().iter().map(|v| format!("--{name}={v}")).collect(),
-    })
-}
-
-impl Config {
-    /// The settings as flags; `online` says whether the run checks online (the command line's
-    /// `--online`, or the file's), without which the online settings are left out (clap
-    /// refuses them without `--online`).
-    fn settings(&self, dir: &Path, online_on_command_line: bool) -> Vec<Setting> {
-        let path = |p: &PathBuf| dir.join(p).display().to_string();
-        let mut out: Vec<Setting> = Vec::new();
-        out.extend(self.site_url.as_ref().map(|v| flag("site_url", v)));
-        out.extend(switch("local", self.local));
-        out.extend(self.root_dir.as_ref().map(|v| flag("root_dir", path(v))));
-        out.extend(self.format.as_ref().map(|v| flag("format", v)));
-        out.extend(list("exclude", &self.exclude));
-        out.extend(list("include", &self.include));
-        out.extend(list("exclude_path", &self.exclude_path));
-        out.extend(list("remap", &self.remap));
-        out.extend(
-            self.default_charset
-                .as_ref()
-                .map(|v| flag("default_charset", v)),
-        );
-        out.extend(switch("fail_on_unchecked", self.fail_on_unchecked));
-        out.extend(switch("broken_only", self.broken_only));
-        out.extend(self.jobs.map(|v| flag("jobs", v)));
-        let Some(o) = &self.online else {
-            return out;
+impl File {
+    /// `--config FILE`, or the tree's own `DIR/linkbase.toml` when there is one.
+    fn read(args: &CheckArgs) -> Result<Option<File>, String> {
+        let (path, named, bytes) = match &args.config {
+            Some(path) => {
+                let bytes = crate::fsout::read_named_file(path, MAX_FILE)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                (path.clone(), true, bytes)
+            }
+            None => {
+                let path = args.dir.join(FILE_NAME);
+                match crate::fsout::read_tree_file(&args.dir, Path::new(FILE_NAME), MAX_FILE)
+                    .map_err(|e| format!("{}: {e}", path.display()))?
+                {
+                    Some(bytes) => (path, false, bytes),
+                    None => return Ok(None),
+                }
+            }
         };
-        out.extend(switch("online", o.enabled));
-        if !(online_on_command_line || o.enabled == Some(true)) {
-            return out;
-        }
-        if let Some(codes) = &o.accept {
-            let text = match codes {
-                Codes::Text(t) => t.clone(),
-                Codes::List(l) => l
-                    .iter()
-                    .map(|c| match c {
-                        Code::Number(n) => n.to_string(),
-                        Code::Text(t) => t.clone(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(","),
-            };
-            out.push(flag("accept", text));
-        }
-        out.extend(o.timeout.as_ref().map(|v| flag("timeout", v)));
-        out.extend(o.max_retries.map(|v| flag("max_retries", v)));
-        out.extend(o.retry_wait.as_ref().map(|v| flag("retry_wait", v)));
-        out.extend(o.max_redirects.map(|v| flag("max_redirects", v)));
-        out.extend(o.max_concurrency.map(|v| flag("max_concurrency", v)));
-        out.extend(o.host_concurrency.map(|v| flag("host_concurrency", v)));
-        out.extend(o.host_interval.as_ref().map(|v| flag("host_interval", v)));
-        out.extend(o.user_agent.as_ref().map(|v| flag("user_agent", v)));
-        out.extend(switch("insecure", o.insecure));
-        out.extend(o.cacert.as_ref().map(|v| flag("cacert", path(v))));
-        if let Some(h) = list("header", &o.headers) {
-            // The flag is `--header`; its clap id is the field's, `headers`.
-            out.push(Setting {
-                id: "headers",
-                tokens: h.tokens,
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            let line = line_of(&bytes, e.valid_up_to());
+            format!("{}: line {line}: not UTF-8", path.display())
+        })?;
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(String::new(), |span| {
+                format!("line {}: ", line_of(text.as_bytes(), span.start))
             });
+            format!(
+                "{}: {line}{}",
+                path.display(),
+                crate::text::excerpt(e.message(), 160)
+            )
+        })?;
+        let file = File { path, config };
+        if !named {
+            if let Some(key) = file.untrusted_key() {
+                return Err(format!(
+                    "{}: {key}: not taken from the checked tree's own settings (give the file \
+                     with --config to trust it, or the flag on the command line)",
+                    file.path.display()
+                ));
+            }
         }
-        match &o.cache {
-            Some(Cache::On(true)) => out.push(Setting {
-                id: "cache",
-                tokens: vec!["--cache".to_owned()],
-            }),
-            Some(Cache::File(p)) => out.push(flag("cache", path(p))),
-            Some(Cache::On(false)) | None => {}
+        Ok(Some(file))
+    }
+
+    /// The first of [`UNTRUSTED_KEYS`] the file sets.
+    fn untrusted_key(&self) -> Option<&'static str> {
+        let o = &self.config.online;
+        [
+            o.allow_private.is_some(),
+            o.insecure.is_some(),
+            o.cacert.is_some(),
+        ]
+        .iter()
+        .position(|set| *set)
+        .and_then(|i| UNTRUSTED_KEYS.get(i).copied())
+    }
+
+    /// The file's directory: what its paths are relative to, and confined to.
+    fn dir(&self) -> &Path {
+        match self.path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
         }
-        if o.cache.is_some() {
-            out.extend(o.max_cache_age.as_ref().map(|v| flag("max_cache_age", v)));
+    }
+
+    /// A message about `key` of this file, quoting its value as a short excerpt.
+    fn bad(&self, key: &str, value: &str, why: &str) -> String {
+        format!(
+            "{}: {key} = \"{}\": {why}",
+            self.path.display(),
+            crate::text::excerpt(value, 80)
+        )
+    }
+
+    /// A path the file names, relative to its directory and inside it: normal components only
+    /// (no `..`, not absolute), none of its directories a symbolic link.
+    fn inside(&self, key: &str, path: &Path) -> Result<PathBuf, String> {
+        let text = path.to_string_lossy();
+        let plain = !path.as_os_str().is_empty()
+            && path
+                .components()
+                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        if !plain {
+            return Err(self.bad(
+                key,
+                &text,
+                &format!(
+                    "must be a path inside {} (relative, without ..)",
+                    self.dir().display()
+                ),
+            ));
         }
-        out
+        let root =
+            crate::fsout::Dir::open(self.dir(), false).map_err(|e| self.bad(key, &text, &e))?;
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if let Err(e) = root.sub(parent, false) {
+                if self.dir().join(parent).exists() {
+                    return Err(self.bad(key, &text, &e));
+                }
+            }
+        }
+        Ok(path.to_path_buf())
+    }
+
+    /// The file's settings put into `args` where the command line gave none (`given` says
+    /// which flags it gave, by clap id).
+    fn merge_into(&self, args: &mut CheckArgs, given: &dyn Fn(&str) -> bool) -> Result<(), String> {
+        let c = &self.config;
+        let dir = self.dir().to_path_buf();
+        // The site: the command line's choice of --site-url or --local replaces the file's.
+        if !given("site_url") && !given("local") {
+            if c.site_url.is_some() && c.local == Some(true) {
+                return Err(format!(
+                    "{}: site_url and local = true: one or the other",
+                    self.path.display()
+                ));
+            }
+            if let Some(url) = &c.site_url {
+                linkbase::site::Site::new(url)
+                    .map_err(|e| self.bad("site_url", url, &e.to_string()))?;
+            }
+            args.site_url.clone_from(&c.site_url);
+            args.local = c.local == Some(true);
+        }
+        if let (Some(root), false) = (&c.root_dir, given("root_dir")) {
+            if args.local {
+                args.root_dir = Some(dir.join(self.inside("root_dir", root)?));
+            }
+        }
+        if let (Some(format), false) = (&c.format, given("format")) {
+            args.format = CheckFormat::from_str(format, false).map_err(|_| {
+                let names: Vec<String> = CheckFormat::value_variants()
+                    .iter()
+                    .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_owned()))
+                    .collect();
+                self.bad(
+                    "format",
+                    format,
+                    &format!("not one of {}", names.join(", ")),
+                )
+            })?;
+        }
+        let list = |values: &Option<OneOrMany>, id: &str, into: &mut Vec<String>| {
+            if let (Some(v), false) = (values, given(id)) {
+                *into = v.values();
+            }
+        };
+        list(&c.exclude, "exclude", &mut args.exclude);
+        list(&c.include, "include", &mut args.include);
+        list(&c.exclude_path, "exclude_path", &mut args.exclude_path);
+        if let (Some(remaps), false) = (&c.remap, given("remap")) {
+            args.remap = remaps
+                .values()
+                .iter()
+                .map(|spec| self.remap(spec, &dir))
+                .collect::<Result<_, _>>()?;
+        }
+        if let (Some(names), false) = (&c.index_files, given("index_files")) {
+            args.index_files = Some(names.values());
+        }
+        list(
+            &c.fallback_extensions,
+            "fallback_extensions",
+            &mut args.fallback_extensions,
+        );
+        if let (Some(label), false) = (&c.default_charset, given("default_charset")) {
+            if encoding_rs::Encoding::for_label(label.trim().as_bytes()).is_none() {
+                return Err(self.bad("default_charset", label, "not an encoding label"));
+            }
+            args.default_charset = Some(label.clone());
+        }
+        args.fail_on_unchecked |= c.fail_on_unchecked == Some(true) && !given("fail_on_unchecked");
+        args.broken_only |= c.broken_only == Some(true) && !given("broken_only");
+        if let (Some(n), false) = (c.jobs, given("jobs")) {
+            args.jobs = Some(self.number("jobs", n, count::<0, 256>)?);
+        }
+        self.merge_online(args, given, &dir)
+    }
+
+    fn merge_online(
+        &self,
+        args: &mut CheckArgs,
+        given: &dyn Fn(&str) -> bool,
+        dir: &Path,
+    ) -> Result<(), String> {
+        let o = &self.config.online;
+        let a = &mut args.online;
+        if o.enabled == Some(true) && !given("online") {
+            a.online = true;
+        }
+        if let (Some(codes), false) = (&o.accept, given("accept")) {
+            let text = codes.text();
+            crate::online::Accept::parse(&text).map_err(|why| self.bad("accept", &text, &why))?;
+            a.accept = text;
+        }
+        let duration = |key: &str,
+                        value: &Option<String>,
+                        max: Option<std::time::Duration>|
+         -> Result<Option<String>, String> {
+            match (value, given(key)) {
+                (Some(text), false) => {
+                    crate::online::bounded_duration(text, max)
+                        .map_err(|why| self.bad(key, text, &why))?;
+                    Ok(Some(text.clone()))
+                }
+                _ => Ok(None),
+            }
+        };
+        use crate::online::{MAX_HOST_INTERVAL, MAX_RETRY_WAIT, MAX_RUN_TIME};
+        if let (Some(t), false) = (&o.timeout, given("timeout")) {
+            crate::online::request_timeout(t).map_err(|why| self.bad("timeout", t, &why))?;
+            a.timeout = t.clone();
+        }
+        if let Some(t) = duration("max_time", &o.max_time, Some(MAX_RUN_TIME))? {
+            a.max_time = Some(t);
+        }
+        if let Some(t) = duration("retry_wait", &o.retry_wait, Some(MAX_RETRY_WAIT))? {
+            a.retry_wait = t;
+        }
+        if let Some(t) = duration("host_interval", &o.host_interval, Some(MAX_HOST_INTERVAL))? {
+            a.host_interval = Some(t);
+        }
+        if let Some(t) = duration("max_cache_age", &o.max_cache_age, None)? {
+            a.max_cache_age = t;
+        }
+        if let (Some(n), false) = (o.max_retries, given("max_retries")) {
+            a.max_retries = self.number("max_retries", n, count::<0, 10>)?;
+        }
+        if let (Some(n), false) = (o.max_redirects, given("max_redirects")) {
+            a.max_redirects = self.number("max_redirects", n, count::<0, 50>)?;
+        }
+        if let (Some(n), false) = (o.max_concurrency, given("max_concurrency")) {
+            a.max_concurrency = self.number("max_concurrency", n, count::<1, 256>)?;
+        }
+        if let (Some(n), false) = (o.host_concurrency, given("host_concurrency")) {
+            a.host_concurrency = self.number("host_concurrency", n, count::<1, 256>)?;
+        }
+        if let (Some(ua), false) = (&o.user_agent, given("user_agent")) {
+            crate::online::check_user_agent(ua).map_err(|why| self.bad("user_agent", ua, &why))?;
+            a.user_agent = Some(ua.clone());
+        }
+        if let (Some(headers), false) = (&o.headers, given("headers")) {
+            let values = headers.values();
+            for h in &values {
+                crate::online::HostHeader::parse(h).map_err(|why| self.bad("headers", h, &why))?;
+            }
+            a.headers = values;
+        }
+        // Trusted files only (see `File::read`). TLS is one choice: the command line's
+        // --insecure or --cacert replaces the file's.
+        if !given("insecure") && !given("cacert") {
+            a.insecure |= o.insecure == Some(true);
+            if let Some(file) = &o.cacert {
+                a.cacert = Some(dir.join(self.inside("cacert", file)?));
+            }
+        }
+        a.allow_private |= o.allow_private == Some(true) && !given("allow_private");
+        if !given("cache") {
+            match &o.cache {
+                Some(Cache::On(true)) => a.cache = Some(None),
+                Some(Cache::File(path)) => {
+                    a.cache = Some(Some(self.inside("cache", path)?));
+                    a.cache_below = Some(dir.to_path_buf());
+                }
+                Some(Cache::On(false)) | None => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A number of the file within the bounds of its flag.
+    fn number(
+        &self,
+        key: &str,
+        n: u64,
+        parse: fn(&str) -> Result<usize, String>,
+    ) -> Result<usize, String> {
+        let text = n.to_string();
+        parse(&text).map_err(|why| format!("{}: {key} = {n}: {why}", self.path.display()))
+    }
+
+    /// `PREFIX TARGET` of the file: a TARGET that is a directory is a path inside the file's
+    /// directory, made one the command line would give.
+    fn remap(&self, spec: &str, dir: &Path) -> Result<String, String> {
+        let mut parts = spec.split_whitespace();
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(from), Some(to), None) if !to.contains("://") => {
+                let inside = self.inside("remap", Path::new(to))?;
+                Ok(format!("{from} {}", dir.join(inside).display()))
+            }
+            // The same rules as the flag's say what is wrong with it.
+            _ => Ok(spec.to_owned()),
+        }
     }
 }
 
-/// `check`'s command line with the config file's settings put in front of the user's
-/// arguments, for every flag the user did not give; `args` unchanged when there is no file.
+/// The 1-based line of byte `at` in `bytes`.
+fn line_of(bytes: &[u8], at: usize) -> usize {
+    bytes
+        .get(..at)
+        .unwrap_or(bytes)
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The clap ids of the flags that need `--online`.
+const ONLINE_FLAGS: [&str; 16] = [
+    "accept",
+    "timeout",
+    "max_time",
+    "max_retries",
+    "retry_wait",
+    "max_redirects",
+    "max_concurrency",
+    "host_concurrency",
+    "host_interval",
+    "allow_private",
+    "insecure",
+    "cacert",
+    "user_agent",
+    "headers",
+    "cache",
+    "max_cache_age",
+];
+
+/// `check`'s settings file merged into `args` under the command line (its flags named in
+/// [`CheckArgs::given`]), then the rules that tie flags together checked on the result.
 ///
 /// # Errors
-/// The file named by `--config` cannot be read, or a file is not valid TOML or has a key
-/// this does not know (the message names the file and the key).
-pub fn apply(args: &[OsString]) -> Result<Vec<OsString>, String> {
-    use clap::{Args, Command};
-    // What the user gave, read leniently: a flag the file supplies (--site-url) may be missing.
-    let Ok(matches) = Command::new("linkbase")
-        .subcommand(crate::args::CheckArgs::augment_args(Command::new("check")))
-        .ignore_errors(true)
-        .try_get_matches_from(args)
-    else {
-        return Ok(args.to_vec());
-    };
-    let Some(("check", check)) = matches.subcommand() else {
-        return Ok(args.to_vec());
-    };
-    let given = |id: &str| check.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
-    let (file, named) = match check.get_one::<PathBuf>("config") {
-        Some(file) => (file.clone(), true),
-        None => match check.get_one::<PathBuf>("dir") {
-            Some(dir) => (dir.join(FILE_NAME), false),
-            None => return Ok(args.to_vec()),
-        },
-    };
-    let text = match std::fs::read_to_string(&file) {
-        Ok(text) => text,
-        Err(e) if !named && e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(args.to_vec());
-        }
-        Err(e) => return Err(format!("{}: {e}", file.display())),
-    };
-    let config: Config = toml::from_str(&text).map_err(|e| {
-        let line = e.span().map_or(String::new(), |span| {
-            let before = text.get(..span.start).unwrap_or_default();
-            format!("line {}: ", before.matches('\n').count() + 1)
-        });
-        format!("{}: {line}{}", file.display(), e.message())
-    })?;
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let online = check.get_flag("online") && given("online");
-    let mut out: Vec<OsString> = args.iter().take(2).cloned().collect();
-    for setting in config.settings(dir, online) {
-        if !given(setting.id) {
-            out.extend(setting.tokens.into_iter().map(OsString::from));
+/// The file cannot be read or is not valid (the message names the file, the line or the key);
+/// the merged settings break a rule (no site, a flag without the one it needs).
+pub fn apply(args: &mut CheckArgs) -> Result<(), String> {
+    let given_ids = args.given.clone();
+    let given = |id: &str| given_ids.iter().any(|g| g == id);
+    if let Some(file) = File::read(args)? {
+        file.merge_into(args, &given)?;
+    }
+    if args.site_url.is_none() && !args.local {
+        return Err(
+            "no --site-url URL (the URL the tree is published at) nor --local (the tree as it \
+             browses from disk): check needs one of them (or site_url or local in linkbase.toml)"
+                .to_owned(),
+        );
+    }
+    if args.root_dir.is_some() && !args.local {
+        return Err("--root-dir ROOT goes with --local".to_owned());
+    }
+    if !args.online.online {
+        if let Some(flag) = ONLINE_FLAGS.iter().find(|id| given(id)) {
+            return Err(format!("{} needs --online", flag_name(flag)));
         }
     }
-    out.extend(args.iter().skip(2).cloned());
-    Ok(out)
+    if args.online.cache.is_none() && given("max_cache_age") {
+        return Err("--max-cache-age needs --cache".to_owned());
+    }
+    Ok(())
+}
+
+/// What a link to a directory or to a file the tree does not have names (`--index-files`,
+/// `--fallback-extensions`, or their keys), set on `site`; a bad name is said with where it
+/// came from (the flag, or the settings file and its key).
+pub fn set_lookups(site: &mut linkbase::site::Site, args: &CheckArgs) -> Result<(), String> {
+    let whence = |id: &str| {
+        if args.given.iter().any(|g| g == id) {
+            flag_name(id)
+        } else {
+            let file = args
+                .config
+                .clone()
+                .unwrap_or_else(|| args.dir.join(FILE_NAME));
+            format!("{}: {id}", file.display())
+        }
+    };
+    if let Some(names) = &args.index_files {
+        site.set_index_files(names)
+            .map_err(|e| format!("{}: {e}", whence("index_files")))?;
+    }
+    site.set_fallback_extensions(&args.fallback_extensions)
+        .map_err(|e| format!("{}: {e}", whence("fallback_extensions")))
+}
+
+/// The flag of a clap id: `max_time` → `--max-time` (`headers` is `--header`).
+fn flag_name(id: &str) -> String {
+    match id {
+        "headers" => "--header".to_owned(),
+        id => format!("--{}", id.replace('_', "-")),
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    fn strings(args: &[OsString]) -> Vec<String> {
-        args.iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect()
-    }
-
-    #[test]
-    fn unknown_keys_are_named() {
-        let err = toml::from_str::<Config>("site_url = \"x\"\nsite_ulr = \"y\"\n").unwrap_err();
-        assert!(err.message().contains("unknown field `site_ulr`"), "{err}");
-        let err = toml::from_str::<Config>("[online]\ntimout = \"1s\"\n").unwrap_err();
-        assert!(err.message().contains("unknown field `timout`"), "{err}");
-    }
-
-    #[test]
-    fn the_command_line_wins() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join(FILE_NAME),
-            "site_url = \"https://a.example/\"\nformat = \"json\"\nexclude = [\"x\", \"y\"]\n\
-             [online]\naccept = [200, \"300..400\"]\ntimeout = \"5s\"\n",
-        )
-        .unwrap();
-        let d = dir.path().to_str().unwrap();
-        let args: Vec<OsString> = ["linkbase", "check", d, "--format", "sarif", "--exclude=z"]
-            .iter()
-            .map(OsString::from)
-            .collect();
-        // Online settings only with --online.
-        assert_eq!(
-            strings(&apply(&args).unwrap()),
-            [
-                "linkbase",
-                "check",
-                "--site-url=https://a.example/",
-                d,
-                "--format",
-                "sarif",
-                "--exclude=z"
-            ]
-        );
-        let mut online = args.clone();
-        online.push("--online".into());
-        assert_eq!(
-            strings(&apply(&online).unwrap()),
-            [
-                "linkbase",
-                "check",
-                "--site-url=https://a.example/",
-                "--accept=200,300..400",
-                "--timeout=5s",
-                d,
-                "--format",
-                "sarif",
-                "--exclude=z",
-                "--online"
-            ]
-        );
-    }
-}
+mod tests;

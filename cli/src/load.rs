@@ -1,96 +1,28 @@
-//! One input, loaded: its bytes (or, past the stream threshold, its path), its base layers,
-//! headers and charset from the options, and the library options the command asks for.
+//! One input opened through the library's door (`linkbase::source::open`): its bytes (stdin
+//! spooled to a temporary file past the stream threshold), the base layers and header fields
+//! the options give; and the library options the command asks for.
 
 use std::io::{self, Read, Write};
 
-use linkbase::input::InputKind;
-use linkbase::message::MessageInput;
-use linkbase::pipeline::{self, HtmlInput, Options};
+use linkbase::pipeline::{self, Options};
+use linkbase::source::{Content, Input, Source};
 use linkbase::{BaseLayers, HeaderBase, Headers, RewriteOptions};
 
 use crate::args::{self, HeaderBaseArg, InputArgs};
 use crate::Fatal;
 
-/// The document's bytes and everything known about it from the options.
-pub(crate) struct Loaded {
-    pub(crate) name: String,
-    /// The whole document; for a large one, its first 64 KiB.
-    pub(crate) bytes: Vec<u8>,
-    /// A document past `--stream-threshold`: where it is (stdin spooled to a temporary file).
-    pub(crate) large: Option<Large>,
-    pub(crate) layers: BaseLayers,
-    pub(crate) charset: Option<String>,
-    pub(crate) diagnostics: Vec<linkbase::Diagnostic>,
-    /// A WARC file (stdin spooled to a temporary file): read record by record, never whole.
-    pub(crate) warc: Option<Large>,
-    /// The archive in `warc` is an ARC file (read by the same reader, as WARC records).
-    pub(crate) arc: bool,
-    /// An mbox: many messages (`mbox.rs`), read whole.
-    pub(crate) mbox: bool,
-}
-
-impl Loaded {
-    /// A MIME message (`.eml`, `.mht`, `.mhtml`, or an RFC 822 heading naming MIME) rather than
-    /// a bare HTML document.
-    pub(crate) fn is_message(&self) -> bool {
-        linkbase::input::classify(&self.name, &self.bytes) == InputKind::Message
-    }
-
-    pub(crate) fn message_input(&self) -> MessageInput<'_> {
-        MessageInput {
-            name: &self.name,
-            bytes: &self.bytes,
-            layers: self.layers.clone(),
-        }
-    }
-
-    pub(crate) fn path_input<'a>(&'a self, large: &'a Large) -> pipeline::PathInput<'a> {
-        pipeline::PathInput {
-            name: &self.name,
-            path: &large.path,
-            layers: self.layers.clone(),
-            charset: self.charset.clone(),
-            diagnostics: self.diagnostics.clone(),
-        }
-    }
-
-    pub(crate) fn html_input(&self) -> HtmlInput<'_> {
-        HtmlInput {
-            name: &self.name,
-            bytes: &self.bytes,
-            layers: self.layers.clone(),
-            charset: self.charset.clone(),
-            diagnostics: self.diagnostics.clone(),
-        }
-    }
-}
-
-/// A document too large to hold: a file, or stdin spooled to one.
-pub(crate) struct Large {
-    pub(crate) path: std::path::PathBuf,
-    /// Removed when dropped.
+/// An input's documents, and the temporary file stdin went to when it was too large to hold.
+pub(crate) struct Opened {
+    pub(crate) source: Source<'static>,
+    /// Removed when dropped, after the source.
     pub(crate) _spool: Option<tempfile::NamedTempFile>,
 }
 
-/// The document's bytes, or its head and where it is when it passes `threshold` bytes.
-pub(crate) fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<Large>), Fatal> {
-    const HEAD: u64 = 64 * 1024;
-    if name != "-" {
-        let meta = std::fs::metadata(name).map_err(|e| Fatal(format!("{name}: {e}")))?;
-        if meta.is_file() && meta.len() > threshold {
-            let mut head = Vec::new();
-            std::fs::File::open(name)
-                .and_then(|f| f.take(HEAD).read_to_end(&mut head))
-                .map_err(|e| Fatal(format!("{name}: {e}")))?;
-            let large = Large {
-                path: name.into(),
-                _spool: None,
-            };
-            return Ok((head, Some(large)));
-        }
-        let bytes = std::fs::read(name).map_err(|e| Fatal(format!("{name}: {e}")))?;
-        return Ok((bytes, None));
-    }
+/// stdin: its bytes, or past `threshold` bytes, the temporary file it was spooled to (so that
+/// memory stays flat and a document can be read twice, its base first).
+fn read_stdin(
+    threshold: u64,
+) -> Result<(Content<'static>, Option<tempfile::NamedTempFile>), Fatal> {
     let stdin_error = |e: io::Error| Fatal(format!("stdin: {e}"));
     let mut stdin = io::stdin().lock();
     let mut bytes = Vec::new();
@@ -99,10 +31,8 @@ pub(crate) fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<
         .read_to_end(&mut bytes)
         .map_err(stdin_error)?;
     if bytes.len() as u64 <= threshold {
-        return Ok((bytes, None));
+        return Ok((Content::Bytes(bytes.into()), None));
     }
-    // Past the threshold: the rest goes to a temporary file, so that memory stays flat and the
-    // document can be read twice (its base first).
     let mut spool = tempfile::NamedTempFile::new().map_err(|e| {
         Fatal(format!(
             "stdin: cannot create a temporary file to hold it: {e}"
@@ -113,59 +43,17 @@ pub(crate) fn read_input(name: &str, threshold: u64) -> Result<(Vec<u8>, Option<
         .and_then(|()| io::copy(&mut stdin, &mut spool).map(drop))
         .and_then(|()| spool.flush())
         .map_err(stdin_error)?;
-    bytes.truncate(HEAD as usize);
-    bytes.shrink_to_fit();
-    let large = Large {
-        path: spool.path().to_owned(),
-        _spool: Some(spool),
-    };
-    Ok((bytes, Some(large)))
+    Ok((Content::Path(spool.path().to_owned()), Some(spool)))
 }
 
-/// The input; a large one (past `--stream-threshold`) only as its head and where it is, unless
-/// it is a MIME message (those are read whole).
-pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
+/// The input named by `args` (a path, or `-` for stdin), opened with the layers, header fields
+/// and charset its options give. The library's errors about what the user gave name the flag.
+pub(crate) fn open(args: &InputArgs) -> Result<Opened, Fatal> {
     let name = args.input.clone();
-    let (mut bytes, mut large) = read_input(&name, args.stream_threshold)?;
-    let kind = linkbase::input::classify(&name, &bytes);
-    if matches!(kind, InputKind::Warc | InputKind::Arc) {
-        let source = match large {
-            Some(l) => l,
-            None if name == "-" => {
-                let mut spool = tempfile::NamedTempFile::new()
-                    .and_then(|mut f| f.write_all(&bytes).map(|()| f))
-                    .map_err(|e| {
-                        Fatal(format!("stdin: cannot spool it to a temporary file: {e}"))
-                    })?;
-                spool.flush().map_err(|e| Fatal(format!("stdin: {e}")))?;
-                Large {
-                    path: spool.path().to_owned(),
-                    _spool: Some(spool),
-                }
-            }
-            None => Large {
-                path: name.clone().into(),
-                _spool: None,
-            },
-        };
-        return Ok(Loaded {
-            name,
-            bytes: Vec::new(),
-            large: None,
-            layers: BaseLayers::default(),
-            charset: None,
-            diagnostics: Vec::new(),
-            warc: Some(source),
-            arc: kind == InputKind::Arc,
-            mbox: false,
-        });
-    }
-    // An mbox is read whole, as a message is, and split into its messages (`mbox.rs`).
-    let message = matches!(kind, InputKind::Message | InputKind::Mbox);
-    if let (true, Some(l)) = (message, &large) {
-        bytes = std::fs::read(&l.path).map_err(|e| Fatal(format!("{name}: {e}")))?;
-        large = None;
-    }
+    let (content, spool) = match name.as_str() {
+        "-" => read_stdin(args.stream_threshold)?,
+        _ => (Content::Path(name.clone().into()), None),
+    };
     let mut headers = match &args.headers_file {
         Some(path) => {
             let raw = std::fs::read(path).map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
@@ -181,40 +69,73 @@ pub(crate) fn load_input(args: &InputArgs) -> Result<Loaded, Fatal> {
             )));
         }
     }
-    // The library's error names the layer; the user gave these as flags, so name the flag.
-    for (flag, value) in [("--url", &args.url), ("--default-base", &args.default_base)] {
-        if let Some(value) = value {
-            linkbase::Uri::parse(value.trim())
-                .map_err(|e| Fatal(format!("{flag} {value:?}: {e}")))?;
-        }
-    }
-    let mut layers = BaseLayers {
-        content_base: args.content_base.clone(),
-        content_location: args.content_location.clone(),
-        retrieval_uri: args.url.clone(),
-        default_base: args.default_base.clone(),
-    };
-    let mode = match args.header_base {
-        HeaderBaseArg::Entity => HeaderBase::Entity,
-        HeaderBaseArg::Browser => HeaderBase::Browser,
-    };
-    let diagnostics = layers.add_headers(&headers, mode);
-    let charset = args.charset.clone().or_else(|| {
-        headers
-            .get("Content-Type")
-            .and_then(linkbase::input::charset_from_content_type)
-    });
-    Ok(Loaded {
+    let input = Input {
         name,
-        bytes,
-        large,
-        layers,
-        charset,
-        diagnostics,
-        warc: None,
-        arc: false,
-        mbox: kind == InputKind::Mbox,
+        content,
+        layers: BaseLayers {
+            content_base: args.content_base.clone(),
+            content_location: args.content_location.clone(),
+            retrieval_uri: args.url.clone(),
+            default_base: args.default_base.clone(),
+        },
+        headers,
+        header_base: match args.header_base {
+            HeaderBaseArg::Entity => HeaderBase::Entity,
+            HeaderBaseArg::Browser => HeaderBase::Browser,
+        },
+        charset: args.charset.clone(),
+        stream_threshold: args.stream_threshold,
+    };
+    let source = linkbase::source::open(input).map_err(|e| flagged(e, args))?;
+    if let Some(doubt) = source.doubt() {
+        let shown = if args.input == "-" {
+            "stdin"
+        } else {
+            &args.input
+        };
+        eprintln!(
+            "linkbase: {}: {}",
+            crate::text::escape_controls(shown),
+            crate::text::escape_controls(doubt)
+        );
+    }
+    Ok(Opened {
+        source,
+        _spool: spool,
     })
+}
+
+/// The library's error, naming the flag that gave what it is about (the library names the
+/// layer: it does not know which flag, parameter or record field gave it).
+fn flagged(e: linkbase::Error, args: &InputArgs) -> Fatal {
+    match e {
+        linkbase::Error::BadBase {
+            option,
+            value,
+            source,
+        } => {
+            let flag = match option {
+                "the default base" => "--default-base",
+                _ => "--url",
+            };
+            Fatal(format!("{flag} {value:?}: {source}"))
+        }
+        linkbase::Error::NotForArchive { layer, .. } => {
+            let flag = match layer {
+                "the retrieval URI" => "--url",
+                "a Content-Base" => "--content-base",
+                "a Content-Location" => "--content-location",
+                _ if !args.headers.is_empty() => "--header",
+                _ => "--headers",
+            };
+            Fatal(format!(
+                "{flag} does not apply to a WARC file: each record's WARC-Target-URI is its \
+                 retrieval URI (RFC 2396 §5.1.3) and its archived HTTP headers are its entity \
+                 (§5.1.2)"
+            ))
+        }
+        e => Fatal::from(e),
+    }
 }
 
 pub(crate) fn options(

@@ -8,16 +8,21 @@ mod config;
 mod fsout;
 mod load;
 mod man;
-mod mbox;
 mod online;
 mod page;
+mod run;
+mod said;
 mod say;
 mod text;
 mod tree;
+mod verbs;
 mod walk;
 
-use load::{default_encoding, load_input, options, Loaded};
-use tree::{local_url, run_rewrite_tree, say_base_removed_by_relative, single_relative};
+use load::default_encoding;
+pub(crate) use run::{set_jobs, with_output, Exit, Failure, Fatal};
+pub(crate) use said::{say_reserialized, say_skipped_parts};
+use tree::local_url;
+use verbs::{run_base, run_links, run_rewrite};
 mod warc;
 
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
@@ -26,34 +31,11 @@ use std::process::ExitCode;
 use std::path::Path;
 
 use crate::text::{escape_controls, write_tsv};
-use linkbase::message::{self};
-use linkbase::pipeline::{self, Options};
+use linkbase::pipeline::Options;
 use linkbase::report::write_jsonl;
-use linkbase::Report;
 use linkbase::{Resolver, RewriteOptions};
 
-use args::{
-    BaseArgs, BaseFormat, CheckArgs, CheckFormat, Cli, Command, LinksArgs, LinksFormat,
-    ResolveArgs, RewriteArgs,
-};
-
-/// The documented exit codes (CONTRACT.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Exit {
-    Ok = 0,
-    Problems = 1,
-    Unusable = 2,
-}
-
-/// A fatal error: printed as `linkbase: <message>`, exit 2.
-#[derive(Debug)]
-struct Fatal(String);
-
-impl<E: std::fmt::Display> From<E> for Fatal {
-    fn from(e: E) -> Self {
-        Fatal(e.to_string())
-    }
-}
+use args::{CheckArgs, CheckFormat, Cli, Command, ResolveArgs};
 
 fn main() -> ExitCode {
     let cli = Cli::from_env();
@@ -62,7 +44,10 @@ fn main() -> ExitCode {
         Command::Rewrite(args) => run_rewrite(&args),
         Command::Links(args) => run_links(&args),
         Command::Base(args) => run_base(&args),
-        Command::Check(args) => run_check(&args),
+        Command::Check(mut args) => match config::apply(&mut args) {
+            Ok(()) => run_check(&args),
+            Err(e) => Err(Fatal(format!("check: {e}")).into()),
+        },
         Command::Completions { shell } => run_completions(shell),
         Command::Man(args) => run_man(&args),
     };
@@ -74,39 +59,6 @@ fn main() -> ExitCode {
             eprintln!("linkbase: {}", crate::text::escape_controls(&message));
             ExitCode::from(Exit::Unusable as u8)
         }
-    }
-}
-
-enum Failure {
-    /// The reader of our output went away (`| head`): not an error.
-    BrokenPipe,
-    Fatal(Fatal),
-}
-
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Self {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            Failure::BrokenPipe
-        } else {
-            Failure::Fatal(Fatal(e.to_string()))
-        }
-    }
-}
-
-impl From<linkbase::Error> for Failure {
-    fn from(e: linkbase::Error) -> Self {
-        match e {
-            linkbase::Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe => {
-                Failure::BrokenPipe
-            }
-            e => Failure::Fatal(Fatal::from(e)),
-        }
-    }
-}
-
-impl From<Fatal> for Failure {
-    fn from(f: Fatal) -> Self {
-        Failure::Fatal(f)
     }
 }
 
@@ -207,471 +159,6 @@ fn resolve_to(
     Ok(if failed > 0 { Exit::Problems } else { Exit::Ok })
 }
 
-fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
-    if Path::new(&args.input.input).is_dir() {
-        return run_rewrite_tree(args);
-    }
-    if args.in_place && args.input.input == "-" {
-        return Err(Fatal("--in-place needs an INPUT file, not stdin".into()).into());
-    }
-    // What the input was when read: an in-place write keeps its owner, group and mode, and is
-    // refused if the file changed meanwhile.
-    let input_path = Path::new(&args.input.input);
-    let snapshot = match args.input.input.as_str() {
-        "-" => None,
-        _ => std::fs::metadata(input_path)
-            .ok()
-            .map(|m| fsout::Snapshot::of(&m)),
-    };
-    if let (Some(output), false) = (&args.output, args.in_place) {
-        refuse_output_is_input(input_path, output, snapshot.as_ref())?;
-    }
-    let mut loaded = load_input(&args.input)?;
-    let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
-    if args.relative && loaded.warc.is_none() {
-        single_relative(args, &mut loaded, &mut options)?;
-    }
-    if loaded.mbox {
-        if args.extract.is_some() {
-            return Err(Fatal("--extract DIR needs a WARC file as INPUT".into()).into());
-        }
-        let (bytes, exit) = mbox::rewrite(&loaded, args, &options);
-        write_rewritten(args, snapshot.as_ref(), &bytes)?;
-        return Ok(exit);
-    }
-    if let Some(source) = &loaded.warc {
-        if loaded.arc && args.extract.is_none() {
-            return warc::rewrite_arc(&source.path, &loaded.name, args, &options);
-        }
-        return warc::rewrite(&source.path, &loaded.name, args, &options);
-    }
-    if let Some(dir) = &args.extract {
-        if loaded.is_message() {
-            return page::extract(&loaded.message_input(), dir, &options);
-        }
-        return Err(Fatal(
-            "--extract DIR needs a WARC or ARC file, or a MIME message (.eml, .mht), as INPUT"
-                .into(),
-        )
-        .into());
-    }
-    if let Some(large) = &loaded.large {
-        let input = loaded.path_input(large);
-        return rewrite_streamed(args, &loaded.name, snapshot.as_ref(), &mut |out| {
-            // A file of ours is written while the base is checked, and rewound if it was
-            // guessed wrong; a pipe is written once, after a first walk settles the base.
-            match out.rewindable() {
-                Ok(out) => pipeline::rewrite_path_rewinding(&input, &options, out)
-                    .map(|w| (w.base, w.links)),
-                Err(out) => {
-                    let mut tally = linkbase::LinkTally::default();
-                    pipeline::rewrite_path(&input, &options, out, &mut |l| tally.add(&l))
-                        .map(|(base, _)| (base, tally))
-                }
-            }
-        });
-    }
-    if !loaded.is_message() {
-        let input = loaded.html_input();
-        return rewrite_streamed(args, &loaded.name, snapshot.as_ref(), &mut |out| {
-            pipeline::rewrite_to(&input, &options, out).map(|w| (w.base, w.links))
-        });
-    }
-    // A MIME message: each HTML part is a document of its own, its links left relative said
-    // per part.
-    let rewritten =
-        message::rewrite_message(&loaded.message_input(), &options).map_err(Fatal::from)?;
-    let exit = say_message(args, &loaded.name, &rewritten.reports);
-    write_rewritten(args, snapshot.as_ref(), &rewritten.bytes)?;
-    Ok(exit)
-}
-
-/// What the rewrite of a message (`name`: the input, or an mbox's message) says on stderr: the
-/// links each part left relative, the parts skipped, a base `--relative` removed; and the exit
-/// code that calls for.
-fn say_message(args: &RewriteArgs, name: &str, reports: &[Report]) -> Exit {
-    let mut unresolved = None;
-    for report in reports {
-        if let Some(summary) = report.unresolved_summary() {
-            eprintln!(
-                "linkbase: {} part {}: {summary}",
-                crate::text::escape_controls(name),
-                report.base.part.as_deref().unwrap_or("?")
-            );
-            unresolved = Some(summary);
-        }
-    }
-    let skipped = say_skipped_parts(name, reports);
-    let bases: Vec<_> = reports.iter().map(|r| r.base.clone()).collect();
-    say_base_removed_by_relative(args, &escape_controls(name), &bases);
-    match unresolved {
-        _ if skipped > 0 => Exit::Problems,
-        Some(_) if args.fail_on_unresolved => Exit::Problems,
-        _ => Exit::Ok,
-    }
-}
-
-/// A rewritten message's bytes to stdout, to `-o FILE`, or over the input (`--in-place`, refused
-/// if the input changed since `snapshot`).
-fn write_rewritten(
-    args: &RewriteArgs,
-    snapshot: Option<&fsout::Snapshot>,
-    bytes: &[u8],
-) -> Result<(), Failure> {
-    let input_path = Path::new(&args.input.input);
-    let (path, target) = match (&args.output, args.in_place, snapshot) {
-        (_, true, Some(before)) => (input_path, fsout::Target::InPlace(before)),
-        (_, true, None) => {
-            return Err(Fatal(format!("{}: cannot read", input_path.display())).into())
-        }
-        (Some(path), false, _) => (path.as_path(), fsout::Target::Output),
-        (None, false, _) => {
-            let mut stdout = io::stdout().lock();
-            stdout.write_all(bytes)?;
-            stdout.flush()?;
-            return Ok(());
-        }
-    };
-    fsout::write(path, fsout::Contents::Bytes(bytes), target)
-        .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
-    Ok(())
-}
-
-/// `-o FILE` naming the input itself (or a link to it) would replace the input: that is what
-/// `--in-place` is for, so it must be said.
-fn refuse_output_is_input(
-    input: &Path,
-    output: &Path,
-    input_snapshot: Option<&fsout::Snapshot>,
-) -> Result<(), Fatal> {
-    let same_path = matches!(
-        (fsout::resolve_path(input), fsout::resolve_path(output)),
-        (Ok(a), Ok(b)) if a == b
-    );
-    let same_file = match (input_snapshot, std::fs::metadata(output)) {
-        (Some(a), Ok(b)) => a.same_file(&fsout::Snapshot::of(&b)),
-        _ => false,
-    };
-    if same_path || same_file {
-        return Err(Fatal(format!(
-            "{}: the output is the input file; use --in-place to rewrite a file in place",
-            output.display()
-        )));
-    }
-    Ok(())
-}
-
-/// The rewrite of one HTML document, produced by `produce` into a writer: to stdout, or to a
-/// temporary file renamed on success (`-o`, `--in-place`). Its links are only counted, so memory
-/// holds the input at most (a document past `--stream-threshold`: not even that).
-type Produce<'a> = dyn FnMut(
-        &mut dyn fsout::MaybeRewind,
-    ) -> Result<(linkbase::BaseRecord, linkbase::LinkTally), linkbase::Error>
-    + 'a;
-
-fn rewrite_streamed(
-    args: &RewriteArgs,
-    name: &str,
-    snapshot: Option<&fsout::Snapshot>,
-    produce: &mut Produce<'_>,
-) -> Result<Exit, Failure> {
-    let input_path = Path::new(&args.input.input);
-    let target = match (&args.output, args.in_place, snapshot) {
-        (_, true, Some(before)) => Some((input_path, fsout::Target::InPlace(before))),
-        (_, true, None) => {
-            return Err(Fatal(format!("{}: cannot read", input_path.display())).into())
-        }
-        (Some(path), false, _) => Some((path.as_path(), fsout::Target::Output)),
-        (None, false, _) => None,
-    };
-    let (base, tally) = match target {
-        None => {
-            let mut stdout = BufWriter::with_capacity(fsout::WRITE_BUFFER, io::stdout().lock());
-            let written = produce(&mut stdout)?;
-            stdout.flush()?;
-            written
-        }
-        Some((path, target)) => {
-            let mut outcome = None;
-            let mut write = |w: &mut fsout::Output<'_>| {
-                let result = produce(w);
-                let ok = result.is_ok();
-                outcome = Some(result);
-                if ok {
-                    Ok(())
-                } else {
-                    Err(io::Error::other("not written"))
-                }
-            };
-            let written = fsout::write(path, fsout::Contents::Written(&mut write), target);
-            match outcome {
-                Some(Err(e)) => return Err(Fatal::from(e).into()),
-                _ => written.map_err(|e| Fatal(format!("{}: {e}", path.display())))?,
-            }
-            match outcome {
-                Some(Ok(written)) => written,
-                _ => return Err(Fatal(format!("{}: not written", path.display())).into()),
-            }
-        }
-    };
-    for d in &base.diagnostics {
-        if matches!(
-            d.code,
-            linkbase::DiagnosticCode::BaseIgnored
-                | linkbase::DiagnosticCode::HeaderIgnored
-                | linkbase::DiagnosticCode::Reserialized
-        ) {
-            say_diagnostic(name, &base, d);
-        }
-    }
-    let name = crate::text::escape_controls(name);
-    let unresolved = tally.unresolved_summary(&base);
-    if let Some(summary) = &unresolved {
-        eprintln!("linkbase: {name}: {summary}");
-    }
-    say_base_removed_by_relative(args, &name, std::slice::from_ref(&base));
-    Ok(match unresolved {
-        Some(_) if args.fail_on_unresolved => Exit::Problems,
-        _ => Exit::Ok,
-    })
-}
-
-fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
-    with_output(args.output.as_deref(), |out| links_to(args, out))
-}
-
-fn links_to(args: &LinksArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
-    let loaded = load_input(&args.input)?;
-    let options = options(&args.input, false, None)?;
-    if let Some(source) = &loaded.warc {
-        return warc::links(
-            &source.path,
-            &loaded.name,
-            &args.input,
-            args.format,
-            &options,
-            out,
-        );
-    }
-    if loaded.mbox {
-        return mbox::links(&loaded, args.format, &options, out);
-    }
-    if loaded.large.is_some() || !loaded.is_message() {
-        // Each link is written as it is found: memory does not grow with the page.
-        let mut out = BufWriter::new(&mut *out);
-        if matches!(args.format, LinksFormat::Tsv) {
-            write_tsv(&mut out, &[], true)?;
-        }
-        let mut failed = None;
-        let mut on_link = |l: linkbase::LinkRecord| {
-            if failed.is_some() {
-                return;
-            }
-            let written = match args.format {
-                LinksFormat::Jsonl => write_jsonl(&mut out, std::slice::from_ref(&l)),
-                LinksFormat::Tsv => write_tsv(&mut out, std::slice::from_ref(&l), false),
-            };
-            failed = written.err();
-        };
-        match &loaded.large {
-            Some(large) => pipeline::links_path(&loaded.path_input(large), &options, &mut on_link),
-            None => pipeline::links_each(&loaded.html_input(), &options, &mut on_link),
-        }
-        .map_err(Fatal::from)?;
-        if let Some(e) = failed {
-            return Err(e.into());
-        }
-        out.flush()?;
-        return Ok(Exit::Ok);
-    }
-    let reports = reports(&loaded, &options)?;
-    let skipped = say_skipped_parts(&loaded.name, &reports);
-    let links: Vec<_> = reports.into_iter().flat_map(|r| r.links).collect();
-    let mut out = BufWriter::new(&mut *out);
-    match args.format {
-        LinksFormat::Jsonl => write_jsonl(&mut out, &links)?,
-        LinksFormat::Tsv => write_tsv(&mut out, &links, true)?,
-    }
-    out.flush()?;
-    Ok(if skipped > 0 {
-        Exit::Problems
-    } else {
-        Exit::Ok
-    })
-}
-
-/// One diagnostic of `base` on stderr, `linkbase: NAME[ part P]: code[ at offset N]: message`,
-/// control characters made visible. A message's own diagnostics name their part in the message;
-/// a part's own diagnostics get its name here.
-fn say_diagnostic(name: &str, base: &linkbase::BaseRecord, d: &linkbase::Diagnostic) {
-    let name = crate::text::escape_controls(name);
-    let said = d.to_string();
-    let said = crate::text::escape_controls(&said);
-    match base.part.as_deref() {
-        Some(part) if !d.message.starts_with("part ") => eprintln!(
-            "linkbase: {name} part {}: {said}",
-            crate::text::escape_controls(part)
-        ),
-        _ => eprintln!("linkbase: {name}: {said}"),
-    }
-}
-
-/// Issue 22: a document or MIME part `rewrite` wrote from its parsed tree (its `reserialized`
-/// diagnostic), said on stderr: more than its URL values changed.
-fn say_reserialized(name: &str, base: &linkbase::BaseRecord) {
-    for d in &base.diagnostics {
-        if d.code == linkbase::DiagnosticCode::Reserialized {
-            say_diagnostic(name, base, d);
-        }
-    }
-}
-
-/// Says on stderr each MIME part of a message that was not read or not rewritten (its
-/// `part-skipped` diagnostics, issue 21) and each structure read past damage (its
-/// `mime-malformed` diagnostics, issue 23), then how many of each: such a run exits 1. Returns
-/// the counts.
-fn say_skipped_parts(name: &str, reports: &[Report]) -> usize {
-    for report in reports {
-        say_reserialized(name, &report.base);
-    }
-    let (mut skipped, mut malformed) = (0, 0);
-    for report in reports {
-        for d in &report.base.diagnostics {
-            match d.code {
-                linkbase::DiagnosticCode::PartSkipped => skipped += 1,
-                linkbase::DiagnosticCode::MimeMalformed => malformed += 1,
-                _ => continue,
-            }
-            say_diagnostic(name, &report.base, d);
-        }
-    }
-    let name = crate::text::escape_controls(name);
-    if malformed > 0 {
-        eprintln!(
-            "linkbase: {name}: {} above: the message is read past damage, as said",
-            say::n(malformed, "mime-malformed diagnostic")
-        );
-    }
-    if skipped > 0 {
-        eprintln!(
-            "linkbase: {name}: {} above: what {} is kept as it was",
-            say::n(skipped, "part-skipped diagnostic"),
-            if skipped == 1 {
-                "it names"
-            } else {
-                "they name"
-            }
-        );
-    }
-    skipped + malformed
-}
-
-fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
-    with_output(args.output.as_deref(), |out| base_to(args, out))
-}
-
-fn base_to(args: &BaseArgs, out: &mut dyn Write) -> Result<Exit, Failure> {
-    let loaded = load_input(&args.input)?;
-    let options = options(&args.input, false, None)?;
-    if let Some(source) = &loaded.warc {
-        return warc::base(
-            &source.path,
-            &loaded.name,
-            &args.input,
-            args.format,
-            &options,
-            out,
-        );
-    }
-    if loaded.mbox {
-        return mbox::base(&loaded, args.format, args.root, &options, out);
-    }
-    let reports = reports(&loaded, &options)?;
-    let skipped = say_skipped_parts(&loaded.name, &reports);
-    let bases: Vec<_> = reports
-        .into_iter()
-        .map(|r| r.base)
-        .filter(|b| !args.root || b.root != Some(false))
-        .collect();
-    let mut out = BufWriter::new(&mut *out);
-    match args.format {
-        BaseFormat::Jsonl => write_jsonl(&mut out, &bases)?,
-        BaseFormat::Text => {
-            for b in &bases {
-                crate::text::write_base_line(&mut out, b)?;
-            }
-        }
-    }
-    out.flush()?;
-    Ok(if skipped > 0 {
-        Exit::Problems
-    } else {
-        Exit::Ok
-    })
-}
-
-/// Runs `write` on stdout, or on `-o FILE` (a temporary file renamed when it succeeds).
-fn with_output(
-    path: Option<&Path>,
-    write: impl FnOnce(&mut dyn Write) -> Result<Exit, Failure>,
-) -> Result<Exit, Failure> {
-    let Some(path) = path else {
-        return write(&mut io::stdout().lock());
-    };
-    let mut write = Some(write);
-    let mut outcome = None;
-    let mut run = |w: &mut fsout::Output<'_>| {
-        let result = write.take().map(|f| f(w));
-        let ok = matches!(result, Some(Ok(_)));
-        outcome = result;
-        if ok {
-            Ok(())
-        } else {
-            Err(io::Error::other("not written"))
-        }
-    };
-    let written = fsout::write(
-        path,
-        fsout::Contents::Written(&mut run),
-        fsout::Target::Output,
-    );
-    match outcome {
-        Some(Err(e)) => Err(e),
-        Some(Ok(exit)) => {
-            written.map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
-            Ok(exit)
-        }
-        None => Err(Fatal(format!("{}: not written", path.display())).into()),
-    }
-}
-
-/// One report per document: each HTML part of a message with its links; an HTML document's
-/// base alone (its link records would grow with the page).
-fn reports(loaded: &Loaded, options: &Options) -> Result<Vec<Report>, Fatal> {
-    if loaded.is_message() {
-        return Ok(message::links_message(&loaded.message_input(), options)?);
-    }
-    let base = match &loaded.large {
-        Some(large) => pipeline::links_path(&loaded.path_input(large), options, &mut |_| {})?,
-        None => pipeline::base(&loaded.html_input(), options)?,
-    };
-    Ok(vec![Report {
-        base,
-        links: Vec::new(),
-    }])
-}
-
-/// Sizes rayon's global pool (once per process: one command runs per process).
-fn set_jobs(jobs: Option<usize>) -> Result<(), Fatal> {
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = jobs {
-        builder = builder.num_threads(n.max(1));
-    }
-    builder
-        .build_global()
-        .map_err(|e| Fatal(format!("thread pool: {e}")))
-}
-
 /// `check DIR --site-url URL`.
 fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     if !args.dir.is_dir() {
@@ -717,10 +204,9 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     for s in tree.skipped.iter().chain(&tree.special) {
         eprintln!("linkbase: {}", crate::text::escape_controls(s));
     }
-    for entry in &tree.entries {
-        site.add_file(&entry.rel);
-    }
+    tree.add_to(&mut site);
     tree::set_layout(&mut site, args.layout, &args.dir);
+    config::set_lookups(&mut site, args).map_err(Fatal)?;
     if args.site_url.is_none() {
         tree::add_mirrored_hosts(&mut site, &args.dir, &tree);
     }
@@ -749,6 +235,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             })
             .collect::<Result<_, _>>()?,
     };
+    tree.refuse_nothing_to_check(&rules.skip_pages, &args.dir)?;
     let online = if args.online.online {
         Some(online::Config::from_args(&args.online, &args.dir)?)
     } else {
@@ -757,7 +244,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     let format = args.format;
     let broken_only = args.broken_only;
     set_jobs(args.jobs)?;
-    let mut grouped = checkout::Grouped::default();
+    let mut grouped = checkout::Grouped::for_format(format);
     let mut unreadable: Vec<(String, String)> = Vec::new();
     let mut report = |out: &mut dyn Write| -> io::Result<(walk::CheckTotals, walk::Counts)> {
         let mut out = BufWriter::new(out);
@@ -788,7 +275,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                 });
                 // `--broken-only`: a 178k-link site writes 78 MB of records, nearly all `ok`.
                 let kept: Vec<_>;
-                let records = if broken_only {
+                let records: &[_] = if broken_only {
                     kept = records
                         .iter()
                         .filter(|r| r.verdict.is_broken())
@@ -846,7 +333,9 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             CheckFormat::Human => checkout::write_human(&mut out, &grouped, &totals)?,
             CheckFormat::Json => checkout::write_json(&mut out, &grouped, &totals)?,
             CheckFormat::Markdown => checkout::write_markdown(&mut out, &grouped, &totals)?,
-            CheckFormat::Junit => checkout::write_junit(&mut out, &grouped, &totals, &unreadable)?,
+            CheckFormat::Junit => {
+                checkout::write_junit(&mut out, &grouped, &totals, &unreadable, &args.dir)?
+            }
             CheckFormat::Github => ciout::write_github(&mut out, &grouped, &totals, &args.dir)?,
             CheckFormat::Sarif => ciout::write_sarif(&mut out, &grouped, &args.dir)?,
             CheckFormat::Jsonl | CheckFormat::Tsv => {}

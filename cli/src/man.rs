@@ -79,11 +79,39 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     ("2", "Bad usage or unusable input: nothing was written."),
 ];
 
+/// `check`'s own: what its 0, 1 and 2 mean (its description says it too, for `--help`).
+const EXIT_STATUS_CHECK: &[(&str, &str)] = &[
+    (
+        "0",
+        "No link is broken (and, with --fail-on-unchecked, every link was checked).",
+    ),
+    (
+        "1",
+        "Links are broken: a missing file or fragment, a link leaving the site root or left \
+         absolute to a file of the copy; with --online, an external link answering a status not \
+         accepted, unreachable, or a malformed address; with --fail-on-unchecked, a link not \
+         checked.",
+    ),
+    (
+        "2",
+        "Files could not be read or parsed, there was nothing to check (no page or stylesheet \
+         in DIR, every one left out by --exclude-path, a --site-url with no host), or bad usage.",
+    ),
+];
+
 const FILES: &[(&str, &str)] = &[
+    (
+        "DIR/linkbase.toml",
+        "check: settings (each key a flag, the online ones in an [online] table), read when \
+         present, or the file --config names. Flags on the command line win. The tree's own file \
+         is read only as a regular file inside DIR (no symbolic link, no FIFO or device), at most \
+         1 MiB, and may not set allow_private, insecure or cacert; paths a settings file names \
+         stay inside its directory.",
+    ),
     (
         "DIR/.linkbaseignore",
         "check: one regular expression a line (# comments) for links to leave unchecked, as \
-         --exclude.",
+         --exclude; read as DIR/linkbase.toml is (a regular file of DIR, at most 1 MiB).",
     ),
     (
         "DIR/.linkbase-cache.json",
@@ -111,6 +139,17 @@ const ENVIRONMENT: &[(&str, &str)] = &[(
 
 /// The page of `cmd` (linkbase itself, or one of its commands).
 fn page(cmd: &clap::Command, top: bool, all: &[clap::Command]) -> io::Result<Vec<u8>> {
+    // The NAME line is `linkbase \- what it does`: the summary `--help` starts with its name
+    // (`linkbase: find …`), which would say it twice.
+    let mut cmd = cmd.clone();
+    let about = cmd.get_about().map(ToString::to_string);
+    if let Some(rest) = about
+        .as_deref()
+        .and_then(|a| a.strip_prefix(&format!("{}: ", cmd.get_name())))
+    {
+        cmd = cmd.about(rest.to_owned());
+    }
+    let cmd = &cmd;
     let man = clap_mangen::Man::new(cmd.clone());
     let mut out = Vec::new();
     man.render_title(&mut out)?;
@@ -128,9 +167,22 @@ fn page(cmd: &clap::Command, top: bool, all: &[clap::Command]) -> io::Result<Vec
         let lines: Vec<&str> = examples.iter().map(String::as_str).collect();
         literal(&mut out, "EXAMPLES", &lines)?;
     }
-    tagged(&mut out, "EXIT STATUS", EXIT_STATUS)?;
+    let exit_status = match cmd.get_name() {
+        "check" => EXIT_STATUS_CHECK,
+        _ => EXIT_STATUS,
+    };
+    tagged(&mut out, "EXIT STATUS", exit_status)?;
     if top {
         tagged(&mut out, "FILES", FILES)?;
+        tagged(&mut out, "ENVIRONMENT", ENVIRONMENT)?;
+    } else if cmd.get_name() == "check" {
+        // The files of the checked tree.
+        let tree: Vec<(&str, &str)> = FILES
+            .iter()
+            .copied()
+            .filter(|(f, _)| f.starts_with("DIR/"))
+            .collect();
+        tagged(&mut out, "FILES", &tree)?;
         tagged(&mut out, "ENVIRONMENT", ENVIRONMENT)?;
     }
     writeln!(out, ".SH SEE ALSO")?;

@@ -26,7 +26,7 @@ pub fn extract(input: &MessageInput<'_>, dir: &Path, options: &Options) -> Resul
         if let Some(summary) = report.unresolved_summary() {
             eprintln!(
                 "linkbase: {name} part {}: {summary}",
-                report.base.part.as_deref().unwrap_or("?")
+                report.base.origin.part.as_deref().unwrap_or("?")
             );
         }
     }
@@ -61,7 +61,7 @@ pub fn extract(input: &MessageInput<'_>, dir: &Path, options: &Options) -> Resul
     let bases_removed = made
         .reports
         .iter()
-        .filter(|r| crate::walk::base_removed(&r.base))
+        .filter(|r| r.base.base_removed())
         .count() as u64;
     let mut notes = vec![format!(
         "{} to them made relative",

@@ -40,7 +40,7 @@ pub(crate) fn write_tsv(
         let number = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
         let (line, column) = (number(r.line), number(r.column));
         let fields = [
-            r.part.as_deref().unwrap_or(""),
+            r.origin.part.as_deref().unwrap_or(""),
             &r.element,
             r.attribute.as_deref().unwrap_or(""),
             &r.original,
@@ -102,11 +102,12 @@ fn push_escaped(o: &mut String, c: char) {
     }
 }
 
-/// One base record as `base --format text` writes it: the MIME part's path first when there is
-/// one (so each line says which part it is about), then the base and where it came from.
+/// One base record as `base --format text` writes it: where its document is first (so each
+/// line says which it is about: `Origin::places`, such as its MIME part's path), then the base
+/// and where it came from.
 pub(crate) fn write_base_line(out: &mut impl Write, b: &BaseRecord) -> io::Result<()> {
-    if let Some(part) = &b.part {
-        write!(out, "{}\t", escape_controls(part))?;
+    for place in b.origin.places() {
+        write!(out, "{}\t", escape_controls(&place))?;
     }
     writeln!(
         out,
@@ -114,4 +115,13 @@ pub(crate) fn write_base_line(out: &mut impl Write, b: &BaseRecord) -> io::Resul
         escape_controls(b.base.as_deref().unwrap_or("")),
         b.base_source
     )
+}
+
+/// At most `max` characters of `s`, an ellipsis said where it was cut: how an error quotes what
+/// a file holds (escaped where it is printed), never more.
+pub(crate) fn excerpt(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", s.get(..at).unwrap_or_default()),
+        None => s.to_owned(),
+    }
 }

@@ -6,7 +6,7 @@ use crate::text::escape_controls;
 use linkbase::pipeline::Options;
 
 use crate::args::{LayoutArg, RewriteArgs};
-use crate::load::{options, Loaded};
+use crate::load::options;
 use crate::{fsout, say, set_jobs, walk, Exit, Failure, Fatal};
 
 /// The site `--site-url` names (the library's error says what is wrong with it, the flag is ours).
@@ -115,18 +115,24 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
+/// HTTrack's index of a project, in the tree or in the directory above it.
+const HTTRACK_INDEX: &str = "hts-cache/new.txt";
+
+/// The most of HTTrack's index read (a line of a few hundred bytes per URL crawled).
+const MAX_HTTRACK_INDEX: u64 = 128 << 20;
+
 /// `--layout`: the layout the files of `site` are read with, chosen or detected
 /// (`linkbase::layout::Layout::detect`, or HTTrack's index beside the tree: a host directory
 /// of an HTTrack project); a detected one is said, with how to refuse it. Under HTTrack's, its
 /// index `hts-cache/new.txt` (in the tree or its parent) names the files of URLs.
 pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: &Path) {
     use linkbase::layout::Layout;
-    let index = [
-        root.join("hts-cache/new.txt"),
-        root.join("../hts-cache/new.txt"),
-    ]
-    .into_iter()
-    .find(|p| p.is_file());
+    // The tree's own file (or its project's, beside it): read as the tree's settings are, only
+    // as a regular file reached without a symbolic link, and bounded.
+    let rel = Path::new(HTTRACK_INDEX);
+    let index = [root.to_path_buf(), root.join("..")]
+        .into_iter()
+        .find_map(|dir| fsout::open_tree_file(&dir, rel).transpose());
     let layout = match arg {
         LayoutArg::Plain => Layout::Plain,
         LayoutArg::Wget => Layout::Wget,
@@ -151,7 +157,7 @@ pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: 
         }
     };
     if layout == Layout::Httrack {
-        match index.as_ref().map(std::fs::read) {
+        match index.map(|opened| opened.and_then(|f| fsout::read_at_most(f, MAX_HTTRACK_INDEX))) {
             Some(Ok(bytes)) => add_httrack_index(site, &String::from_utf8_lossy(&bytes)),
             Some(Err(e)) => eprintln!(
                 "linkbase: {}: HTTrack's index not read ({e}): URLs with a query are not found",
@@ -243,20 +249,6 @@ pub(crate) fn relative_options(options: &mut Options, site: &linkbase::site::Sit
     let implied = !options.rewrite.drop_base;
     options.rewrite.drop_base = true;
     implied
-}
-
-/// `rewrite FILE --relative` without --drop-base: says that a `<base>` element went, when one
-/// did (and only then).
-pub(crate) fn say_base_removed_by_relative(
-    args: &RewriteArgs,
-    name: &str,
-    bases: &[linkbase::BaseRecord],
-) {
-    if args.relative && !args.drop_base && bases.iter().any(walk::base_removed) {
-        eprintln!(
-            "linkbase: {name}: --relative: the <base> element is removed (it would redirect the relative links)"
-        );
-    }
 }
 
 /// The one closing line of `rewrite DIR`, in `check`'s style: what was read, what became of its
@@ -430,7 +422,7 @@ impl TreeSummary<'_> {
 /// published at URL.
 pub(crate) fn single_relative(
     args: &RewriteArgs,
-    loaded: &mut Loaded,
+    source: &mut linkbase::source::Source<'_>,
     options: &mut Options,
 ) -> Result<(), Fatal> {
     let (Some(site_url), Some(root)) = (&args.site_url, &args.root) else {
@@ -460,9 +452,7 @@ pub(crate) fn single_relative(
                 root.display()
             ))
         })?;
-    if loaded.layers.retrieval_uri.is_none() {
-        loaded.layers.retrieval_uri = Some(site.file_url(&rel));
-    }
+    source.default_retrieval_uri(&site.file_url(&rel));
     relative_options(options, &site);
     Ok(())
 }

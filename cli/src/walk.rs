@@ -58,6 +58,9 @@ pub struct Tree {
     /// FIFOs, sockets and device nodes: never read (a FIFO would block the run), never copied,
     /// each reported and counted (issue 21, D4).
     pub special: Vec<String>,
+    /// The directories below the root (`/`-separated), empty ones included: link targets when
+    /// a directory is its own index (`check --index-files .`).
+    pub dirs: Vec<String>,
 }
 
 fn kind_of(path: &Path) -> FileKind {
@@ -87,6 +90,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
     let mut skipped = Vec::new();
     let mut undecodable = Vec::new();
     let mut special = Vec::new();
+    let mut dirs = Vec::new();
     let mut stack = vec![PathBuf::new()];
     while let Some(rel_dir) = stack.pop() {
         let dir = root.join(&rel_dir);
@@ -187,6 +191,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                     }
                 }
             } else if file_type.is_dir() {
+                dirs.push(rel_str);
                 subdirs.push(rel);
                 continue;
             }
@@ -210,7 +215,57 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
         skipped,
         undecodable,
         special,
+        dirs,
     })
+}
+
+impl Tree {
+    /// The tree's files and directories recorded in `site`, as link targets.
+    pub fn add_to(&self, site: &mut Site) {
+        for entry in &self.entries {
+            site.add_file(&entry.rel);
+        }
+        for dir in &self.dirs {
+            site.add_dir(dir);
+        }
+    }
+
+    /// The files `check` reads for links: the pages (HTML) and the stylesheets.
+    fn checked(&self) -> impl Iterator<Item = &Entry> {
+        self.entries
+            .iter()
+            .filter(|e| matches!(e.kind, FileKind::Html | FileKind::Css))
+    }
+
+    /// "Nothing checked" is an error, never an all clear: a tree with no page or stylesheet
+    /// (or whose every one `--exclude-path` leaves out) says what was looked for.
+    pub fn refuse_nothing_to_check(
+        &self,
+        skip: &globset::GlobSet,
+        dir: &Path,
+    ) -> Result<(), crate::Fatal> {
+        let dir = visible_path(dir);
+        let checked = self.checked().count();
+        if checked == 0 {
+            let others = match self.entries.len() + self.undecodable.len() {
+                0 => String::new(),
+                1 => "; its one other file is not read for links".to_owned(),
+                n => format!("; its {n} other files are not read for links"),
+            };
+            return Err(crate::Fatal(format!(
+                "{dir}: nothing to check: no page (*.html, *.htm, *.xhtml, *.shtml) or \
+                 stylesheet (*.css) in it{others}"
+            )));
+        }
+        if self.checked().all(|e| skip.is_match(&e.rel)) {
+            return Err(crate::Fatal(format!(
+                "{dir}: nothing to check: --exclude-path leaves out every page and stylesheet \
+                 in it ({})",
+                crate::say::n(checked, "file")
+            )));
+        }
+        Ok(())
+    }
 }
 
 impl Entry {
@@ -287,6 +342,17 @@ impl Progress {
     }
 }
 
+impl crate::online::Progress for Progress {
+    fn start(&self, label: &'static str, total: usize) {
+        self.restart(label);
+        self.set_total(total);
+    }
+
+    fn inc(&self) {
+        Progress::inc(self);
+    }
+}
+
 /// Counts of a run.
 #[derive(Debug, Default)]
 pub struct Counts {
@@ -345,17 +411,7 @@ impl PageTally {
 /// Whether `--drop-base` took a `<base>` element out of the document `base` describes: one set
 /// the base or was ignored (relative, unusable), and none was kept for links that need it.
 pub fn base_removed(base: &linkbase::BaseRecord) -> bool {
-    use linkbase::DiagnosticCode;
-    let had_one = base.base_source == linkbase::BaseSource::BaseElement
-        || base
-            .diagnostics
-            .iter()
-            .any(|d| d.code == DiagnosticCode::BaseIgnored);
-    had_one
-        && !base
-            .diagnostics
-            .iter()
-            .any(|d| d.code == DiagnosticCode::BaseKept)
+    base.base_removed()
 }
 
 /// A path for a message: control characters made visible, so a hostile name cannot forge lines
@@ -709,6 +765,8 @@ pub use linkbase::site::CheckRecord;
 #[derive(Debug, Default)]
 pub struct CheckTotals {
     pub pages: usize,
+    /// Stylesheets (`.css` files) whose `url()` and `@import` references were checked.
+    pub stylesheets: usize,
     pub links: usize,
     pub internal: usize,
     pub external: usize,
@@ -719,7 +777,7 @@ pub struct CheckTotals {
     pub left_absolute: usize,
     pub unresolvable: usize,
     pub excluded: usize,
-    /// Pages whose links were not checked (`--exclude-path`).
+    /// Pages and stylesheets whose links were not checked (`--exclude-path`).
     pub pages_excluded: usize,
     /// Of `external`: the links to a `file:` URL outside the tree (under `--local`, outside the
     /// web root's part that is the tree).
@@ -735,6 +793,13 @@ pub struct CheckTotals {
     pub cached: usize,
     /// Of `broken`: external links.
     pub broken_external: usize,
+    /// Of `excluded`: links not requested because of the address they lead to (without
+    /// `--allow-private`).
+    pub private_addresses: usize,
+    /// Of `external`: links fetched but not settled: a remote fragment that could not be
+    /// looked up, and links `--max-time` left.
+    pub fragments_unchecked: usize,
+    pub out_of_time: usize,
 }
 
 impl CheckTotals {
@@ -746,7 +811,32 @@ impl CheckTotals {
 
     /// Of `external`, the http(s) links not fetched (without --online).
     pub fn web(&self) -> usize {
-        self.external - self.outside_tree - self.other_scheme - self.checked_online
+        self.external
+            - self.outside_tree
+            - self.other_scheme
+            - self.checked_online
+            - self.fragments_unchecked
+            - self.out_of_time
+    }
+
+    /// An external link the online check answered.
+    fn count_online(&mut self, outcome: &crate::online::Outcome) {
+        match outcome.verdict {
+            Verdict::Excluded => {
+                self.excluded += 1;
+                self.private_addresses += usize::from(outcome.answer.private);
+                return;
+            }
+            Verdict::NotChecked if outcome.answer.not_checked.is_some() => self.out_of_time += 1,
+            Verdict::NotChecked => self.fragments_unchecked += 1,
+            _ => self.checked_online += 1,
+        }
+        self.external += 1;
+        self.cached += usize::from(outcome.cached);
+        if outcome.verdict.is_broken() {
+            self.broken += 1;
+            self.broken_external += 1;
+        }
     }
 
     fn count_external(&mut self, resolved: Option<&str>) {
@@ -787,23 +877,26 @@ impl CheckRules {
         results: Option<&'a crate::online::Results>,
         r: &CheckRecord,
     ) -> Option<&'a crate::online::Outcome> {
-        if r.target.is_some() || matches!(r.verdict, Verdict::Excluded | Verdict::OutsideRoot) {
+        if r.target.is_some() || r.verdict == Verdict::OutsideRoot {
             return None;
         }
-        results?.get(&self.online_url(r)?)
+        let outcome = results?.get(&self.online_url(r)?)?;
+        // A link the exclude patterns left alone has no online verdict; one the online check
+        // excluded (an address, a redirect) has its reason.
+        (r.verdict != Verdict::Excluded || outcome.verdict == Verdict::Excluded).then_some(outcome)
     }
 }
 
 /// Per page handed to `emit`: its records (or why it could not be read), and the online
 /// verdicts of the run.
 pub type Emitted<'a> = (
-    Result<&'a [CheckRecord], &'a str>,
+    Result<&'a mut Vec<CheckRecord>, &'a str>,
     Option<&'a crate::online::Results>,
 );
 
-/// `check DIR`: pass 1 collects every page's fragment ids; pass 2 checks every link, in chunks of
-/// pages so memory stays bounded by the ids plus one chunk, and hands each chunk's records to
-/// `emit` in file order.
+/// `check DIR`: pass 1 collects every page's fragment ids; pass 2 checks every link of the pages
+/// and stylesheets, in chunks so memory stays bounded by the ids plus one chunk, and hands each
+/// chunk's records to `emit` in file order.
 ///
 /// With `online`, a pass between the two lists every external URL (http(s), mailto:, tel:)
 /// of the run, which are checked before any link is reported.
@@ -816,16 +909,14 @@ pub fn check_tree(
     mut emit: impl FnMut(&str, Emitted<'_>) -> io::Result<()>,
 ) -> io::Result<(CheckTotals, Counts)> {
     let counts = Counts::default();
-    let pages: Vec<&Entry> = tree
-        .entries
-        .iter()
-        .filter(|e| e.kind == FileKind::Html)
-        .collect();
+    let pages: Vec<&Entry> = tree.checked().collect();
     // Two passes over the pages, each counted once: the bar goes to the page count twice, and
     // says which pass it is, rather than counting 2 × pages as files.
-    let progress = Progress::new(pages.len(), "check: ids", "pages");
+    let html = pages.iter().filter(|e| e.kind == FileKind::Html).count();
+    let progress = Progress::new(html, "check: ids", "pages");
     let ids: Vec<(String, Option<Vec<String>>)> = pages
         .par_iter()
+        .filter(|entry| entry.kind == FileKind::Html)
         .map(|entry| {
             let ids = entry
                 .read()
@@ -852,7 +943,8 @@ pub fn check_tree(
             progress.restart("check: external");
             progress.set_total(pages.len());
             let urls = external_urls(&pages, site, options, rules, &progress);
-            let results = crate::online::check(urls, config, &progress)
+            let excluded = |url: &str| rules.filter.excludes(url);
+            let results = crate::online::check(urls, config, &excluded, &progress)
                 .map_err(|crate::Fatal(e)| io::Error::other(e))?;
             totals.online = true;
             Some(results)
@@ -874,19 +966,17 @@ pub fn check_tree(
         for (entry, result) in chunk.iter().zip(results) {
             match result {
                 Ok(mut records) => {
-                    totals.pages += 1;
+                    if entry.kind == FileKind::Css {
+                        totals.stylesheets += 1;
+                    } else {
+                        totals.pages += 1;
+                    }
                     for r in &mut records {
                         totals.links += 1;
                         if r.verdict == Verdict::External {
                             if let Some(outcome) = rules.outcome(online, r) {
                                 r.verdict = outcome.verdict;
-                                totals.external += 1;
-                                totals.checked_online += 1;
-                                totals.cached += usize::from(outcome.cached);
-                                if r.verdict.is_broken() {
-                                    totals.broken += 1;
-                                    totals.broken_external += 1;
-                                }
+                                totals.count_online(outcome);
                                 continue;
                             }
                         }
@@ -907,7 +997,7 @@ pub fn check_tree(
                             totals.broken += 1;
                         }
                     }
-                    emit(&entry.rel, (Ok(&records), online))?;
+                    emit(&entry.rel, (Ok(&mut records), online))?;
                 }
                 Err(e) => {
                     emit(&entry.rel, (Err(&e), online))?;
@@ -954,6 +1044,9 @@ fn check_page(
     rules: &CheckRules,
 ) -> Result<Vec<CheckRecord>, String> {
     let (bytes, _) = entry.read()?;
+    if entry.kind == FileKind::Css {
+        return Ok(site.check_stylesheet(&entry.rel, &bytes, options, rules));
+    }
     site.check_page(&entry.rel, &bytes, options, rules)
         .map_err(|e| e.to_string())
 }

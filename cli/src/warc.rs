@@ -1,18 +1,17 @@
-//! `links`, `base` and `rewrite` of a WARC file (issue 12): records are read in order, HTML
-//! records processed in parallel batches, results written in record order.
+//! `rewrite X.warc --extract DIR` (and `.arc`): every archived page and file below DIR, as
+//! wget names them, links between them relative with `--relative`; records are read in order,
+//! HTML records processed in parallel batches, results written in record order.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io;
 use std::path::Path;
 
-use crate::text::{escape_controls, write_tsv};
-use linkbase::archive::{self, Archive, ArchiveOptions, Event, HtmlRecord};
+use crate::text::escape_controls;
+use linkbase::archive::{self, Archive, Event, HtmlRecord};
 use linkbase::input::warc::Place;
 use linkbase::pipeline::Options;
-use linkbase::report::write_jsonl;
 use rayon::prelude::*;
 
-use crate::args::{BaseFormat, InputArgs, LinksFormat, RewriteArgs};
+use crate::args::RewriteArgs;
 use crate::{fsout, say, Exit, Failure, Fatal};
 
 /// A batch holds at most this many records, or this many payload bytes: memory stays flat in
@@ -20,35 +19,102 @@ use crate::{fsout, say, Exit, Failure, Fatal};
 const BATCH_RECORDS: usize = 64;
 const BATCH_BYTES: usize = 32 * 1024 * 1024;
 
-/// The layers a user can give that have no meaning for an archive: each record's own target
-/// URI and archived headers are its layers.
-pub fn refuse_document_layers(args: &InputArgs) -> Result<(), Fatal> {
-    let given = [
-        ("--url", args.url.is_some()),
-        ("--content-base", args.content_base.is_some()),
-        ("--content-location", args.content_location.is_some()),
-        ("--header", !args.headers.is_empty()),
-        ("--headers", args.headers_file.is_some()),
-    ];
-    if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
-        return Err(Fatal(format!(
-            "{flag} does not apply to a WARC file: each record's WARC-Target-URI is its retrieval URI (RFC 2396 §5.1.3) and its archived HTTP headers are its entity (§5.1.2)"
-        )));
+/// `rewrite X --extract DIR` of `archive` (named `name`): a first pass names every file that
+/// will be written, before any is (two URLs never share one, and links between them can become
+/// relative paths); then each page and file is written.
+pub(crate) fn extract(
+    archive: &Archive,
+    name: &str,
+    args: &RewriteArgs,
+    dir: &Path,
+    options: &Options,
+    started: std::time::Instant,
+) -> Result<Exit, Failure> {
+    let mut archive = archive.reopen().map_err(Fatal::from)?.with_others();
+    let mut uris = Vec::new();
+    let mut redirects = Vec::new();
+    for event in archive.reopen().map_err(Fatal::from)?.with_others() {
+        match event {
+            Event::Html(h) if extracted(h.status) => uris.extend(
+                h.reference
+                    .warc_target_uri
+                    .map(|u| (u, linkbase::layout::Kind::Html)),
+            ),
+            Event::Other(o) if o.is_redirect() => {
+                let (Some(from), Some(location)) =
+                    (o.reference.warc_target_uri, o.location.as_deref())
+                else {
+                    continue;
+                };
+                let to = linkbase::Resolver::new(&from, options.rewrite.resolve)
+                    .ok()
+                    .and_then(|r| r.resolve(location).ok())
+                    .map(|r| r.uri.to_string());
+                if let Some(to) = to {
+                    redirects.push((from, to));
+                }
+            }
+            Event::Other(o) if extracted(o.status) => {
+                let kind = if archive::is_stylesheet(o.content_type.as_deref()) {
+                    linkbase::layout::Kind::Css
+                } else {
+                    linkbase::layout::Kind::Other
+                };
+                uris.extend(o.reference.warc_target_uri.map(|u| (u, kind)));
+            }
+            _ => {}
+        }
     }
-    Ok(())
-}
-
-fn open(path: &Path, name: &str, args: &InputArgs) -> Result<Archive, Fatal> {
-    refuse_document_layers(args)?;
-    let options = ArchiveOptions {
-        header_base: match args.header_base {
-            crate::args::HeaderBaseArg::Entity => linkbase::HeaderBase::Entity,
-            crate::args::HeaderBaseArg::Browser => linkbase::HeaderBase::Browser,
+    // The crawler's own records (wget's `metadata://` log and arguments) take no name: a
+    // crawl of gnu.org must not see its files renamed for them.
+    let (mut names, collisions) = archive::ExtractNames::assign_in(
+        uris.iter()
+            .filter(|(u, _)| linkbase::layout::of_the_web(u))
+            .map(|(u, k)| (u.as_str(), *k)),
+        match args.layout {
+            crate::args::LayoutArg::Plain => linkbase::layout::Layout::Plain,
+            crate::args::LayoutArg::Httrack => linkbase::layout::Layout::Httrack,
+            crate::args::LayoutArg::Auto | crate::args::LayoutArg::Wget => {
+                linkbase::layout::Layout::Wget
+            }
         },
-        default_base: args.default_base.clone(),
-        charset: args.charset.clone(),
-    };
-    Archive::open(path, options).map_err(|e| Fatal(format!("{name}: {e}")))
+    );
+    drop(uris);
+    let followed = names.follow(&redirects) as u64;
+    drop(redirects);
+    let names = std::sync::Arc::new(names);
+    for c in &collisions {
+        say_collision(name, dir, c);
+    }
+    let collided = collisions.len() as u64;
+    if args.relative {
+        let relinker = archive::ExtractRelinker::new(names.clone());
+        let mut options = options.clone();
+        options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(relinker)));
+        // Said in the summary, with the count, when some were (issue 26).
+        let by_relative = !options.rewrite.drop_base;
+        options.rewrite.drop_base = true;
+        return write_extraction(
+            &mut archive,
+            name,
+            dir,
+            &names,
+            (collided, followed),
+            &options,
+            by_relative,
+            started,
+        );
+    }
+    write_extraction(
+        &mut archive,
+        name,
+        dir,
+        &names,
+        (collided, followed),
+        options,
+        false,
+        started,
+    )
 }
 
 /// Reads `archive` to its end: HTML records go through `work` on every core, a batch at a time,
@@ -175,492 +241,6 @@ fn say_failure(name: &str, record: &HtmlRecord, e: &linkbase::Error) {
     );
 }
 
-/// `links` of a WARC file: every link of every HTML record, tagged with its record.
-pub fn links(
-    path: &Path,
-    name: &str,
-    args: &InputArgs,
-    format: LinksFormat,
-    options: &Options,
-    out: &mut dyn Write,
-) -> Result<Exit, Failure> {
-    let mut archive = open(path, name, args)?;
-    let mut out = BufWriter::new(out);
-    if matches!(format, LinksFormat::Tsv) {
-        write_tsv(&mut out, &[], true)?;
-    }
-    let mut failed = 0;
-    run(
-        &mut archive,
-        |h| archive::links(h, name, options),
-        |event, result| {
-            say_damage(name, &event);
-            match (event, result) {
-                (Event::Html(h), Some(Err(e))) => {
-                    failed += 1;
-                    say_failure(name, &h, &e);
-                }
-                (_, Some(Ok(report))) => match format {
-                    LinksFormat::Jsonl => write_jsonl(&mut out, &report.links)?,
-                    LinksFormat::Tsv => write_tsv(&mut out, &report.links, false)?,
-                },
-                _ => {}
-            }
-            Ok(())
-        },
-    )?;
-    out.flush()?;
-    Ok(finish(name, &archive, failed, ""))
-}
-
-/// `base` of a WARC file: one line per HTML record.
-pub fn base(
-    path: &Path,
-    name: &str,
-    args: &InputArgs,
-    format: BaseFormat,
-    options: &Options,
-    out: &mut dyn Write,
-) -> Result<Exit, Failure> {
-    let mut archive = open(path, name, args)?;
-    let mut out = BufWriter::new(out);
-    let mut failed = 0;
-    run(
-        &mut archive,
-        |h| archive::base(h, name, options),
-        |event, result| {
-            say_damage(name, &event);
-            match (event, result) {
-                (Event::Html(h), Some(Err(e))) => {
-                    failed += 1;
-                    say_failure(name, &h, &e);
-                }
-                (Event::Html(h), Some(Ok(b))) => match format {
-                    BaseFormat::Jsonl => write_jsonl(&mut out, std::slice::from_ref(&b))?,
-                    BaseFormat::Text => writeln!(
-                        out,
-                        "{}\t{}\t{}",
-                        escape_controls(h.reference.warc_target_uri.as_deref().unwrap_or("")),
-                        escape_controls(b.base.as_deref().unwrap_or("")),
-                        b.base_source
-                    )?,
-                },
-                _ => {}
-            }
-            Ok(())
-        },
-    )?;
-    out.flush()?;
-    Ok(finish(name, &archive, failed, ""))
-}
-
-/// `rewrite` of a WARC file: to an archive (every record copied as it is, a `conversion`
-/// record added after each HTML response whose links changed), or with `--extract DIR` to a
-/// directory of rewritten pages.
-pub fn rewrite(
-    path: &Path,
-    name: &str,
-    args: &RewriteArgs,
-    options: &Options,
-) -> Result<Exit, Failure> {
-    if args.in_place {
-        return Err(Fatal(
-            "--in-place does not apply to a WARC file: archives are written once; use -o OUT.warc.gz (the conversion records are added beside the originals)".into(),
-        )
-        .into());
-    }
-    let started = std::time::Instant::now();
-    let mut archive = open(path, name, &args.input)?;
-    if args.extract.is_some() {
-        archive = archive.with_others();
-    }
-    if let Some(dir) = &args.extract {
-        // A first pass names every file that will be written, before any is (issue 24): two
-        // URLs never share one, and links between them can become relative paths.
-        let mut uris = Vec::new();
-        let mut redirects = Vec::new();
-        for event in open(path, name, &args.input)?.with_others() {
-            match event {
-                Event::Html(h) if extracted(h.status) => uris.extend(
-                    h.reference
-                        .warc_target_uri
-                        .map(|u| (u, linkbase::layout::Kind::Html)),
-                ),
-                Event::Other(o) if o.is_redirect() => {
-                    let (Some(from), Some(location)) =
-                        (o.reference.warc_target_uri, o.location.as_deref())
-                    else {
-                        continue;
-                    };
-                    let to = linkbase::Resolver::new(&from, options.rewrite.resolve)
-                        .ok()
-                        .and_then(|r| r.resolve(location).ok())
-                        .map(|r| r.uri.to_string());
-                    if let Some(to) = to {
-                        redirects.push((from, to));
-                    }
-                }
-                Event::Other(o) if extracted(o.status) => {
-                    let kind = if archive::is_stylesheet(o.content_type.as_deref()) {
-                        linkbase::layout::Kind::Css
-                    } else {
-                        linkbase::layout::Kind::Other
-                    };
-                    uris.extend(o.reference.warc_target_uri.map(|u| (u, kind)));
-                }
-                _ => {}
-            }
-        }
-        // The crawler's own records (wget's `metadata://` log and arguments) take no name: a
-        // crawl of gnu.org must not see its files renamed for them.
-        let (mut names, collisions) = archive::ExtractNames::assign_in(
-            uris.iter()
-                .filter(|(u, _)| linkbase::layout::of_the_web(u))
-                .map(|(u, k)| (u.as_str(), *k)),
-            match args.layout {
-                crate::args::LayoutArg::Plain => linkbase::layout::Layout::Plain,
-                crate::args::LayoutArg::Httrack => linkbase::layout::Layout::Httrack,
-                crate::args::LayoutArg::Auto | crate::args::LayoutArg::Wget => {
-                    linkbase::layout::Layout::Wget
-                }
-            },
-        );
-        drop(uris);
-        let followed = names.follow(&redirects) as u64;
-        drop(redirects);
-        let names = std::sync::Arc::new(names);
-        for c in &collisions {
-            say_collision(name, dir, c);
-        }
-        let collided = collisions.len() as u64;
-        if args.relative {
-            let relinker = archive::ExtractRelinker::new(names.clone());
-            let mut options = options.clone();
-            options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(relinker)));
-            // Said in the summary, with the count, when some were (issue 26).
-            let by_relative = !options.rewrite.drop_base;
-            options.rewrite.drop_base = true;
-            return extract(
-                &mut archive,
-                name,
-                dir,
-                &names,
-                (collided, followed),
-                &options,
-                by_relative,
-                started,
-            );
-        }
-        return extract(
-            &mut archive,
-            name,
-            dir,
-            &names,
-            (collided, followed),
-            options,
-            false,
-            started,
-        );
-    }
-    if args.relative {
-        return Err(Fatal(
-            "--relative with a WARC file needs --extract DIR (links between the extracted pages become relative)".into(),
-        )
-        .into());
-    }
-    let gzip = archive.is_gzip();
-    same_compression(args, gzip, "warc")?;
-    let date = archive::warc_date_now();
-    let mut failed = 0u64;
-    let mut converted = 0u64;
-    let mut write = |w: &mut dyn Write| -> io::Result<()> {
-        let mut copy = RawCopy::new(path)?;
-        let mut pending: Vec<Vec<u8>> = Vec::new();
-        run(
-            &mut archive,
-            |h| {
-                rewrite_record(h, name, options).map(|(bytes, w)| {
-                    (bytes != h.payload).then(|| {
-                        let record = archive::conversion_record(h, &bytes, w.base.encoding, &date);
-                        if gzip {
-                            archive::gzip_member(&record)
-                        } else {
-                            Ok(record)
-                        }
-                    })
-                })
-            },
-            |event, result| {
-                say_damage(name, &event);
-                let raw_end = raw_end(&event);
-                match (&event, result) {
-                    (Event::Html(h), Some(Err(e))) => {
-                        failed += 1;
-                        say_failure(name, h, &e);
-                    }
-                    (_, Some(Ok(Some(record)))) => {
-                        pending.push(record?);
-                        converted += 1;
-                    }
-                    _ => {}
-                }
-                // Conversion records go right after the record (the gzip member) they convert.
-                if let Some(end) = raw_end {
-                    copy.copy_to(end, w)?;
-                    for r in pending.drain(..) {
-                        w.write_all(&r)?;
-                    }
-                }
-                Ok(())
-            },
-        )?;
-        copy.copy_rest(w)?;
-        for r in pending.drain(..) {
-            w.write_all(&r)?;
-        }
-        Ok(())
-    };
-    write_archive(args, &mut write)?;
-    let tail = written_tail(
-        &format!("{} added", say::n(converted, "conversion record")),
-        args,
-        started,
-    );
-    Ok(finish(name, &archive, failed, &tail))
-}
-
-/// `rewrite IN.arc -o OUT.arc` (issue 23): ARC has no conversion records, so each HTML record
-/// whose links changed is replaced where it stands by the same record with the new payload
-/// (`arc::replace_payload`: its URL line's length and HTTP Content-Length recomputed); every
-/// other record is copied as it is. A record whose payload was decoded from a transfer or
-/// content coding, or read past damage, is kept as it was, and said.
-pub fn rewrite_arc(
-    path: &Path,
-    name: &str,
-    args: &RewriteArgs,
-    options: &Options,
-) -> Result<Exit, Failure> {
-    if args.in_place {
-        return Err(Fatal(
-            "--in-place does not apply to an ARC file: archives are written once; use -o OUT.arc"
-                .into(),
-        )
-        .into());
-    }
-    if args.relative {
-        return Err(Fatal(
-            "--relative with an ARC file needs --extract DIR (links between the extracted pages become relative)".into(),
-        )
-        .into());
-    }
-    let started = std::time::Instant::now();
-    let mut archive = open(path, name, &args.input)?;
-    let gzip = archive.is_gzip();
-    same_compression(args, gzip, "arc")?;
-    let mut failed = 0u64;
-    let mut replaced = 0u64;
-    let mut write = |w: &mut dyn Write| -> io::Result<()> {
-        let mut copy = RawCopy::new(path)?;
-        run(
-            &mut archive,
-            |h| rewrite_record(h, name, options).map(|(bytes, _)| bytes),
-            |event, result| {
-                say_damage(name, &event);
-                let raw_end = raw_end(&event);
-                match (&event, result, raw_end) {
-                    (Event::Html(h), Some(Err(e)), _) => {
-                        failed += 1;
-                        say_failure(name, h, &e);
-                    }
-                    (Event::Html(h), Some(Ok(bytes)), _) if bytes != h.payload => {
-                        // The record's bytes: up to its end in a plain file; its gzip member
-                        // (decompressed) in an .arc.gz, where each record is a member of its own.
-                        let raw = match (gzip, raw_end) {
-                            _ if h.damage.is_some() => {
-                                Err("it was read past damage: left as it was".to_owned())
-                            }
-                            (false, Some(end)) => Ok((copy.read_range(h.offset, end)?, end)),
-                            (true, _) if h.within == 0 => copy
-                                .read_member(h.offset, h.payload.len() as u64 + MEMBER_SLACK)?
-                                .ok_or_else(|| {
-                                    "its gzip member holds more than this record: left as it was"
-                                        .to_owned()
-                                }),
-                            _ => Err("it shares a gzip member with the record before it: left \
-                                      as it was"
-                                .to_owned()),
-                        };
-                        let new = raw.and_then(|(raw, end)| {
-                            let record =
-                                linkbase::input::arc::replace_payload(&raw, &h.payload, &bytes)?;
-                            let record = if gzip {
-                                archive::gzip_member(&record).map_err(|e| e.to_string())?
-                            } else {
-                                record
-                            };
-                            Ok((record, end))
-                        });
-                        match new {
-                            Ok((record, end)) => {
-                                copy.copy_to(h.offset, w)?;
-                                w.write_all(&record)?;
-                                copy.at = end;
-                                replaced += 1;
-                            }
-                            Err(why) => {
-                                failed += 1;
-                                eprintln!(
-                                    "linkbase: {}: record at offset {} ({}) not rewritten: {}",
-                                    escape_controls(name),
-                                    h.offset,
-                                    escape_controls(
-                                        h.reference.warc_target_uri.as_deref().unwrap_or("")
-                                    ),
-                                    why
-                                );
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-                if let Some(end) = raw_end {
-                    copy.copy_to(end, w)?;
-                }
-                Ok(())
-            },
-        )?;
-        copy.copy_rest(w)
-    };
-    write_archive(args, &mut write)?;
-    let tail = written_tail(
-        &format!("{} rewritten in place", say::n(replaced, "record")),
-        args,
-        started,
-    );
-    Ok(finish(name, &archive, failed, &tail))
-}
-
-/// How much more than a record's payload its gzip member may decompress to (the URL line and
-/// the archived HTTP head) before it is taken to hold more than the record.
-const MEMBER_SLACK: u64 = 1 << 20;
-
-/// A rewritten archive is written compressed like its input (`ext`: `warc` or `arc`): a `-o`
-/// name that says otherwise is refused before anything is written.
-fn same_compression(args: &RewriteArgs, gzip: bool, ext: &str) -> Result<(), Failure> {
-    let Some(out) = &args.output else {
-        return Ok(());
-    };
-    let out_gz = out.to_string_lossy().to_ascii_lowercase().ends_with(".gz");
-    if out_gz == gzip {
-        return Ok(());
-    }
-    Err(Fatal(format!(
-        "{}: the output archive is written {} like the input; name it .{ext}{}",
-        out.display(),
-        if gzip {
-            "gzip-compressed"
-        } else {
-            "uncompressed"
-        },
-        if gzip { ".gz" } else { "" }
-    ))
-    .into())
-}
-
-/// Where an event's record ends in the file, when that is a boundary to copy up to.
-fn raw_end(event: &Event) -> Option<u64> {
-    match event {
-        Event::Html(h) => h.raw_end,
-        Event::Skipped { raw_end, .. } => *raw_end,
-        Event::Other(o) => o.raw_end,
-        Event::Damaged(_) => None,
-    }
-}
-
-/// A rewritten archive, written by `write` to `-o OUT` (a temporary file renamed on success)
-/// or to stdout.
-fn write_archive(
-    args: &RewriteArgs,
-    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
-) -> Result<(), Failure> {
-    match &args.output {
-        Some(out) => fsout::write(
-            out,
-            fsout::Contents::Written(&mut |w: &mut fsout::Output<'_>| write(w)),
-            fsout::Target::Output,
-        )
-        .map_err(|e| Fatal(format!("{}: {e}", out.display())))?,
-        None => {
-            let mut stdout = BufWriter::new(io::stdout().lock());
-            write(&mut stdout)?;
-            stdout.flush()?;
-        }
-    }
-    Ok(())
-}
-
-/// The end of a rewrite's summary line: what it added, where it wrote, its time.
-fn written_tail(what: &str, args: &RewriteArgs, started: std::time::Instant) -> String {
-    format!(
-        "; {what}; written to {}; {:.2} s",
-        match &args.output {
-            Some(out) => escape_controls(&out.display().to_string()).into_owned(),
-            None => "stdout".to_owned(),
-        },
-        started.elapsed().as_secs_f64()
-    )
-}
-
-/// The input's bytes, copied to the output up to a record boundary at a time.
-struct RawCopy {
-    file: File,
-    at: u64,
-}
-
-impl RawCopy {
-    fn new(path: &Path) -> io::Result<RawCopy> {
-        Ok(RawCopy {
-            file: File::open(path)?,
-            at: 0,
-        })
-    }
-
-    fn copy_to(&mut self, end: u64, w: &mut dyn Write) -> io::Result<()> {
-        if end <= self.at {
-            return Ok(());
-        }
-        self.file.seek(SeekFrom::Start(self.at))?;
-        let copied = io::copy(&mut (&mut self.file).take(end - self.at), w)?;
-        self.at += copied;
-        Ok(())
-    }
-
-    /// The input's bytes `start..end` (one record: bounded as its payload is).
-    fn read_range(&mut self, start: u64, end: u64) -> io::Result<Vec<u8>> {
-        self.file.seek(SeekFrom::Start(start))?;
-        let mut out = Vec::new();
-        (&mut self.file)
-            .take(end.saturating_sub(start))
-            .read_to_end(&mut out)?;
-        Ok(out)
-    }
-
-    /// The gzip member that starts at `start`, decompressed, and where it ends in the file;
-    /// `None` when it decompresses to more than `limit` bytes.
-    fn read_member(&mut self, start: u64, limit: u64) -> io::Result<Option<(Vec<u8>, u64)>> {
-        self.file.seek(SeekFrom::Start(start))?;
-        let found =
-            linkbase::input::arc::read_member(&mut io::BufReader::new(&mut self.file), limit)?;
-        Ok(found.map(|(bytes, len)| (bytes, start + len)))
-    }
-
-    fn copy_rest(&mut self, w: &mut dyn Write) -> io::Result<()> {
-        self.file.seek(SeekFrom::Start(self.at))?;
-        self.at += io::copy(&mut self.file, w)?;
-        Ok(())
-    }
-}
-
 /// A URL that could not have its wget name, on a line of its own: which URL holds the name, and
 /// where this one goes.
 pub fn say_collision(name: &str, dir: &Path, c: &archive::ExtractCollision) {
@@ -694,7 +274,7 @@ fn extracted(status: Option<u16>) -> bool {
 /// through the confined writer (no symbolic link below DIR is followed); a page that cannot be
 /// written is reported with its path and the reason, and the run goes on (exit 1).
 #[allow(clippy::too_many_arguments)]
-fn extract(
+fn write_extraction(
     archive: &mut Archive,
     name: &str,
     dir: &Path,
@@ -725,7 +305,7 @@ fn extract(
         archive,
         |h| {
             rewrite_record(h, name, options).map(|(bytes, w)| {
-                let removed = drop_base && crate::walk::base_removed(&w.base);
+                let removed = drop_base && w.base.base_removed();
                 // Issue 24 item 3: a file has no transport; the charset it gave is declared.
                 let declared = (w.base.encoding_source == linkbase::EncodingSource::Transport)
                     .then(|| archive::declare_charset(&bytes, w.base.encoding))

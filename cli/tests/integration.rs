@@ -19,10 +19,13 @@ mod integration {
     mod safety;
     pub mod sites;
     mod check_ci;
-    mod check_local;
+    pub mod check_local;
+    mod check_tree;
     mod positions;
     mod config;
     mod online;
+    mod online_trust;
+    mod trust;
     mod mirror;
     pub mod mhtml;
     pub mod util;
@@ -42,4 +45,5 @@ mod integration {
     mod mail_page;
     mod cli_doc;
     mod byte_faithful;
+    mod toy;
 }

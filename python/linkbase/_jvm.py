@@ -124,7 +124,18 @@ def options_given() -> str:
     return text
 
 
-def launch_options(conf: Any, *, schedules_only: bool, class_archive: bool = True) -> Tuple[Any, Optional[ClassArchive]]:
+# The JVM's unified logging on stdout at errors only: its default shows warnings, and writing a
+# class archive warns of every class it skips (hundreds of lines). Other outputs (a file a
+# JAVA_TOOL_OPTIONS -Xlog names) are left as they are.
+JVM_QUIET = "-Xlog:all=error:stdout"
+
+# Spark's log4j configuration at errors only (its default profile logs INFO and WARN lines).
+QUIET_LOG4J = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2-quiet.properties")
+
+
+def launch_options(
+    conf: Any, *, schedules_only: bool, class_archive: bool = True, quiet: bool = False
+) -> Tuple[Any, Optional[ClassArchive]]:
     """`conf` (a pyspark.SparkConf, for a SparkContext or `SparkSession.builder.config(conf=…)`)
     with the JVM options of the module's help, and the class archive to `finish` after the
     context stops (None: none in use). Nothing changes when a JVM runs already (spark-submit's,
@@ -136,6 +147,8 @@ def launch_options(conf: Any, *, schedules_only: bool, class_archive: bool = Tru
     given = options_given()
     driver_given = "spark.driver.extraJavaOptions" in given or "--driver-java-options" in given
     driver = [JIT_C1] if schedules_only else []
+    if quiet:
+        driver += [JVM_QUIET, f"-Dlog4j2.configurationFile=file:{QUIET_LOG4J}"]
     archive = ClassArchive.default() if class_archive and not driver_given else None
     if archive is not None:
         driver += archive.java_options()

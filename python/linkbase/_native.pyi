@@ -9,8 +9,9 @@ Headers = Union[Mapping[str, str], Sequence[Tuple[str, str]]]
 ProfileName = Literal["rfc2396", "rfc1808", "rfc3986", "whatwg"]
 HeaderBaseName = Literal["entity", "browser"]
 BytesLike = Union[bytes, bytearray, memoryview]
-# A document: its bytes (any bytes-like object), or str, the text itself (read as UTF-8), not a path.
-Document = Union[BytesLike, str]
+# A document: its bytes (any bytes-like object), or str, the text itself (read as UTF-8), not a path;
+# or an os.PathLike (pathlib.Path), which names a file, read whole.
+Document = Union[BytesLike, str, "os.PathLike[str]"]
 
 class Error(Exception):
     """Base class of every error linkbase raises."""
@@ -84,7 +85,7 @@ def rewrite(
 ) -> str: ...
 @overload
 def rewrite(
-    html: BytesLike,
+    html: Union[BytesLike, "os.PathLike[str]"],
     *,
     url: Optional[str] = None,
     headers: Optional[Headers] = None,
@@ -107,6 +108,17 @@ def links(
 ) -> List[LinkRecord]:
     """Every URL occurrence (of every HTML and CSS part of a message, of every message of an mbox): the records of
     `linkbase links` (see help(linkbase.links))."""
+
+def iter_links(
+    html: Document,
+    *,
+    url: Optional[str] = None,
+    headers: Optional[Headers] = None,
+    profile: ProfileName = "rfc2396",
+    header_base: HeaderBaseName = "entity",
+    strict: bool = False,
+) -> Iterator[LinkRecord]:
+    """links(), one dict at a time: for documents too large to hold a dict per link."""
 
 def base(
     html: Document,

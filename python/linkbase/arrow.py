@@ -12,7 +12,7 @@ to `batch_rows` links; pyarrow wraps them as arrays without copying (`Array.from
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, BinaryIO, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, List, Optional, Tuple, Union
 
 import linkbase
 
@@ -52,10 +52,13 @@ def link_batches(
     profile: "ProfileName" = "rfc2396",
     header_base: "HeaderBaseName" = "entity",
     batch_rows: int = 65536,
+    done: Optional[Callable[[Any], None]] = None,
 ) -> Iterator[Any]:
     """pyarrow RecordBatches (schema: `schema()`) of every link of every HTML record of the WARC
     file `source` that starts in the byte range `start..end` (see help(linkbase.read_warc));
-    each batch holds up to `batch_rows` links, in record order."""
+    each batch holds up to `batch_rows` links, in record order. `done`, when given, is called
+    with the reader (a linkbase.WarcReader) once it has read the range: its `counts`, `damaged`
+    and `failed` say what could not be read."""
     import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
     sch = schema()
@@ -63,6 +66,8 @@ def link_batches(
     while True:
         got = reader._next_columns(batch_rows)
         if got is None:
+            if done is not None:
+                done(reader)
             return
         rows, columns = got
         arrays = [

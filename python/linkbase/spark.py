@@ -77,8 +77,9 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import shutil
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import linkbase
 from linkbase._jvm import launch_options
@@ -127,6 +128,52 @@ def _local(path: str) -> str:
     return path[len("file://"):] if path.startswith("file://") else path
 
 
+# How many lines of what could not be read a task sends back (the counts are whole).
+PROBLEM_LINES = 20
+
+
+def range_problems(path: str, reader: Any) -> Dict[str, Any]:
+    """What the reader of (a range of) `path` could not read, as the CLI counts it: damaged
+    stretches, records read past damage, records not read (past a bound, a revisit whose
+    original is not in the file, HTML the pipeline refused); and the first lines saying them."""
+    counts = reader.counts
+    lines = [
+        f"{path}: damaged record at offset {offset}" + (f" (record {rid})" if rid else "") + f": {message}"
+        for offset, rid, message in reader.damaged
+    ]
+    lines += [f"{path}: record {rid} at offset {offset} not read: {message}" for rid, offset, message in reader.failed]
+    return {
+        "damaged": int(counts["damaged"]),
+        "salvaged": int(counts["salvaged"]),
+        "failed": len(reader.failed),
+        "lines": lines[:PROBLEM_LINES],
+    }
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def problems_line(problems: Iterable[Dict[str, Any]]) -> Tuple[str, List[str]]:
+    """The tasks' `range_problems` summed: what the job says of them (empty when nothing), and
+    the lines to say before it."""
+    damaged = salvaged = failed = 0
+    lines: List[str] = []
+    for p in problems:
+        damaged += p["damaged"]
+        salvaged += p["salvaged"]
+        failed += p["failed"]
+        lines.extend(p["lines"])
+    said = []
+    if damaged:
+        said.append(f"{_plural(damaged, 'stretch')} of damage".replace("stretchs", "stretches"))
+    if salvaged:
+        said.append(f"{_plural(salvaged, 'record')} read past damage")
+    if failed:
+        said.append(f"{_plural(failed, 'record')} not read")
+    return ", ".join(said), lines
+
+
 def ranges(length: Optional[int], split_size: int = SPLIT_SIZE) -> List[Tuple[int, Optional[int]]]:
     """Byte ranges covering a file of `length` bytes, `split_size` each, the last one open
     (`(start, None)`: to the end, whatever the file has become). An unknown length is one range."""
@@ -157,22 +204,31 @@ def links(
     header_base: str = "entity",
     hadoop: bool = False,
     split_size: int = SPLIT_SIZE,
+    problems: Any = None,
 ) -> Any:
     """A DataFrame of every link of every HTML record of the WARC files `paths` (schema:
-    `COLUMNS`). One task per `split_size` bytes of each file (per file with `hadoop`)."""
+    `COLUMNS`). One task per `split_size` bytes of each file (per file with `hadoop`).
+    `problems`, when given, is a Spark accumulator of lists (`problems_accumulator(sc)`): each
+    task adds its `range_problems` once the DataFrame is computed."""
     paths = list(paths)
     if not paths:
         raise ValueError("linkbase.spark.links: no WARC files given")
     options = {"profile": profile, "header_base": header_base}
+
+    def said(path: str) -> Optional[Callable[[Any], None]]:
+        if problems is None:
+            return None
+        return lambda reader: problems.add([range_problems(path, reader)])
+
     if hadoop:
-        files = spark.read.format("binaryFile").load(paths).select("content")
+        files = spark.read.format("binaryFile").load(paths).select("path", "content")
 
         def whole_files(batches: Iterator[Any]) -> Iterator[Any]:
             from linkbase.arrow import link_batches
 
             for batch in batches:
-                for content in batch.column(0).to_pylist():
-                    yield from link_batches(io.BytesIO(content), **options)  # type: ignore[arg-type]
+                for path, content in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist()):
+                    yield from link_batches(io.BytesIO(content), done=said(path), **options)  # type: ignore[arg-type]
 
         return files.mapInArrow(worker_task(whole_files), schema())
     work = tasks(paths, split_size)
@@ -183,9 +239,25 @@ def links(
         for batch in batches:
             for i in batch.column(0).to_pylist():
                 path, start, end = work[i]
-                yield from link_batches(_local(path), start, end, **options)  # type: ignore[arg-type]
+                yield from link_batches(_local(path), start, end, done=said(path), **options)  # type: ignore[arg-type]
 
     return _task_ids(spark, len(work)).mapInArrow(worker_task(read_ranges), schema())
+
+
+def problems_accumulator(sc: Any) -> Any:
+    """A Spark accumulator of lists, for `links(..., problems=...)`: its value is every task's
+    `range_problems`."""
+    from pyspark.accumulators import AccumulatorParam
+
+    class Lists(AccumulatorParam):  # type: ignore[misc, type-arg, unused-ignore]
+        def zero(self, value: List[Any]) -> List[Any]:
+            return []
+
+        def addInPlace(self, a: List[Any], b: List[Any]) -> List[Any]:
+            a.extend(b)
+            return a
+
+    return sc.accumulator([], Lists())
 
 
 def worker_task(body: Callable[[Iterator[Any]], Iterator[Any]]) -> Callable[[Iterator[Any]], Iterator[Any]]:
@@ -246,9 +318,11 @@ def write_parquet(
     profile: str = "rfc2396",
     header_base: str = "entity",
     split_size: int = SPLIT_SIZE,
+    problems: Optional[List[Dict[str, Any]]] = None,
 ) -> int:
     """Writes the link table of the WARC files `paths` to the directory `output` (replaced if it
     exists) as Parquet, and returns its row count (`spark`: a SparkSession or a SparkContext).
+    `problems`, when given, gets each task's `range_problems` (what it could not read).
     The same table as `links(...)` written by Spark, but each task writes its own file with
     pyarrow on the executor (`part-NNNNN.parquet`, NNNNN the task's range; `_SUCCESS` when all
     are done): Spark only schedules the ranges, no link passes through the JVM. `output` must be a path every executor and the driver share (a
@@ -274,16 +348,17 @@ def write_parquet(
     os.makedirs(out)
     work = tasks(paths, split_size)
 
-    def write_ranges(ids: Iterator[int]) -> Iterator[Tuple[str, int]]:
+    def write_ranges(ids: Iterator[int]) -> Iterator[Tuple[str, int, List[Dict[str, Any]]]]:
         import uuid
 
         for i in ids:
             path, start, end = work[i]
             name = f"part-{i:05d}.parquet"
             tmp = os.path.join(out, f".{name}.{uuid.uuid4().hex}.tmp")
-            rows = write_range(path, start, end, tmp, **options)  # type: ignore[arg-type]
+            said: List[Dict[str, Any]] = []
+            rows = write_range(path, start, end, tmp, problems=said, **options)  # type: ignore[arg-type]
             os.replace(tmp, os.path.join(out, name))
-            yield name, rows
+            yield name, rows, said
 
     # The ranges' numbers as an RDD, one per partition, not a DataFrame (spark.range and
     # mapInArrow): no link reaches Spark, so it has no query to plan, compile (whole-stage
@@ -296,16 +371,26 @@ def write_parquet(
             os.remove(os.path.join(out, name))
     with open(os.path.join(out, "_SUCCESS"), "w"):
         pass
-    return sum(rows for _, rows in done)
+    if problems is not None:
+        problems.extend(p for _, _, said in done for p in said)
+    return sum(rows for _, rows, _ in done)
 
 
 def write_range(
-    path: str, start: int, end: Optional[int], target: str, *, profile: "ProfileName" = "rfc2396", header_base: "HeaderBaseName" = "entity"
+    path: str,
+    start: int,
+    end: Optional[int],
+    target: str,
+    *,
+    profile: "ProfileName" = "rfc2396",
+    header_base: "HeaderBaseName" = "entity",
+    problems: Optional[List[Dict[str, Any]]] = None,
 ) -> int:
     """Writes the link table of the records of `path` that start in `start..end` to the Parquet
     file `target` with pyarrow (Snappy, as Spark's writer; an empty range still writes the
     schema), and returns its row count: a task of `write_parquet` (and of the pool it is
-    measured against, python/bench/pool.py)."""
+    measured against, python/bench/pool.py). `problems`, when given, gets the range's
+    `range_problems`."""
     import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
 
     from linkbase.arrow import link_batches
@@ -313,7 +398,8 @@ def write_range(
 
     rows = 0
     with pq.ParquetWriter(target, arrow_schema(), compression="snappy") as writer:
-        for batch in link_batches(_local(path), start, end, profile=profile, header_base=header_base):
+        done = None if problems is None else (lambda reader: problems.append(range_problems(path, reader)))
+        for batch in link_batches(_local(path), start, end, profile=profile, header_base=header_base, done=done):
             writer.write_batch(batch)
             rows += batch.num_rows
     return rows
@@ -401,6 +487,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         "--partition-by); auto (default): arrow when it can",
     )
     p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="let Spark and its JVM log as they do by default (without it, only their errors)",
+    )
+    p.add_argument(
         "--no-class-archive",
         action="store_true",
         help="start the JVM without the class-data sharing archive of Spark's classes (by default "
@@ -411,11 +502,30 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.writer == "arrow" and not arrow_ok:
         parser.error("--writer arrow needs an --output path the executors share, and neither --partition-by nor --hadoop")
     writer_name = "arrow" if args.writer == "auto" and arrow_ok else args.writer
+    # What the job needs, checked before Spark starts (a task would only find out in a worker's
+    # traceback, after Spark has started): one line naming what to install.
+    needed = missing_modules(["pyspark", "pyarrow"] + ([] if writer_name == "arrow" else ["pandas"]))
+    if needed:
+        print(
+            f"linkbase.spark: {' and '.join(needed)} {'is' if len(needed) == 1 else 'are'} not installed: "
+            "pip install 'linkbase[spark]' (pyspark, pyarrow, pandas)",
+            file=sys.stderr,
+        )
+        return 2
+    if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+        print("linkbase.spark: Spark needs Java (17 or later): none on PATH and JAVA_HOME is not set", file=sys.stderr)
+        return 2
 
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
     conf = SparkConf().setAppName("linkbase-links")
+    if not args.verbose:
+        # No progress bar; Spark's log4j at errors and the JVM's own warnings (the class
+        # archive's, hundreds of lines as it is written) are quietened in _jvm, where this
+        # command starts the JVM. One line stays: the JVM's own notice of the incubator module
+        # Spark 4 always adds (--add-modules jdk.incubator.vector), which no option hides.
+        conf = conf.set("spark.ui.showConsoleProgress", "false")
     if args.master:
         conf = conf.setMaster(args.master)
     if (args.master or "").startswith("local") and "PYSPARK_PYTHON" not in os.environ:
@@ -423,11 +533,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         # default is whatever `python3` is first on PATH).
         os.environ["PYSPARK_PYTHON"] = sys.executable
     # The JVM this command starts, if it starts one (see the module's help).
-    conf, archive = launch_options(conf, schedules_only=writer_name == "arrow", class_archive=not args.no_class_archive)
+    conf, archive = launch_options(
+        conf, schedules_only=writer_name == "arrow", class_archive=not args.no_class_archive, quiet=not args.verbose
+    )
     # The pyarrow writer only schedules tasks: a SparkContext does, and a SparkSession (its SQL
     # session state) would cost the driver JVM about 1.3 s more CPU (a do-nothing job of 18
     # tasks: 2.5–3.0 s against 3.7–4.4 s), so one is made only to read the table back (--hosts).
     sc = SparkContext.getOrCreate(conf) if writer_name == "arrow" else SparkSession.builder.config(conf=conf).getOrCreate().sparkContext
+    problems: List[Dict[str, Any]] = []
     try:
         if writer_name == "arrow":
             written = write_parquet(
@@ -437,9 +550,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                 profile=args.profile,
                 header_base=args.header_base,
                 split_size=args.split_size,
+                problems=problems,
             )
         else:
             spark = SparkSession.builder.getOrCreate()
+            accumulator = problems_accumulator(spark.sparkContext)
             df = links(
                 spark,
                 args.warc,
@@ -447,13 +562,25 @@ def main(argv: Optional[List[str]] = None) -> int:
                 header_base=args.header_base,
                 hadoop=args.hadoop,
                 split_size=args.split_size,
+                problems=accumulator,
             )
             writer = df.write.mode("overwrite")
             if args.partition_by:
                 writer = writer.partitionBy(*args.partition_by)
             writer.parquet(args.output)
+            problems = list(accumulator.value)
             written = spark.read.parquet(args.output).count()
-        print(f"linkbase.spark: {written} links of {len(args.warc)} WARC files -> {args.output}", file=sys.stderr)
+        # What could not be read is said, and makes the exit status 1, as `linkbase links` of
+        # the same files does (the table holds every link that could be read).
+        summary, lines = problems_line(problems)
+        for line in lines:
+            print(f"linkbase.spark: {line}", file=sys.stderr)
+        tail = f"; {summary}" if summary else ""
+        print(
+            f"linkbase.spark: {_plural(written, 'link')} of {_plural(len(args.warc), 'WARC file')} -> {args.output}{tail}",
+            file=sys.stderr,
+        )
+        status = 1 if summary else 0
         if args.hosts:
             spark = SparkSession.builder.getOrCreate()
             host_links(spark.read.parquet(args.output)).write.mode("overwrite").parquet(args.hosts)
@@ -463,7 +590,20 @@ def main(argv: Optional[List[str]] = None) -> int:
             said = archive.finish()
             if said:
                 print(f"linkbase.spark: {said}", file=sys.stderr)
-    return 0
+    return status
+
+
+def missing_modules(names: Sequence[str]) -> List[str]:
+    """Those of the modules `names` this interpreter cannot import."""
+    import importlib
+
+    missing = []
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing
 
 
 if __name__ == "__main__":

@@ -6,477 +6,27 @@
 //! objects are made with it held (`topy.rs`), and the records are freed without it.
 #![forbid(unsafe_code)]
 
+mod errors;
+mod options;
+mod job;
 mod columns;
-use columns::LinkColumns;
+mod stream;
 mod topy;
 mod warc;
+
+pub(crate) use columns::LinkColumns;
+pub(crate) use errors::{
+    run, to_py, warn, ArchiveError, BadBase, DecodeError, Error, LimitError, LinkbaseWarning,
+    UnresolvedError, UnsupportedError, UsageError,
+};
+use job::{Job, Prepared, Want};
+pub(crate) use options::{header_base, headers, profile};
 use warc::{read_warc, WarcReader};
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use linkbase::input::InputKind;
-use linkbase::message::{self, MessageInput};
-use linkbase::pipeline::{self, HtmlInput, Options};
-use linkbase::{
-    BaseLayers, HeaderBase, Headers, Profile, Report, ResolveOptions, Resolver, RewriteOptions,
-};
-use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyTypeError, PyUserWarning};
+use linkbase::{ResolveOptions, Resolver};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-
-create_exception!(
-    linkbase,
-    Error,
-    PyException,
-    "Base class of every error linkbase raises."
-);
-create_exception!(
-    linkbase,
-    DecodeError,
-    Error,
-    "The bytes are not a text document, or not in a usable encoding."
-);
-create_exception!(
-    linkbase,
-    LimitError,
-    Error,
-    "The document passes a parser bound (crafted or absurdly nested input)."
-);
-create_exception!(
-    linkbase,
-    BadBase,
-    Error,
-    "A base given by the caller (url, a header's Content-Base/Content-Location, resolve's base) is not a usable URI."
-);
-create_exception!(
-    linkbase,
-    UnsupportedError,
-    Error,
-    "The document's encoding cannot be written back."
-);
-create_exception!(
-    linkbase,
-    UsageError,
-    Error,
-    "An argument value is not one linkbase knows (a profile or header_base name)."
-);
-
-create_exception!(
-    linkbase,
-    ArchiveError,
-    Error,
-    "A WARC file cannot be opened or read at all (damage inside it is reported, not raised)."
-);
-
-create_exception!(
-    linkbase,
-    UnresolvedError,
-    Error,
-    "strict=True was given and links were left relative or unresolvable (no base, a bad base, \
-an opaque base, or references RFC 2396 cannot resolve); the message says how many and why."
-);
-
-create_exception!(
-    linkbase,
-    LinkbaseWarning,
-    PyUserWarning,
-    "Links were left relative or unresolvable (for lack of a base, most often); warned by \
-rewrite() and links() unless strict=True, which raises UnresolvedError instead. Silence it with \
-warnings.simplefilter(\"ignore\", linkbase.LinkbaseWarning)."
-);
-
-/// The name documents carry in error messages: Python callers pass bytes, not files.
-const INPUT_NAME: &str = "<html>";
-/// The name a MIME message carries in error messages.
-const MESSAGE_NAME: &str = "<message>";
-/// The name an mbox carries in error messages (each message as `<mbox> message I (offset O)`).
-const MBOX_NAME: &str = "<mbox>";
-
-/// The document argument's bytes: a `bytes` object (borrowed, not copied) or a copy of any
-/// other buffer or of a `str`'s UTF-8.
-enum DocBytes<'py> {
-    Shared(Bound<'py, PyBytes>),
-    Owned(Vec<u8>),
-}
-
-impl DocBytes<'_> {
-    fn as_slice(&self) -> &[u8] {
-        match self {
-            DocBytes::Shared(b) => b.as_bytes(),
-            DocBytes::Owned(v) => v,
-        }
-    }
-}
-
-/// The document argument: `bytes`, any other bytes-like object (`bytearray`, `memoryview`, …,
-/// copied: the GIL is released while the library reads it), or `str` (the text itself, not a
-/// path: encoded as UTF-8, and read as UTF-8 whatever it declares). The flag says it was `str`.
-fn document<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(DocBytes<'py>, bool)> {
-    if let Ok(bytes) = obj.cast::<PyBytes>() {
-        return Ok((DocBytes::Shared(bytes.clone()), false));
-    }
-    if let Ok(text) = obj.cast::<PyString>() {
-        return Ok((DocBytes::Owned(text.to_cow()?.as_bytes().to_vec()), true));
-    }
-    let py = obj.py();
-    let view = py
-        .import("builtins")?
-        .getattr("memoryview")?
-        .call1((obj,))
-        .map_err(|_| {
-            let name = obj
-                .get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_else(|_| "?".to_owned());
-            PyTypeError::new_err(format!(
-                "html: expected bytes, bytearray, memoryview (any bytes-like object) or str, not {name}"
-            ))
-        })?;
-    let bytes = view.call_method0("tobytes")?.cast_into::<PyBytes>()?;
-    Ok((DocBytes::Shared(bytes), false))
-}
-
-/// The document and how to read it.
-struct Job<'py> {
-    doc: DocBytes<'py>,
-    kind: InputKind,
-    text: bool,
-    prepared: Prepared,
-}
-
-impl<'py> Job<'py> {
-    /// The document argument classified as the CLI classifies its input (one rule:
-    /// `linkbase::input::classify`, by content only, there being no file name). A WARC archive
-    /// is refused: its records are documents of their own, with their own URLs.
-    fn new(obj: &Bound<'py, PyAny>, prepared: Prepared) -> PyResult<Job<'py>> {
-        let (doc, text) = document(obj)?;
-        let kind = linkbase::input::classify("", doc.as_slice());
-        if kind == InputKind::Arc {
-            return Err(UsageError::new_err(
-                "html: this is an ARC archive, not a document: read its records with \
-                 linkbase.read_warc(path) (it reads ARC as WARC; read_warc(io.BytesIO(data)) for \
-                 bytes in memory)",
-            ));
-        }
-        if kind == InputKind::Warc {
-            return Err(UsageError::new_err(
-                "html: this is a WARC archive, not a document: read its records with \
-                 linkbase.read_warc(path) (or read_warc(io.BytesIO(data)) for bytes in memory)",
-            ));
-        }
-        let mut prepared = prepared;
-        if text && kind == InputKind::Html {
-            // A str is already decoded text: its UTF-8 encoding is the transport charset, above
-            // any <meta charset> or Content-Type it carries (HTML LS §13.2.3.2 step 4).
-            prepared.charset = Some("utf-8".to_owned());
-        }
-        Ok(Job {
-            doc,
-            kind,
-            text,
-            prepared,
-        })
-    }
-
-    fn message(&self) -> bool {
-        matches!(self.kind, InputKind::Message | InputKind::Mbox)
-    }
-
-    /// Reports (one for a document, one per HTML or CSS part of a message, of each message of
-    /// an mbox) and, when `rewrite`, the rewritten bytes: what the CLI's `links` / `rewrite`
-    /// compute. What the CLI says on stderr about what it could not read (an mbox message, the
-    /// bytes before its first one, a MIME part skipped or read past damage) is warned
-    /// (`LinkbaseWarning`): never silent.
-    fn run(&self, py: Python<'_>, rewrite: bool) -> PyResult<(Option<Vec<u8>>, Vec<Report>)> {
-        let (bytes, reports, problems) = self.read(py, rewrite)?;
-        let problems = problems.into_iter().chain(reports.iter().flat_map(|r| {
-            r.base
-                .diagnostics
-                .iter()
-                .filter(|d| {
-                    matches!(
-                        d.code,
-                        linkbase::DiagnosticCode::PartSkipped
-                            | linkbase::DiagnosticCode::MimeMalformed
-                    )
-                })
-                // The message's own diagnostics name their part already (as the CLI says them).
-                .map(|d| {
-                    let named = d.message.starts_with("part ");
-                    format!("{}{d}", where_in(&r.base, !named))
-                })
-        }));
-        for line in problems.collect::<Vec<_>>() {
-            warn(py, &line)?;
-        }
-        Ok((bytes, reports))
-    }
-
-    /// [`Job::run`]'s reading, and what could not be read.
-    #[allow(clippy::type_complexity)]
-    fn read(
-        &self,
-        py: Python<'_>,
-        rewrite: bool,
-    ) -> PyResult<(Option<Vec<u8>>, Vec<Report>, Vec<String>)> {
-        let bytes = self.doc.as_slice();
-        let prepared = &self.prepared;
-        if self.kind == InputKind::Mbox {
-            return run(py, || {
-                let (out, read) = if rewrite {
-                    let (out, read) = message::mbox::rewrite(
-                        MBOX_NAME,
-                        bytes,
-                        &prepared.layers,
-                        &prepared.options,
-                    );
-                    let results = read
-                        .results
-                        .into_iter()
-                        .map(|r| r.map(|r| r.reports))
-                        .collect();
-                    let read = message::mbox::Mbox {
-                        messages: read.messages,
-                        results,
-                        preamble: read.preamble,
-                    };
-                    (Some(out), read)
-                } else {
-                    let read =
-                        message::mbox::links(MBOX_NAME, bytes, &prepared.layers, &prepared.options);
-                    (None, read)
-                };
-                let mut problems = Vec::new();
-                if read.preamble > 0 {
-                    problems.push(format!(
-                        "{MBOX_NAME}: {} bytes before the first `From ` line belong to no \
-                         message: skipped",
-                        read.preamble
-                    ));
-                }
-                let mut reports = Vec::new();
-                for result in read.results {
-                    match result {
-                        Ok(r) => reports.extend(r),
-                        Err(e) => problems.push(format!("{e}: the message is not read")),
-                    }
-                }
-                Ok((out, reports, problems))
-            });
-        }
-        let message = self.message();
-        let (out, reports) = run(py, || {
-            if message {
-                let input = MessageInput {
-                    name: MESSAGE_NAME,
-                    bytes,
-                    layers: prepared.layers.clone(),
-                };
-                return if rewrite {
-                    let out = message::rewrite_message(&input, &prepared.options).map_err(to_py)?;
-                    Ok((Some(out.bytes), out.reports))
-                } else {
-                    let reports =
-                        message::links_message(&input, &prepared.options).map_err(to_py)?;
-                    Ok((None, reports))
-                };
-            }
-            let input = prepared.input(bytes);
-            if rewrite {
-                let out = pipeline::rewrite(&input, &prepared.options).map_err(to_py)?;
-                Ok((Some(out.bytes), vec![out.report]))
-            } else {
-                let report = pipeline::links(&input, &prepared.options).map_err(to_py)?;
-                Ok((None, vec![report]))
-            }
-        })?;
-        Ok((out, reports, Vec::new()))
-    }
-
-    /// `strict`: raise `UnresolvedError` when links were left relative or unresolvable;
-    /// otherwise say so with a `LinkbaseWarning` per document (per part of a message), as the
-    /// CLI says it on stderr.
-    fn unresolved(&self, py: Python<'_>, reports: &[Report], strict: bool) -> PyResult<()> {
-        let mut said = Vec::new();
-        for report in reports {
-            let Some(summary) = report.unresolved_summary() else {
-                continue;
-            };
-            let mut line = format!("{}{summary}", where_in(&report.base, true));
-            if summary.reason == "no base" {
-                line.push_str("; give the document's URL with url= (or a base with headers=)");
-            }
-            said.push(line);
-        }
-        if said.is_empty() {
-            return Ok(());
-        }
-        if strict {
-            return Err(UnresolvedError::new_err(said.join("; ")));
-        }
-        for line in said {
-            warn(py, &line)?;
-        }
-        Ok(())
-    }
-}
-
-/// Where in an mbox and a message a record is, as warnings name it: `message 2 part 1.2: `
-/// (without the part unless `part`; empty for a bare document).
-fn where_in(base: &linkbase::report::BaseRecord, part: bool) -> String {
-    let mut out = Vec::new();
-    if let Some(m) = &base.mbox {
-        out.push(format!("message {}", m.mbox_message));
-    }
-    if let (Some(p), true) = (&base.part, part) {
-        out.push(format!("part {p}"));
-    }
-    if out.is_empty() {
-        return String::new();
-    }
-    format!("{}: ", out.join(" "))
-}
-
-/// A `LinkbaseWarning` with `line`.
-fn warn(py: Python<'_>, line: &str) -> PyResult<()> {
-    let category = py.get_type::<LinkbaseWarning>();
-    let line = std::ffi::CString::new(line.replace('\0', " "))
-        .map_err(|e| Error::new_err(e.to_string()))?;
-    // stacklevel 1: the caller's line (this function is not a Python frame).
-    PyErr::warn(py, category.as_any(), &line, 1)
-}
-
-/// The library's error as the matching Python exception, with the library's message.
-fn to_py(e: linkbase::Error) -> PyErr {
-    let message = e.to_string();
-    match e {
-        linkbase::Error::Decode { .. } => DecodeError::new_err(message),
-        linkbase::Error::Limit { .. } => LimitError::new_err(message),
-        linkbase::Error::BadBase { .. } => BadBase::new_err(message),
-        linkbase::Error::TextLoss { .. }
-        | linkbase::Error::RawTextLoss { .. }
-        | linkbase::Error::ReplacementEncoding { .. }
-        | linkbase::Error::Message { .. }
-        | linkbase::Error::NoHtmlPart { .. }
-        | linkbase::Error::UndecodableHtmlPart { .. } => UnsupportedError::new_err(message),
-        // Io cannot happen on bytes in memory; any variant added later is still a linkbase.Error.
-        _ => Error::new_err(message),
-    }
-}
-
-/// Runs `work` without the GIL. The library does not panic on any input (it is fuzzed for
-/// that); should it ever, the caller gets a `linkbase.Error`, not a `PanicException`.
-fn run<T: Send>(py: Python<'_>, work: impl FnOnce() -> PyResult<T> + Send) -> PyResult<T> {
-    py.detach(|| {
-        catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|_| {
-            Err(Error::new_err(
-                "internal error: linkbase panicked; please report it with the input",
-            ))
-        })
-    })
-}
-
-fn profile(name: &str) -> PyResult<Profile> {
-    name.parse::<Profile>().map_err(|_| {
-        UsageError::new_err(format!(
-            "profile {name:?}: expected one of rfc2396, rfc1808, rfc3986, whatwg"
-        ))
-    })
-}
-
-fn header_base(name: &str) -> PyResult<HeaderBase> {
-    match name {
-        "entity" => Ok(HeaderBase::Entity),
-        "browser" => Ok(HeaderBase::Browser),
-        _ => Err(UsageError::new_err(format!(
-            "header_base {name:?}: expected entity or browser"
-        ))),
-    }
-}
-
-/// `headers` as a mapping (anything with `.items()`) or an iterable of `(name, value)` pairs.
-fn headers(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Headers> {
-    let mut out = Headers::new();
-    let Some(obj) = obj else {
-        return Ok(out);
-    };
-    if obj.is_none() {
-        return Ok(out);
-    }
-    let pairs = if obj.hasattr("items")? {
-        obj.call_method0("items")?
-    } else {
-        obj.clone()
-    };
-    for pair in pairs.try_iter()? {
-        let (name, value): (String, String) = pair?.extract().map_err(|_| {
-            PyTypeError::new_err("headers: expected a mapping of str to str or (str, str) pairs")
-        })?;
-        out.push_field(&name, &value);
-    }
-    Ok(out)
-}
-
-/// Everything the pipeline needs, owned, so it can cross into the GIL-free closure.
-struct Prepared {
-    layers: BaseLayers,
-    charset: Option<String>,
-    diagnostics: Vec<linkbase::Diagnostic>,
-    options: Options,
-}
-
-impl Prepared {
-    /// Mirrors the CLI's `load`/`options`: `url` is the retrieval URI (§5.1.3), the headers give
-    /// the entity layer (§5.1.2) under `header_base`, Content-Type's charset the transport label.
-    fn new(
-        url: Option<String>,
-        headers_obj: Option<&Bound<'_, PyAny>>,
-        profile_name: &str,
-        header_base_name: &str,
-    ) -> PyResult<Prepared> {
-        let profile = profile(profile_name)?;
-        let mode = header_base(header_base_name)?;
-        // The library's error names the layer (the retrieval URI); the caller gave it as url=.
-        if let Some(value) = &url {
-            linkbase::Uri::parse(value.trim())
-                .map_err(|e| BadBase::new_err(format!("url={value:?}: {e}")))?;
-        }
-        let headers = headers(headers_obj)?;
-        let mut layers = BaseLayers {
-            retrieval_uri: url,
-            ..BaseLayers::default()
-        };
-        let diagnostics = layers.add_headers(&headers, mode);
-        let charset = headers
-            .get("Content-Type")
-            .and_then(linkbase::input::charset_from_content_type);
-        Ok(Prepared {
-            layers,
-            charset,
-            diagnostics,
-            options: Options {
-                rewrite: RewriteOptions {
-                    resolve: ResolveOptions::for_profile(profile),
-                    drop_base: false,
-                    relink: None,
-                },
-                ..Options::default()
-            },
-        })
-    }
-
-    fn input<'a>(&self, html: &'a [u8]) -> HtmlInput<'a> {
-        HtmlInput {
-            name: INPUT_NAME,
-            bytes: html,
-            layers: self.layers.clone(),
-            charset: self.charset.clone(),
-            diagnostics: self.diagnostics.clone(),
-        }
-    }
-}
 
 /// `ref` resolved against `base` (RFC 2396 §5.2, or the profile's rules).
 ///
@@ -516,8 +66,9 @@ fn resolve(py: Python<'_>, base: &str, r#ref: &str, profile: &str) -> PyResult<O
 macro_rules! doc_arguments {
     () => {
         "Arguments:
-    html: the document: bytes or any bytes-like object (bytearray, memoryview), or str, which is
-        the text itself (not a path), read as UTF-8 whatever it declares. An HTML document, or a
+    html: the document: bytes or any bytes-like object (bytearray, memoryview); str, which is
+        the text itself (not a path: a str naming an existing file raises UsageError), read as
+        UTF-8 whatever it declares; or a pathlib.Path (os.PathLike), the file. An HTML document, or a
         MIME message (e-mail, MHTML: a heading naming MIME-Version or Content-Type), whose HTML
         and CSS parts are each read against their own base, as the CLI does; or an mbox (mails
         after `From ` lines: mboxo, mboxrd, mboxcl2), each message read as a MIME message, its
@@ -592,9 +143,9 @@ fn rewrite<'py>(
     strict: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
-    let (bytes, reports) = job.run(py, true)?;
-    job.unresolved(py, &reports, strict)?;
-    let bytes = bytes.unwrap_or_default();
+    let read = job.run(py, Want::Rewrite)?;
+    job.unresolved(py, &read, strict)?;
+    let bytes = read.bytes.unwrap_or_default();
     if !job.text {
         return Ok(PyBytes::new(py, &bytes).into_any());
     }
@@ -648,8 +199,9 @@ fn links<'py>(
     strict: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
-    let (_, reports) = job.run(py, false)?;
-    job.unresolved(py, &reports, strict)?;
+    let read = job.run(py, Want::Links)?;
+    job.unresolved(py, &read, strict)?;
+    let reports = read.reports;
     // The records' own serde form, so the dicts have exactly the CLI's JSONL fields.
     let list = topy::to_python(py, &topy::LinksOf(&reports))?;
     // Freeing the records is Rust work too: done without the GIL.
@@ -657,19 +209,45 @@ fn links<'py>(
     Ok(list)
 }
 
+#[pyfunction]
+#[pyo3(signature = (html, *, url = None, headers = None, profile = "rfc2396", header_base = "entity", strict = false))]
+#[doc = concat!(
+"The links of links(), one dict at a time, for documents too large to hold a dict per link (a
+page of millions of links): the document is read on a thread of its own and each link is made
+a dict when the iteration asks for it, so memory holds the document and the dicts kept, not one
+record per link. Unresolved links are warned (or raise, with strict=True) when the iteration
+ends.
+
+", doc_arguments!(), doc_strict!(), "
+Returns:
+    An iterator of dicts, as links() returns them.
+
+", doc_raises!(), "    UnresolvedError: strict=True and links were left relative or unresolvable.
+
+Example:
+    >>> import linkbase
+    >>> [l[\"resolved\"] for l in linkbase.iter_links(b\"<a href=x>\", url=\"http://h/p\")]
+    ['http://h/x']
+")]
+#[allow(clippy::too_many_arguments)]
+fn iter_links<'py>(
+    py: Python<'py>,
+    html: &Bound<'py, PyAny>,
+    url: Option<String>,
+    headers: Option<&Bound<'py, PyAny>>,
+    profile: &str,
+    header_base: &str,
+    strict: bool,
+) -> PyResult<stream::LinkIter> {
+    let job = Job::new(html, Prepared::new(url, headers, profile, header_base)?)?;
+    stream::links_of(py, job, strict)
+}
+
 /// The base records of a job: one for a document (without its links, as the CLI's `base`),
 /// one per HTML or CSS part of a message.
 fn base_records(py: Python<'_>, job: &Job<'_>) -> PyResult<Vec<linkbase::report::BaseRecord>> {
-    if job.message() {
-        let (_, reports) = job.run(py, false)?;
-        return Ok(reports.into_iter().map(|r| r.base).collect());
-    }
-    let bytes = job.doc.as_slice();
-    let prepared = &job.prepared;
-    let record = run(py, || {
-        pipeline::base(&prepared.input(bytes), &prepared.options).map_err(to_py)
-    })?;
-    Ok(vec![record])
+    let read = job.run(py, Want::Base)?;
+    Ok(read.reports.into_iter().map(|r| r.base).collect())
 }
 
 #[pyfunction]
@@ -713,7 +291,7 @@ fn base<'py>(
     let records = base_records(py, &job)?;
     let index = records
         .iter()
-        .position(|r| r.root == Some(true))
+        .position(|r| r.origin.root == Some(true))
         .unwrap_or(0);
     let record = records
         .get(index)
@@ -770,6 +348,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite, m)?)?;
     m.add_function(wrap_pyfunction!(links, m)?)?;
+    m.add_function(wrap_pyfunction!(iter_links, m)?)?;
+    m.add_class::<stream::LinkIter>()?;
     m.add_function(wrap_pyfunction!(base, m)?)?;
     m.add_function(wrap_pyfunction!(bases, m)?)?;
     Ok(())

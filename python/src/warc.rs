@@ -1,6 +1,7 @@
 //! `read_warc()` and its iterator: the HTML records of a WARC or ARC file, each with its links,
 //! read without the GIL a record at a time; damage listed on the reader, never raised.
 
+use linkbase::input::InputKind;
 use linkbase::pipeline::Options;
 use linkbase::{Report, ResolveOptions, RewriteOptions};
 use pyo3::exceptions::PyTypeError;
@@ -227,15 +228,29 @@ pub(crate) fn read_warc(
 ) -> PyResult<WarcReader> {
     let resolve = ResolveOptions::for_profile(self::profile(profile)?);
     let mode = self::header_base(header_base)?;
+    let text_mode = || {
+        PyTypeError::new_err(
+            "read_warc: the file object is opened in text mode; open it in binary mode \
+             (open(path, \"rb\")), or pass the path",
+        )
+    };
     let (path, name, spool) = if source.hasattr("read")? {
+        let io = py.import("io")?;
+        if source.is_instance(&io.getattr("TextIOBase")?)? {
+            return Err(text_mode());
+        }
         // A binary file object: copied out, a MiB at a time.
         let mut spool = tempfile::NamedTempFile::new()
             .map_err(|e| ArchiveError::new_err(format!("cannot create a temporary file: {e}")))?;
         loop {
-            let chunk = source.call_method1("read", (1usize << 20,))?;
-            let bytes: &[u8] = chunk.extract().map_err(|_| {
-                PyTypeError::new_err("read_warc: the file object must be opened in binary mode")
+            let chunk = source.call_method1("read", (1usize << 20,)).map_err(|e| {
+                if e.is_instance_of::<pyo3::exceptions::PyUnicodeDecodeError>(py) {
+                    text_mode()
+                } else {
+                    e
+                }
             })?;
+            let bytes: &[u8] = chunk.extract().map_err(|_| text_mode())?;
             if bytes.is_empty() {
                 break;
             }
@@ -254,6 +269,28 @@ pub(crate) fn read_warc(
         let name = path.display().to_string();
         (path, name, None)
     };
+    // A device, a directory, a FIFO is no archive (reading /dev/zero would never end); nor is a
+    // file whose content and name are neither WARC's nor ARC's: both are said, not read.
+    let meta =
+        std::fs::metadata(&path).map_err(|e| ArchiveError::new_err(format!("{name}: {e}")))?;
+    if !meta.is_file() {
+        return Err(ArchiveError::new_err(format!(
+            "{name}: not a regular file (a device, a directory, a pipe): read_warc reads WARC and \
+             ARC files"
+        )));
+    }
+    let mut head = Vec::new();
+    std::fs::File::open(&path)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 64 * 1024), &mut head))
+        .map_err(|e| ArchiveError::new_err(format!("{name}: {e}")))?;
+    let kind = linkbase::input::classify(&name, &head);
+    if !matches!(kind, InputKind::Warc | InputKind::Arc) {
+        return Err(ArchiveError::new_err(format!(
+            "{name}: not a WARC or ARC file (it starts with neither a WARC/ record nor an ARC URL \
+             line, and its name is not .warc, .warc.gz, .arc or .arc.gz): read documents with \
+             links(), rewrite(), base()"
+        )));
+    }
     let archive = linkbase::archive::Archive::open_range(
         &path,
         linkbase::archive::ArchiveOptions {

@@ -216,10 +216,15 @@ def test_str_message():
 
 
 def test_other_types_are_type_errors():
-    for bad in (3, None, ["<a href=x>"], Path("page.html")):
+    for bad in (3, None, ["<a href=x>"]):
         with pytest.raises(TypeError) as e:
             linkbase.links(bad)
-        assert str(e.value).startswith("html: expected bytes, bytearray, memoryview (any bytes-like object) or str, not ")
+        assert str(e.value).startswith(
+            "html: expected bytes, bytearray, memoryview (any bytes-like object), str (the text) or pathlib.Path (a file), not "
+        )
+    # A Path is a file (test_linkbase.py): one that does not exist is an OSError naming it.
+    with pytest.raises(OSError, match="page.html"):
+        linkbase.links(Path("page.html"))
     with pytest.raises(TypeError, match=r"not int$"):
         linkbase.rewrite(3)
 

@@ -311,3 +311,47 @@ def test_exceptions_are_named_in_the_public_module():
         again = pickle.loads(pickle.dumps(e))
         assert type(again) is linkbase.DecodeError
         assert str(again) == str(e)
+
+
+def test_a_str_that_names_a_file_is_refused_and_a_path_is_read(tmp_path):
+    """One rule: a str is the document's text; a str that is a path to an existing file is
+    refused with a message pointing to pathlib.Path (it silently gave no links); a Path is the
+    file, classified by its content and name as the CLI classifies it."""
+    page = tmp_path / "index.html"
+    page.write_bytes(b'<a href="x.html">x</a>')
+    with pytest.raises(linkbase.UsageError, match=r"pathlib\.Path"):
+        linkbase.links(str(page), url="http://h/d/")
+    got = linkbase.links(page, url="http://h/d/")
+    assert [l["resolved"] for l in got] == ["http://h/d/x.html"]
+    assert linkbase.rewrite(page, url="http://h/d/") == b'<a href="http://h/d/x.html">x</a>'
+    # Text that merely looks like a name is text.
+    assert linkbase.links("no-such-file.html", url="http://h/d/") == []
+    # An mbox named .txt is an mbox by its content.
+    mbox = tmp_path / "mail.txt"
+    mbox.write_bytes(b"From - \nContent-Type: text/html\nContent-Location: http://m/\n\n<a href=y>y</a>\n")
+    with pytest.warns(linkbase.LinkbaseWarning, match="read as an mbox"):
+        (link,) = linkbase.links(mbox)
+    assert (link["resolved"], link["mbox_message"]) == ("http://m/y", 0)
+
+
+def test_iter_links_gives_the_links_of_links_one_at_a_time(tmp_path):
+    """iter_links() is links() one dict at a time (a page of millions of links in the memory of
+    the page: BENCHMARKS.md), for a page past the 1 MiB the streaming engine reads twice, a
+    message, an mbox; unresolved links are warned at the end, or raise with strict=True."""
+    big = b"".join(b'<a href="p%06d.html">x</a><img src="/i/%d.png">\n' % (i, i) for i in range(40000))
+    assert len(big) > 1 << 20
+    page = b'<base href="/d/"><a href="x.html">x</a>' + big
+    got = list(linkbase.iter_links(page, url="http://h/a/"))
+    assert got == linkbase.links(page, url="http://h/a/")
+    assert len(got) == 80002
+    mail = b"From - \nContent-Type: text/html\nContent-Location: http://m/\n\n<a href=y>y</a>\n"
+    with pytest.warns(linkbase.LinkbaseWarning):
+        assert list(linkbase.iter_links(mail)) == linkbase.links(mail)
+    # Stopping early is fine: the rest is read and dropped.
+    it = linkbase.iter_links(page, url="http://h/a/")
+    assert next(it)["resolved"] == "http://h/d/"
+    del it
+    with pytest.warns(linkbase.LinkbaseWarning, match="no base"):
+        assert [l["original"] for l in linkbase.iter_links(b"<a href=x>")] == ["x"]
+    with pytest.raises(linkbase.UnresolvedError):
+        list(linkbase.iter_links(b"<a href=x>", strict=True))

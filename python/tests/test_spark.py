@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import warcs
-from test_warc import cli_links
+from test_warc import cli, cli_links
 
 pyspark = pytest.importorskip("pyspark", reason="python/test.sh installs pyspark; run it for this test")
 
@@ -162,16 +162,33 @@ def test_worker_task_leaves_no_zip_finders(tmp_path, monkeypatch, unfrozen):
     assert importlib.import_module("zpkg.two").VALUE == 2
 
 
-def test_worker_task_freezes_the_heap_once(unfrozen):
+def test_worker_task_freezes_the_heap_once(unfrozen, monkeypatch):
     """After a worker's first task its objects are frozen (gc.freeze), so the collection
-    PySpark's daemon runs after every task skips them; later tasks freeze nothing more."""
+    PySpark's daemon runs after every task skips them; later tasks freeze nothing more.
+
+    Deterministic: it counts the calls to gc.freeze and asks which objects are frozen, where it
+    compared gc.get_freeze_count() before and after a second task. That count is the size of the
+    permanent generation, which shrinks whenever a frozen object is freed: by a thread of this
+    process (py4j's, the module's Spark session) or by the collector freeing a cycle that held
+    one, which under load happened between the two reads, and the test failed."""
     import gc
     import weakref
 
     class Cycle:
         pass
 
+    freezes = []
+    real_freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (freezes.append(1), real_freeze())[1])
+
+    def frozen(obj):
+        # gc.get_objects() lists the collector's generations, not the permanent one.
+        return not any(o is obj for o in gc.get_objects())
+
     assert gc.get_freeze_count() == 0
+    early = Cycle()
+    early.me = early
+    assert not frozen(early)
     gc.disable()  # only worker_task collects
     try:
         garbage = Cycle()
@@ -182,12 +199,14 @@ def test_worker_task_freezes_the_heap_once(unfrozen):
     finally:
         gc.enable()
     assert ref() is None
-    frozen = gc.get_freeze_count()
-    assert frozen > 0
+    assert freezes == [1]
+    assert gc.get_freeze_count() > 0
+    assert frozen(early)
     late = Cycle()
+    late.me = late
     assert list(lspark.worker_task(lambda ids: iter(ids))(iter([3]))) == [3]
-    assert gc.get_freeze_count() == frozen
-    assert any(o is late for o in gc.get_objects())
+    assert freezes == [1], "a later task freezes nothing more"
+    assert not frozen(late)
 
 
 def test_command_line_writes_parquet(session, tmp_path):
@@ -208,7 +227,7 @@ def test_command_line_writes_parquet(session, tmp_path):
         text=True,
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    assert "40 links of 1 WARC files" in run.stderr
+    assert "40 links of 1 WARC file ->" in run.stderr
     assert session.read.parquet(str(out)).count() == 40
     assert session.read.parquet(str(hosts)).where("target_host = 'other.a.org'").first()["count"] == 10
     # Partitioned: a directory per value, the columns read back from the directory names.
@@ -230,7 +249,12 @@ def test_command_line_writes_parquet(session, tmp_path):
         text=True,
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    assert "40 links of 1 WARC files" in run.stderr
+    # Spark's own logging and the JVM's warnings are quiet by default: the job's lines only.
+    # (and the JVM's notice of the JAVA_TOOL_OPTIONS this test gives it, and of Spark's incubator
+    # module, which no option hides).
+    said = [l for l in run.stderr.splitlines() if not l.startswith(("Picked up JAVA_TOOL_OPTIONS", "WARNING: Using incubator modules"))]
+    assert [l.split(":")[0] for l in said] == ["linkbase.spark"], run.stderr[-3000:]
+    assert "40 links of 1 WARC file ->" in run.stderr
     assert sorted(f.name for f in plain.iterdir()) == ["_SUCCESS", "part-00000.parquet"]
     assert sorted(tuple(r) for r in session.read.parquet(str(plain)).collect()) == cli_table([path])
     assert sorted(tuple(r) for r in session.read.parquet(str(plain_hosts)).collect()) == sorted(
@@ -255,6 +279,69 @@ def test_command_line_writes_parquet(session, tmp_path):
     assert not any("Mapped dynamic region" in f.read_text() for f in logs.iterdir())
     # About 140 MB (a first run of Spark's writer): not left in pytest's kept temporary directories.
     archive.unlink()
+
+
+def test_damaged_records_are_counted_said_and_make_the_exit_status_1(session, tmp_path):
+    """Damage is said and counted by the job, and, as `linkbase links` of the same files, makes
+    the exit status 1 (the table still holds every link that could be read): with the pyarrow
+    writer and with Spark's (through an accumulator)."""
+    import gzip
+
+    data = b"".join(gzip.compress(r) for r in warcs.site(3, "d.org"))
+    cut = data + gzip.compress(warcs.site(1, "e.org")[0])[:40]
+    path = tmp_path / "damaged.warc.gz"
+    path.write_bytes(cut)
+    by_cli = subprocess.run([str(cli()), "links", str(path)], capture_output=True, text=True)
+    assert by_cli.returncode == 1
+    assert len(by_cli.stdout.splitlines()) == 12
+    for writer in ("arrow", "spark"):
+        out = tmp_path / f"{writer}.parquet"
+        run = subprocess.run(
+            [sys.executable, "-m", "linkbase.spark", "links", "--master", "local[2]", str(path), "--output", str(out), "--writer", writer, "--no-class-archive"],
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 1, run.stderr[-3000:]
+        # Spark's logging quiet: the job's lines (and the JVM's incubator notice) only.
+        lines = [l for l in run.stderr.splitlines() if not l.startswith("WARNING: Using incubator modules")]
+        assert lines[0].startswith(f"linkbase.spark: {path}: damaged record at offset {len(data)}: truncated"), run.stderr
+        assert lines[-1] == f"linkbase.spark: 12 links of 1 WARC file -> {out}; 1 stretch of damage", run.stderr
+        assert session.read.parquet(str(out)).count() == 12
+
+
+def test_the_job_without_pyarrow_fails_at_once_naming_it(tmp_path):
+    """Without pyarrow every task died in a worker's traceback after Spark had started: the job
+    checks what it needs first and says it in one line (exit 2), Spark never started."""
+    code = (
+        "import sys; sys.modules['pyarrow'] = None; from linkbase.spark import main; "
+        f"sys.exit(main(['links', 'x.warc', '--output', {str(tmp_path / 'o')!r}]))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert run.stderr == (
+        "linkbase.spark: pyarrow is not installed: pip install 'linkbase[spark]' (pyspark, pyarrow, pandas)\n"
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_package_declares_the_spark_extra():
+    """`pip install 'linkbase[spark]'` brings what the job needs: the wheel python/test.sh built
+    declares them (METADATA's Requires-Dist under the `spark` extra)."""
+    import zipfile
+
+    wheels = sorted((Path(__file__).resolve().parents[2] / "target" / "wheels").glob("linkbase-*.whl"))
+    if not wheels:
+        pytest.skip("python/test.sh builds the wheel; run it for this test")
+    with zipfile.ZipFile(wheels[-1]) as wheel:
+        (metadata,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+        lines = wheel.read(metadata).decode().splitlines()
+    extra = sorted(
+        l.split(":", 1)[1].split(";")[0].strip().split(">=")[0]
+        for l in lines
+        if l.startswith("Requires-Dist:") and "extra == 'spark'" in l.replace('"', "'")
+    )
+    assert extra == ["pandas", "pyarrow", "pyspark"]
+    assert "Provides-Extra: spark" in lines
 
 
 def test_unknown_partition_column_is_refused():

@@ -238,3 +238,25 @@ def test_arrow_batches_are_the_rows(tmp_path):
     cut = path.stat().st_size // 2
     halves = [b for s, e in ((0, cut), (cut, None)) for b in linkbase.arrow.link_batches(path, s, e)]
     assert pa.Table.from_batches(halves).to_pylist() == table.to_pylist()
+
+
+def test_devices_and_files_that_are_not_archives_raise_archive_error(tmp_path):
+    """read_warc('/dev/zero') raised a PanicException (or read forever); a file that is neither
+    WARC nor ARC by its content or its name was read as one of no records, without a word; a
+    text-mode file object gave a raw UnicodeDecodeError."""
+    for source in ("/dev/zero", tmp_path):
+        with pytest.raises(linkbase.ArchiveError, match="not a regular file"):
+            linkbase.read_warc(source)
+    page = tmp_path / "page.html"
+    page.write_bytes(b"<html><a href=x>x</a></html>")
+    with pytest.raises(linkbase.ArchiveError, match="not a WARC or ARC file"):
+        linkbase.read_warc(page)
+    with pytest.raises(linkbase.ArchiveError, match="not a WARC or ARC file"):
+        linkbase.read_warc(io.BytesIO(page.read_bytes()))
+    archive = warcs.write(tmp_path / "a.warc.gz", warcs.site(1))
+    with open(archive) as text, pytest.raises(TypeError, match="binary mode"):
+        linkbase.read_warc(text)
+    # By its content, whatever its name.
+    renamed = tmp_path / "a.bin"
+    renamed.write_bytes(archive.read_bytes())
+    assert len(list(linkbase.read_warc(renamed))) == 1

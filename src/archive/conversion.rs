@@ -7,8 +7,9 @@ use super::record::HtmlRecord;
 
 /// A WARC/1.1 `conversion` record (ISO 28500 §6.8) holding `payload`, the rewritten form of
 /// `original`'s document: `WARC-Refers-To` the original, digests of the block. `date` is its
-/// `WARC-Date` (see [`warc_date_now`]). The record ID is derived from the original's ID and the
-/// payload (a name-based UUID), so the same input gives the same archive.
+/// `WARC-Date` (see [`warc_date_now`]). The record ID is the name-based UUID
+/// ([`conversion_id`]) of the original's ID and the payload's digest, so the same input gives
+/// the same archive, and another tool can recompute it.
 pub fn conversion_record(
     original: &HtmlRecord,
     payload: &[u8],
@@ -18,7 +19,7 @@ pub fn conversion_record(
     use sha1::Digest as _;
     let digest = sha1::Sha1::digest(payload);
     let digest = format!("sha1:{}", data_encoding::BASE32.encode(&digest));
-    let id = name_uuid(&[original.id().as_bytes(), b"\n", digest.as_bytes()].concat());
+    let id = conversion_id(original.id(), &digest);
     let mut out = Vec::with_capacity(payload.len() + 512);
     let mut head = String::from("WARC/1.1\r\nWARC-Type: conversion\r\n");
     head.push_str(&format!("WARC-Record-ID: <urn:uuid:{id}>\r\n"));
@@ -46,22 +47,21 @@ pub fn gzip_member(record: &[u8]) -> io::Result<Vec<u8>> {
     e.finish()
 }
 
-/// RFC 4122 §4.3 name-based UUID (version 5, SHA-1) of `name`.
-pub(super) fn name_uuid(name: &[u8]) -> String {
-    use sha1::Digest as _;
-    let h = sha1::Sha1::digest(name);
-    let mut b = [0u8; 16];
-    b.copy_from_slice(h.get(..16).unwrap_or(&[0; 16]));
-    b[6] = (b[6] & 0x0f) | 0x50;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
+/// The namespace of conversion record IDs: itself the RFC 4122 §4.3 version-5 UUID of the name
+/// `urn:x-linkbase:warc-conversion` in the URL namespace (Appendix C,
+/// 6ba7b811-9dad-11d1-80b4-00c04fd430c8).
+pub const CONVERSION_NAMESPACE: uuid::Uuid =
+    uuid::Uuid::from_u128(0x17aba958_8c7e_5142_b677_b76a636c4ef5);
+
+/// The ID of the conversion record of the record `original_id` (its `WARC-Record-ID` as
+/// written, `<urn:uuid:…>`) whose new payload has the `WARC-Payload-Digest` `digest`
+/// (`sha1:BASE32`): the RFC 4122 §4.3 name-based UUID (version 5, SHA-1) in
+/// [`CONVERSION_NAMESPACE`] of the name `ORIGINAL_ID` LF `DIGEST` (UTF-8), as Python's
+/// `uuid.uuid5(namespace, f"{original_id}\n{digest}")` computes it (docs/archives.md).
+pub fn conversion_id(original_id: &str, digest: &str) -> uuid::Uuid {
+    uuid::Uuid::new_v5(
+        &CONVERSION_NAMESPACE,
+        format!("{original_id}\n{digest}").as_bytes(),
     )
 }
 
@@ -98,4 +98,28 @@ pub fn warc_date(secs: i64) -> String {
         rem / 60 % 60,
         rem % 60
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The namespace is what it says it is, and an ID is what Python's `uuid.uuid5` gives for
+    /// the same namespace and name (computed with CPython 3.11).
+    #[test]
+    fn conversion_ids_are_rfc_4122_name_based_uuids() {
+        assert_eq!(
+            uuid::Uuid::new_v5(
+                &uuid::Uuid::NAMESPACE_URL,
+                b"urn:x-linkbase:warc-conversion"
+            ),
+            CONVERSION_NAMESPACE
+        );
+        let id = conversion_id(
+            "<urn:uuid:12345678-1234-5678-1234-567812345678>",
+            "sha1:ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
+        );
+        assert_eq!(id.to_string(), "0ba98836-a1a9-5b7b-ad1b-26a166ce265b");
+        assert_eq!(id.get_version_num(), 5);
+    }
 }

@@ -41,9 +41,9 @@ pub fn rewrite(record: &HtmlRecord, name: &str, options: &Options) -> Result<Rew
 }
 
 fn tag(report: &mut Report, record: &HtmlRecord) {
-    report.base.warc = Some(record.reference.clone());
-    for l in &mut report.links {
-        l.warc = Some(record.reference.clone());
-    }
-    report.set_content_type(&record.content_type);
+    report.set_origin(&crate::report::Origin {
+        warc: Some(record.reference.clone()),
+        content_type: Some(record.content_type.clone()),
+        ..crate::report::Origin::default()
+    });
 }

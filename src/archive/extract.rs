@@ -149,41 +149,29 @@ pub fn rewrite_stylesheet(record: &OtherRecord, options: &Options) -> Option<Vec
 
 /// [`rewrite_stylesheet`] for a stylesheet's bytes `body` retrieved from `uri`, with the
 /// charset its transport gave (`None` for a file of a tree): `rewrite DIR --relative` relinks
-/// a tree's stylesheets by it.
+/// a tree's stylesheets by it. The one stylesheet path (`pipeline/stylesheet.rs`), as for
+/// a message's CSS parts, with `uri` as the base.
 pub fn stylesheet_relinked(
     body: &[u8],
     uri: &str,
     charset: Option<&str>,
     options: &Options,
 ) -> Option<Vec<u8>> {
-    use crate::rewrite::css::{rewrite_css, CssKind};
-    let (encoding, _, bom) = crate::message::css_encoding(body, charset);
-    let text = encoding
-        .decode_without_bom_handling_and_without_replacement(body.get(bom..).unwrap_or_default())?;
-    let resolver = crate::Resolver::new(uri, options.rewrite.resolve).ok()?;
-    let new_text = rewrite_css(&text, CssKind::Stylesheet, &mut |url| {
-        let value = url.value.trim();
-        if value.is_empty() || value.starts_with('#') {
-            return None;
-        }
-        let resolved = resolver.resolve(value).ok()?.uri;
-        if crate::rewrite::is_fictitious(&resolved) {
-            return None;
-        }
-        if let Some(relink) = &options.rewrite.relink {
-            if let Some(text) = relink.0.relink(uri, &resolved) {
-                return Some(text);
-            }
-        }
-        Some(resolved.to_string())
-    })?;
-    let (encoded, _, unmappable) = encoding.encode(&new_text);
-    if unmappable {
-        return None;
-    }
-    let mut css = body.get(..bom).unwrap_or_default().to_vec();
-    css.extend_from_slice(&encoded);
-    Some(css)
+    let base = crate::Base {
+        uri: Some(crate::Uri::parse(uri).ok()?),
+        source: crate::BaseSource::RetrievalUri,
+    };
+    crate::pipeline::stylesheet(
+        body,
+        charset,
+        &base,
+        &mut Vec::new(),
+        options,
+        true,
+        &mut |_| None,
+    )
+    .ok()?
+    .new
 }
 
 /// Whether an archived `Content-Type` is CSS (`text/css`).

@@ -25,7 +25,9 @@ mod record;
 mod tests;
 
 pub use crate::input::warc::RecordRef;
-pub use conversion::{conversion_record, gzip_member, warc_date, warc_date_now};
+pub use conversion::{
+    conversion_id, conversion_record, gzip_member, warc_date, warc_date_now, CONVERSION_NAMESPACE,
+};
 pub use document::{base, links, rewrite};
 pub(crate) use extract::file_link;
 pub use extract::{
@@ -34,4 +36,5 @@ pub use extract::{
 };
 pub use payload::{SkipReason, MAX_DECODE_RATIO, MAX_PAYLOAD, MIN_DECODE_BUDGET};
 pub use reader::{Archive, SHARED_MEMBER_CACHE};
+pub(crate) use reader::{Store, Stored};
 pub use record::{ArchiveOptions, Counts, Event, HtmlRecord, OtherRecord};

@@ -189,7 +189,13 @@ pub(super) fn decode_payload(
                     ));
                     break;
                 }
-                return Err((SkipReason::Undecodable, None));
+                return Err((
+                    SkipReason::Undecodable,
+                    Some(format!(
+                        "Content-Encoding: {coding} does not decode ({e}), and what is stored is \
+                         no HTML: its payload cannot be read"
+                    )),
+                ));
             }
         }
     }

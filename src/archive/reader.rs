@@ -10,15 +10,76 @@ use super::payload::*;
 use super::record::*;
 use crate::base::BaseLayers;
 use crate::error::{Diagnostic, Error};
-use crate::input::arc::{looks_like_arc, ArcReader, Framing};
+use crate::input::arc::{ArcReader, Framing};
 pub use crate::input::warc::RecordRef;
 use crate::input::warc::{self, Item, Record, WarcReader};
 use crate::input::Headers;
 
+/// Where an archive's bytes are: a file (opened again to read a revisit's original and, for a
+/// rewrite, to copy its records), or memory.
+#[derive(Debug, Clone)]
+pub(crate) enum Store {
+    File(std::path::PathBuf),
+    Memory(std::sync::Arc<[u8]>),
+}
+
+/// An archive's bytes opened for reading: a buffered file, or a cursor over memory.
+pub(crate) enum Stored {
+    File(BufReader<File>),
+    Memory(io::Cursor<std::sync::Arc<[u8]>>),
+}
+
+impl Store {
+    /// The bytes from their start, buffered by `capacity` bytes (a file's).
+    pub(crate) fn open(&self, capacity: usize) -> io::Result<Stored> {
+        Ok(match self {
+            Store::File(path) => {
+                Stored::File(BufReader::with_capacity(capacity, File::open(path)?))
+            }
+            Store::Memory(bytes) => Stored::Memory(io::Cursor::new(bytes.clone())),
+        })
+    }
+}
+
+impl io::Read for Stored {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stored::File(f) => f.read(buf),
+            Stored::Memory(m) => m.read(buf),
+        }
+    }
+}
+
+impl BufRead for Stored {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        match self {
+            Stored::File(f) => f.fill_buf(),
+            Stored::Memory(m) => m.fill_buf(),
+        }
+    }
+    fn consume(&mut self, amount: usize) {
+        match self {
+            Stored::File(f) => f.consume(amount),
+            Stored::Memory(m) => m.consume(amount),
+        }
+    }
+}
+
+impl Seek for Stored {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        match self {
+            Stored::File(f) => f.seek(to),
+            Stored::Memory(m) => m.seek(to),
+        }
+    }
+}
+
 /// A WARC file, read record by record.
 pub struct Archive {
-    path: std::path::PathBuf,
-    reader: Framing<BufReader<File>>,
+    store: Store,
+    /// How it is named in errors.
+    name: String,
+    reader: Framing<Stored>,
     options: ArchiveOptions,
     /// Where the `response` and `resource` records are, by a hash of their record ID, of their
     /// target URI + date, and of their payload digest: where a revisit's original is. Hashes
@@ -40,7 +101,7 @@ pub struct Archive {
 impl std::fmt::Debug for Archive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Archive")
-            .field("path", &self.path)
+            .field("store", &self.store)
             .field("counts", &self.counts)
             .finish_non_exhaustive()
     }
@@ -127,12 +188,39 @@ impl Archive {
         start: u64,
         end: Option<u64>,
     ) -> Result<Archive, Error> {
+        let name = path.display().to_string();
+        Archive::open_store(Store::File(path.to_owned()), &name, options, start, end)
+    }
+
+    /// An archive (WARC or ARC) held in memory; `name` names it in errors.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when its first record cannot be read (a gzip header that is not one).
+    pub fn from_bytes(
+        bytes: impl Into<std::sync::Arc<[u8]>>,
+        name: &str,
+        options: ArchiveOptions,
+    ) -> Result<Archive, Error> {
+        Archive::open_store(Store::Memory(bytes.into()), name, options, 0, None)
+    }
+
+    pub(crate) fn open_store(
+        store: Store,
+        name: &str,
+        options: ArchiveOptions,
+        start: u64,
+        end: Option<u64>,
+    ) -> Result<Archive, Error> {
         let io_error = |source| Error::Io {
-            input: path.display().to_string(),
+            input: name.to_owned(),
             source,
         };
-        let mut file = BufReader::with_capacity(256 * 1024, File::open(path).map_err(io_error)?);
-        let arc = start == 0 && end.is_none() && looks_like_arc(file.fill_buf().map_err(io_error)?);
+        let mut file = store.open(256 * 1024).map_err(io_error)?;
+        // The rule every input is classified by: an ARC file by its content, else its name.
+        let arc = start == 0
+            && end.is_none()
+            && crate::input::classify(name, file.fill_buf().map_err(io_error)?)
+                == crate::input::InputKind::Arc;
         let reader = if arc {
             Framing::Arc(Box::new(
                 ArcReader::new(file).map_err(io_error)?.keep(wanted),
@@ -147,7 +235,8 @@ impl Archive {
             )
         };
         Ok(Archive {
-            path: path.to_owned(),
+            store,
+            name: name.to_owned(),
             reader,
             options,
             originals: HashMap::new(),
@@ -158,16 +247,30 @@ impl Archive {
         })
     }
 
+    /// The same archive opened again, from its first record, with the same options.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when it cannot be opened.
+    pub fn reopen(&self) -> Result<Archive, Error> {
+        Archive::open_store(
+            self.store.clone(),
+            &self.name,
+            self.options.clone(),
+            0,
+            None,
+        )
+    }
+
     /// Indexes the originals before the range ([`Archive::open_range`]), as a whole read would
     /// have indexed them by now.
     fn index_prefix(&mut self) {
         let Some(start) = self.unindexed_prefix.take() else {
             return;
         };
-        let Ok(file) = File::open(&self.path) else {
+        let Ok(file) = self.store.open(8 * 1024) else {
             return;
         };
-        let Ok(reader) = WarcReader::range(BufReader::new(file), 0, Some(start)) else {
+        let Ok(reader) = WarcReader::range(file, 0, Some(start)) else {
             return;
         };
         // The later record of a key wins, as in a whole read: the range's over the prefix's.
@@ -209,6 +312,16 @@ impl Archive {
     /// Whether the file is gzip-compressed (`.warc.gz`).
     pub fn is_gzip(&self) -> bool {
         self.reader.is_gzip()
+    }
+
+    /// Whether it is an ARC file (read as WARC records).
+    pub fn is_arc(&self) -> bool {
+        matches!(self.reader, Framing::Arc(_))
+    }
+
+    /// Where its bytes are.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
     }
 
     fn event(&mut self, item: Item) -> Event {
@@ -330,7 +443,7 @@ impl Archive {
             }
             let original = match self.recent.get(found.at) {
                 Some(r) => r.clone(),
-                None => read_record_at(&self.path, found.at).ok()??,
+                None => read_record_at(&self.store, found.at).ok()??,
             };
             // A hash can collide: the record found must be the one referred to.
             references(&original, false)
@@ -375,7 +488,7 @@ impl Archive {
             let found = *self.originals.get(&key_hash(key))?;
             let original = match self.recent.get(found.at) {
                 Some(r) => r.clone(),
-                None => read_record_at(&self.path, found.at).ok()??,
+                None => read_record_at(&self.store, found.at).ok()??,
             };
             references(&original, false)
                 .contains(key)
@@ -447,8 +560,8 @@ impl Iterator for Archive {
 }
 
 /// The record at `at` in the file (a revisit's original).
-pub(super) fn read_record_at(path: &Path, at: warc::Place) -> io::Result<Option<Record>> {
-    let mut file = BufReader::new(File::open(path)?);
+pub(super) fn read_record_at(store: &Store, at: warc::Place) -> io::Result<Option<Record>> {
+    let mut file = store.open(8 * 1024)?;
     file.seek(SeekFrom::Start(at.offset))?;
     let reader = WarcReader::new(file)?.keep(wanted).skip_within(at.within)?;
     Ok(reader.into_iter().next().and_then(|i| match i {
@@ -465,7 +578,7 @@ fn html_of(
     options: &ArchiveOptions,
 ) -> Result<HtmlRecord, (SkipReason, Option<String>)> {
     let outer = revisit.unwrap_or(record);
-    let target = outer.target_uri().ok_or((SkipReason::NoTargetUri, None))?;
+    let target = outer.target_uri();
     let block = record.block.as_deref().ok_or_else(|| {
         (
             SkipReason::PastLimit,
@@ -515,8 +628,35 @@ fn html_of(
     if !is_html(content_type.as_deref(), &payload) {
         return Err((SkipReason::NotHtml, None));
     }
+    if target.is_none() {
+        // No retrieval URI (§5.1.3): the links are still read when a base can come from
+        // elsewhere (a `<base>`, the archived Content-Location or Content-Base, the default
+        // base), as webarchive-commons reads them; else the record is skipped, and said.
+        let elsewhere = options.default_base.is_some()
+            || http.as_ref().is_some_and(|h| {
+                h.get("Content-Location").is_some() || h.get("Content-Base").is_some()
+            })
+            || memchr::memmem::find(&payload.to_ascii_lowercase(), b"<base").is_some();
+        if !elsewhere {
+            return Err((
+                SkipReason::NoTargetUri,
+                Some(
+                    "a response without WARC-Target-URI, and nothing else to give its base (no \
+                     <base>, archived Content-Location or Content-Base, or --default-base): its \
+                     links cannot be resolved"
+                        .to_owned(),
+                ),
+            ));
+        }
+        diagnostics.push(Diagnostic::new(
+            crate::error::DiagnosticCode::WarcRecord,
+            "no WARC-Target-URI: its base is its <base>, its archived Content-Location or \
+             Content-Base, or the default base, without a retrieval URI (RFC 2396 §5.1.3)"
+                .to_owned(),
+        ));
+    }
     let mut layers = BaseLayers {
-        retrieval_uri: Some(target.to_owned()),
+        retrieval_uri: target.map(str::to_owned),
         default_base: options.default_base.clone(),
         ..BaseLayers::default()
     };
@@ -547,7 +687,10 @@ fn html_of(
 /// The record a `response` or `resource` is when it is not a document for the pipeline (see
 /// [`OtherRecord`]): its payload decoded as [`HtmlRecord`]'s is.
 pub(super) fn other_of(record: &Record) -> Result<OtherRecord, (SkipReason, Option<String>)> {
-    record.target_uri().ok_or((SkipReason::NoTargetUri, None))?;
+    record.target_uri().ok_or((
+        SkipReason::NoTargetUri,
+        Some("a response without WARC-Target-URI: no URL to name its file by".to_owned()),
+    ))?;
     let block = record
         .block
         .as_deref()

@@ -269,16 +269,12 @@ impl Analysis {
         };
         let decoded = self.decoded();
         BaseRecord {
-            part: part.map(str::to_owned),
+            origin: crate::report::Origin::part(part),
             base: base.uri.as_ref().map(|u| u.to_string()),
             base_source: base.source,
             encoding: decoded.encoding.name(),
             encoding_source: decoded.source,
             diagnostics: diagnostics.clone(),
-            root: None,
-            warc: None,
-            content_type: None,
-            mbox: None,
         }
     }
 

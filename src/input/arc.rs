@@ -13,22 +13,33 @@ use super::warc::{Damage, Item, Place, Record, WarcReader, SALVAGE_SLACK};
 const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 
 /// Whether `head` (the first bytes of a file) is an ARC file: it starts with an ARC version
-/// block's URL line (`filedesc://`), or with a gzip member that decompresses to one.
+/// block's URL line (`filedesc://`), or with a record's URL line (a file without its version
+/// block, as jwat and warcio read it), plain or in a first gzip member that decompresses to
+/// one.
 pub fn looks_like_arc(head: &[u8]) -> bool {
     if head.starts_with(&GZIP_MAGIC) {
-        let mut out = Vec::with_capacity(512);
+        let mut out = Vec::with_capacity(4096);
         let dec = flate2::bufread::GzDecoder::new(head);
         // A truncated member still gives what it decompressed so far.
-        let _ = dec.take(512).read_to_end(&mut out);
-        return is_version_line(&out);
+        let _ = dec.take(4096).read_to_end(&mut out);
+        return starts_arc(&out);
     }
-    is_version_line(head)
+    starts_arc(head)
 }
 
-/// `filedesc://…`: no other kind of input starts so (the rest of the line, even a damaged
-/// one such as a length of `-1`, is the reader's to judge and report).
-fn is_version_line(head: &[u8]) -> bool {
-    head.starts_with(b"filedesc://")
+/// `filedesc://…` (no other kind of input starts so; the rest of the line, even a damaged
+/// one such as a length of `-1`, is the reader's to judge and report), or a whole URL line
+/// ([`parse_url_line`]: a URL with its scheme, an IP address, a 12 to 14-digit date, a type, a
+/// length) followed by a line end.
+fn starts_arc(head: &[u8]) -> bool {
+    if head.starts_with(b"filedesc://") {
+        return true;
+    }
+    let Some(end) = memchr::memchr(b'\n', head) else {
+        return false;
+    };
+    head.get(..end)
+        .is_some_and(|line| parse_url_line(line, 1).is_some())
 }
 
 /// Reads the records of an ARC file (v1 or v2 URL lines; plain, or one gzip member per record)
@@ -53,6 +64,8 @@ pub struct ArcReader<R: BufRead + Seek> {
     done: bool,
     /// Where the record being read starts (blank lines before it passed): what an error names.
     record_start: u64,
+    /// Nothing has been read yet: the first record should be the version block.
+    first: bool,
 }
 
 type Keep = dyn FnMut(&Headers, u64) -> bool + Send + Sync;
@@ -253,6 +266,7 @@ impl<R: BufRead + Seek> ArcReader<R> {
             version: 1,
             done: false,
             record_start: 0,
+            first: true,
         })
     }
 
@@ -294,6 +308,26 @@ impl<R: BufRead + Seek> ArcReader<R> {
         }
     }
 
+    /// Where a skip to the next URL line stopped: `the next URL line, at …` or `the end of the
+    /// file`.
+    fn upto_note(&self) -> String {
+        if self.src.at_eof() {
+            "the end of the file".to_owned()
+        } else {
+            format!("the next URL line, at {}", self.src.place(self.src.logical))
+        }
+    }
+
+    /// Whether the next line is a URL line (left unread).
+    fn next_is_url_line(&mut self) -> io::Result<bool> {
+        let Some(line) = self.src.read_line()? else {
+            return Ok(false);
+        };
+        let url = parse_url_line(trim_nl(&line), self.version).is_some();
+        self.src.unread(line);
+        Ok(url)
+    }
+
     fn skip_note(&mut self, skipped: u64) -> String {
         let end = self.src.logical;
         if self.src.at_eof() {
@@ -308,8 +342,18 @@ impl<R: BufRead + Seek> ArcReader<R> {
 
     fn read_item(&mut self) -> io::Result<Option<Item>> {
         // Blank lines between records (the terminator, and extra ones) are tolerated.
+        let first = std::mem::take(&mut self.first);
         let line = loop {
             match self.src.read_line()? {
+                // An empty file is no archive (an ARC file opens with its version block).
+                None if first => return Ok(Some(
+                    self.damaged(
+                        0,
+                        "the file is empty: no ARC record, not even the filedesc:// version block \
+                         an ARC file opens with"
+                            .to_owned(),
+                    ),
+                )),
                 None => return Ok(None),
                 Some(l) if trim_nl(&l).iter().all(|b| b.is_ascii_whitespace()) => {}
                 Some(l) => break l,
@@ -339,13 +383,58 @@ impl<R: BufRead + Seek> ArcReader<R> {
         let keep = (filedesc && length <= MAX_LINE as u64) || (self.keep)(&asked, length);
         let block_at = self.src.logical;
         let mut block = Vec::new();
-        let got = if keep {
-            self.src.read_upto(length, Some(&mut block))?
-        } else {
-            self.src.read_upto(length, None)?
-        };
         let mut damage = None;
         let mut truncated = false;
+        // Lengths that prove wrong where a block is not held, read past as WARC's are: the
+        // bytes up to the next URL line are the block, and that is said.
+        let mut handled = false;
+        let got = if filedesc && length > MAX_LINE as u64 {
+            // A version block is a few lines: a length past MAX_LINE is no version block's.
+            let passed = self.skip_to_url_line()?;
+            let upto = self.upto_note();
+            damage = Some(format!(
+                "the version block's Archive-length {length} is past the {} KiB a version block \
+                 may have: its block is read up to {upto}, {passed} bytes",
+                MAX_LINE >> 10
+            ));
+            handled = true;
+            passed
+        } else if keep {
+            self.src.read_upto(length, Some(&mut block))?
+        } else if self.src.gzip {
+            // A record is a gzip member of its own: a block that runs on into a member starting
+            // with a URL line ends with its member.
+            let (got, cut) = self.src.discard_in_member(length)?;
+            if cut && self.next_is_url_line()? {
+                damage = Some(format!(
+                    "Archive-length {length} runs past its gzip member, {got} bytes into its \
+                     block: the block ends with its member"
+                ));
+                handled = true;
+                got
+            } else {
+                got + self.src.read_upto(length - got, None)?
+            }
+        } else {
+            let got = self.src.read_upto(length, None)?;
+            if got < length && self.src.rewind_plain(block_at)? {
+                // Past the end of the file: read again from the block's start, up to the next
+                // URL line.
+                let passed = self.skip_to_url_line()?;
+                if self.src.at_eof() {
+                    passed
+                } else {
+                    damage = Some(format!(
+                        "Archive-length {length} runs past the end of the file: the block is read \
+                         up to the next URL line, {passed} bytes into it"
+                    ));
+                    handled = true;
+                    passed
+                }
+            } else {
+                got
+            }
+        };
         // What follows must be the end, or (after newlines) the next URL line.
         let follows_well = |s: &mut Self| -> io::Result<bool> {
             let mut newlines = Vec::new();
@@ -365,7 +454,9 @@ impl<R: BufRead + Seek> ArcReader<R> {
                 }
             }
         };
-        if got < length {
+        if handled {
+            // Said above.
+        } else if got < length {
             // The file ends inside the block. A URL line inside it means the length was too
             // long: the block ends there, and the rest is read again as records.
             if let Some(cut) = find_url_line(&block, self.version) {
@@ -442,6 +533,15 @@ impl<R: BufRead + Seek> ArcReader<R> {
                     ));
                 }
             }
+        }
+        if first && !filedesc {
+            // jwat and warcio read such a file's records; it is said, as damage read past.
+            let missing = "the file has no version block (its first record is not a filedesc:// \
+                           one): its records are read by their URL lines";
+            damage = Some(match damage {
+                Some(d) => format!("{missing}; {d}"),
+                None => missing.to_owned(),
+            });
         }
         let http = block.starts_with(b"HTTP/");
         let kind = if filedesc {
@@ -720,6 +820,50 @@ impl<R: BufRead + Seek> Stream<R> {
             self.logical += take as u64;
         }
         Ok(got)
+    }
+
+    /// Reads past `n` bytes (fewer at the end of the file), stopping early where a gzip member
+    /// starts after the first byte: how many, and whether it stopped so.
+    fn discard_in_member(&mut self, n: u64) -> io::Result<(u64, bool)> {
+        let mut got = 0u64;
+        while got < n {
+            if self.front.is_empty() {
+                let members = self.members.len();
+                let at = self.logical;
+                if !self.more()? {
+                    break;
+                }
+                let started = self.members.len() > members
+                    || self
+                        .members
+                        .last()
+                        .is_some_and(|m| m.0 == at && members == 0);
+                if started && got > 0 && self.members.last().is_some_and(|m| m.0 == at) {
+                    return Ok((got, true));
+                }
+            }
+            let take = (n - got).min(self.front.len() as u64) as usize;
+            self.front.drain(..take);
+            got += take as u64;
+            self.logical += take as u64;
+        }
+        Ok((got, false))
+    }
+
+    /// In a plain file, goes back to decompressed position `to` (the file's own): `false` for
+    /// gzip, which cannot.
+    fn rewind_plain(&mut self, to: u64) -> io::Result<bool> {
+        if self.gzip {
+            return Ok(false);
+        }
+        let Some(inner) = self.inner.as_mut() else {
+            return Ok(false);
+        };
+        inner.seek(SeekFrom::Start(self.start + to))?;
+        self.front.clear();
+        self.logical = to;
+        self.eof = false;
+        Ok(true)
     }
 
     /// Puts `bytes` back in front, to be read again.

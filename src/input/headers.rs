@@ -127,6 +127,11 @@ impl Headers {
         self.fields.push((name.to_owned(), value.to_owned()));
     }
 
+    /// No field, and no status line.
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty() && !self.http
+    }
+
     /// Whether the block was an HTTP response.
     pub fn is_http(&self) -> bool {
         self.http

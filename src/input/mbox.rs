@@ -1,30 +1,45 @@
-//! ① mbox files (many mails, each after a `From ` envelope line): what one looks like.
+//! ① mbox files (many mails, each after a `From ` envelope line): what one looks like, its
+//! messages read one at a time from the file ([`MboxReader`]: memory holds one message, never
+//! the mailbox), and a mailbox written back with some messages replaced ([`join`],
+//! [`write_message`]).
+//!
+//! The envelope rule is the one Python's `mailbox` module and MimeKit read mboxo and mboxrd
+//! by, whatever follows `From ` (`From - ` as Netscape and Thunderbird write it, `From
+//! 1844347792267117879@xxx` with no date): a line starting `From ` at the start of the file or
+//! after a blank line starts a message. A message with a `Content-Length` (digits only) that
+//! does not run past the end of the file is read as MimeKit's `RespectContentLength` reads it:
+//! no line of those bytes after the heading starts a message (mboxcl2: its `From ` lines are
+//! not quoted), and from there on any line starting `From ` does, blank line before it or not
+//! (Netscape's lengths fall a line or more short).
+
+use std::io::{self, BufRead, Read, Seek, SeekFrom, Write};
 
 use super::headers::Headers;
 
-/// Whether `head` (the first bytes of a file) is an mbox: a first line `From ADDR DATE` (an
-/// envelope sender with no space in it, then a date with a `hh:mm` time or a four-digit year),
-/// followed at once by a header field line (`Name: value`).
+/// A message longer than this is not held in memory: it is skipped and said
+/// ([`MboxMessage::too_large`]), and reading goes on at the next one.
+pub const MAX_MESSAGE: u64 = 256 * 1024 * 1024;
+
+/// Lines are read in pieces of at most this many bytes: a line of a gigabyte costs no more.
+const PIECE: usize = 64 * 1024;
+
+/// Whether `head` (the first bytes of a file) is an mbox: a first line `From ` followed by
+/// anything (an envelope sender and date, or not: `From - ` and `From ID@host` are envelope
+/// lines too), then at once a header field line (`Name: value`).
 pub fn looks_like_mbox(head: &[u8]) -> bool {
+    envelope_then_field(head).is_some()
+}
+
+/// [`looks_like_mbox`], and whether the first envelope line has a date (a `hh:mm` time or a
+/// four-digit year): one without a date is a guess a caller should say.
+pub(crate) fn envelope_then_field(head: &[u8]) -> Option<bool> {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    let Some(rest) = head.strip_prefix(b"From ") else {
-        return false;
-    };
-    let Some(end) = memchr::memchr(b'\n', rest) else {
-        return false;
-    };
+    let rest = head.strip_prefix(b"From ")?;
+    let end = memchr::memchr(b'\n', rest)?;
     let envelope = rest.get(..end).unwrap_or_default();
-    let envelope = envelope.strip_suffix(b"\r").unwrap_or(envelope);
-    let Some(space) = memchr::memchr(b' ', envelope) else {
-        return false;
-    };
-    let (sender, date) = envelope.split_at(space);
-    if sender.is_empty() || !plausible_date(date) {
-        return false;
-    }
     let next = rest.get(end + 1..).unwrap_or_default();
     let line = next.split(|&b| b == b'\n').next().unwrap_or_default();
-    is_field(line)
+    is_field(line).then(|| plausible_date(envelope))
 }
 
 /// An envelope date: `Mon Jan  1 00:00:00 2001` and its variants; a time or a year will do.
@@ -69,7 +84,7 @@ pub struct MboxRef {
     pub message_id: Option<String>,
 }
 
-/// One message of an mbox, as [`split`] gives it.
+/// One message of an mbox, as [`MboxReader`] (or [`split`]) gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MboxMessage {
     /// Its place in the file, from 0.
@@ -79,7 +94,7 @@ pub struct MboxMessage {
     /// The envelope line, without `From ` and the line end (`sender date`).
     pub envelope: String,
     /// The message (heading and body), `>From ` lines unquoted, without the blank line that
-    /// separates it from the next.
+    /// separates it from the next; empty when it is [`MboxMessage::too_large`].
     pub bytes: Vec<u8>,
     /// Where [`MboxMessage::bytes`] start in the file (after the envelope line).
     pub start: u64,
@@ -93,6 +108,9 @@ pub struct MboxMessage {
     pub separator: usize,
     /// How it is delimited.
     pub framing: Framing,
+    /// The message is longer than the reader holds ([`MAX_MESSAGE`]): its bytes were not kept
+    /// (`bytes` is empty); this is how many there were.
+    pub too_large: Option<u64>,
 }
 
 impl MboxMessage {
@@ -128,25 +146,296 @@ impl MboxMessage {
     }
 }
 
-/// Whether `line` (without its line end) is an envelope line: `From `, a sender with no space,
-/// a space, a date.
-fn is_envelope(bare: &[u8]) -> bool {
-    bare.starts_with(b"From ")
-        && bare
-            .get(5..)
-            .and_then(|e| {
-                let sp = memchr::memchr(b' ', e)?;
-                Some(sp > 0 && plausible_date(e.get(sp..)?))
-            })
-            .unwrap_or(false)
-}
-
 /// The line at the start of `rest`, with its line end, and without.
 fn line_at(rest: &[u8]) -> (&[u8], &[u8]) {
     let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
     let line = rest.get(..end).unwrap_or_default();
     let bare = line.strip_suffix(b"\n").unwrap_or(line);
     (line, bare.strip_suffix(b"\r").unwrap_or(bare))
+}
+
+/// A piece of a line (at most [`PIECE`] bytes) and whether it starts the line.
+struct Piece {
+    bytes: Vec<u8>,
+    line_start: bool,
+}
+
+impl Piece {
+    /// The piece without its line end.
+    fn bare(&self) -> &[u8] {
+        line_at(&self.bytes).1
+    }
+
+    /// A whole empty line.
+    fn is_blank(&self) -> bool {
+        self.line_start && (self.bytes == b"\n" || self.bytes == b"\r\n")
+    }
+
+    /// The start of a line that starts `From `.
+    fn is_envelope(&self) -> bool {
+        self.line_start && self.bytes.starts_with(b"From ")
+    }
+
+    fn ends_line(&self) -> bool {
+        self.bytes.ends_with(b"\n")
+    }
+}
+
+/// Reads the messages of an mbox one at a time from `R` (a file, or a `Cursor` over bytes):
+/// memory holds the message being read, never the mailbox. Seeking checks where a
+/// `Content-Length` lands before the body is read.
+///
+/// A message starts at a line starting `From ` at the start of the file or after a blank line,
+/// or, after the body its `Content-Length` gives, at any line starting `From ` (see the
+/// module's help); in a message not framed so, a line `>From `, `>>From `, … loses one `>`
+/// (mboxrd's rule, which reads mboxo's `>From ` too).
+/// Bytes before the first envelope line are no message: [`MboxReader::preamble`] says how many.
+pub struct MboxReader<R: BufRead + Seek> {
+    inner: R,
+    /// Where the next piece starts in the file.
+    pos: u64,
+    /// A piece read and put back.
+    peeked: Option<Piece>,
+    /// Whether the next byte starts a line.
+    line_start: bool,
+    /// Whether the last whole line was blank (the start of the file counts as one).
+    after_blank: bool,
+    preamble: u64,
+    index: usize,
+    limit: u64,
+    /// The file's size when the reader was made.
+    size: u64,
+    /// The piece put back is the envelope line of the next message.
+    envelope_next: bool,
+    done: bool,
+}
+
+impl<R: BufRead + Seek> std::fmt::Debug for MboxReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MboxReader")
+            .field("pos", &self.pos)
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: BufRead + Seek> MboxReader<R> {
+    /// A reader of the mbox in `inner`, from where it is.
+    ///
+    /// # Errors
+    /// When `inner` cannot tell where it is.
+    pub fn new(mut inner: R) -> io::Result<MboxReader<R>> {
+        let pos = inner.stream_position()?;
+        let size = inner.seek(SeekFrom::End(0))?;
+        inner.seek(SeekFrom::Start(pos))?;
+        Ok(MboxReader {
+            inner,
+            pos,
+            peeked: None,
+            line_start: true,
+            after_blank: true,
+            preamble: 0,
+            index: 0,
+            limit: MAX_MESSAGE,
+            size,
+            envelope_next: false,
+            done: false,
+        })
+    }
+
+    /// Holds messages up to `limit` bytes instead of [`MAX_MESSAGE`].
+    #[must_use]
+    pub fn limit(mut self, limit: u64) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Bytes before the first envelope line (known once the first message, or the end, is
+    /// read): they belong to no message.
+    pub fn preamble(&self) -> u64 {
+        self.preamble
+    }
+
+    /// The reader's source, to copy a message's bytes as they are in the file
+    /// ([`write_message`]).
+    pub fn source(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
+    fn piece(&mut self) -> io::Result<Option<Piece>> {
+        if let Some(p) = self.peeked.take() {
+            self.pos += p.bytes.len() as u64;
+            return Ok(Some(p));
+        }
+        let mut bytes = Vec::new();
+        loop {
+            let buf = self.inner.fill_buf()?;
+            if buf.is_empty() {
+                break;
+            }
+            let room = PIECE - bytes.len();
+            let (take, done) = match memchr::memchr(b'\n', buf) {
+                Some(i) if i < room => (i + 1, true),
+                _ => (buf.len().min(room), false),
+            };
+            bytes.extend_from_slice(buf.get(..take).unwrap_or_default());
+            self.inner.consume(take);
+            if done || bytes.len() >= PIECE {
+                break;
+            }
+        }
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        let piece = Piece {
+            line_start: self.line_start,
+            bytes,
+        };
+        self.line_start = piece.ends_line();
+        self.pos += piece.bytes.len() as u64;
+        Ok(Some(piece))
+    }
+
+    fn unread(&mut self, piece: Piece) {
+        self.pos -= piece.bytes.len() as u64;
+        self.peeked = Some(piece);
+    }
+
+    /// Notes `piece` for the blank-line rule.
+    fn passed(&mut self, piece: &Piece) {
+        if piece.line_start || piece.ends_line() {
+            self.after_blank = piece.is_blank();
+        }
+    }
+
+    fn next_message(&mut self) -> io::Result<Option<MboxMessage>> {
+        // Up to the first envelope line: the preamble.
+        let envelope = loop {
+            let Some(piece) = self.piece()? else {
+                return Ok(None);
+            };
+            if piece.is_envelope() && (self.after_blank || self.envelope_next) {
+                self.envelope_next = false;
+                break piece;
+            }
+            self.passed(&piece);
+            if self.index == 0 {
+                self.preamble += piece.bytes.len() as u64;
+            }
+        };
+        let offset = self.pos - envelope.bytes.len() as u64;
+        let text = envelope.bare().get(5..).unwrap_or_default();
+        let envelope_text = String::from_utf8_lossy(text).into_owned();
+        // The rest of an envelope line longer than a piece is the envelope's.
+        let mut last = envelope;
+        while !last.ends_line() {
+            match self.piece()? {
+                Some(p) => last = p,
+                None => break,
+            }
+        }
+        self.after_blank = false;
+        let start = self.pos;
+        let index = self.index;
+        self.index += 1;
+        let mut message = MboxMessage {
+            index,
+            offset,
+            envelope: envelope_text,
+            bytes: Vec::new(),
+            start,
+            unquoted: Vec::new(),
+            end: 0,
+            separator: 0,
+            framing: Framing::FromLine,
+            too_large: None,
+        };
+        let mut size = 0u64;
+        let mut in_heading = true;
+        let mut content_length: Option<u64> = None;
+        // Where a Content-Length body ends: before it no line starts a message; from it on,
+        // any line starting `From ` does (MimeKit's RespectContentLength).
+        let mut body_end: Option<u64> = None;
+        loop {
+            let at = self.pos;
+            let Some(piece) = self.piece()? else {
+                break;
+            };
+            let in_body = body_end.is_some_and(|end| at < end);
+            let past_body = body_end.is_some_and(|end| at >= end);
+            if piece.is_envelope() && !in_body && (self.after_blank || past_body) {
+                self.unread(piece);
+                self.envelope_next = true;
+                break;
+            }
+            self.passed(&piece);
+            let bare = piece.bare();
+            let quoted = piece.line_start
+                && !in_body
+                && bare.iter().position(|&b| b != b'>').is_some_and(|n| {
+                    n > 0 && bare.get(n..).is_some_and(|r| r.starts_with(b"From "))
+                });
+            if in_heading && piece.line_start && !quoted {
+                if let Some(length) = content_length_of(bare) {
+                    content_length = Some(length);
+                }
+            }
+            let bytes = if quoted {
+                piece.bytes.get(1..).unwrap_or_default()
+            } else {
+                &piece.bytes
+            };
+            size += bytes.len() as u64;
+            if message.too_large.is_none() && size > self.limit {
+                message.too_large = Some(0);
+                message.bytes = Vec::new();
+                message.unquoted = Vec::new();
+            }
+            if message.too_large.is_none() {
+                if quoted {
+                    message.unquoted.push(message.bytes.len());
+                }
+                message.bytes.extend_from_slice(bytes);
+            }
+            if in_heading && piece.is_blank() {
+                in_heading = false;
+                // A heading with quoted lines is mboxrd's, whatever its Content-Length says; a
+                // length past the end of the file is not one.
+                body_end = content_length
+                    .filter(|_| message.unquoted.is_empty())
+                    .map(|length| self.pos.saturating_add(length))
+                    .filter(|&end| end <= self.size);
+            }
+        }
+        if body_end.is_some_and(|end| self.pos >= end) {
+            message.framing = Framing::ContentLength;
+        }
+        if message.too_large.is_some() {
+            message.too_large = Some(size);
+        }
+        Ok(Some(finish(message, self.pos)))
+    }
+}
+
+impl<R: BufRead + Seek> Iterator for MboxReader<R> {
+    type Item = io::Result<MboxMessage>;
+
+    fn next(&mut self) -> Option<io::Result<MboxMessage>> {
+        if self.done {
+            return None;
+        }
+        match self.next_message() {
+            Ok(Some(m)) => Some(Ok(m)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
 }
 
 /// The end of the heading starting at `at` (after its blank line) and its `Content-Length`
@@ -159,130 +448,47 @@ fn heading_length(bytes: &[u8], mut at: usize) -> Option<(usize, usize)> {
         if bare.is_empty() {
             return Some((at, length?));
         }
-        if let Some(value) = bare
-            .get(..15)
-            .filter(|n| n.eq_ignore_ascii_case(b"Content-Length:"))
-            .and_then(|_| bare.get(15..))
-        {
-            let value = value.trim_ascii();
-            if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                length = std::str::from_utf8(value).ok()?.parse().ok();
-            }
+        if let Some(value) = content_length_of(bare) {
+            length = usize::try_from(value).ok();
         }
     }
     None
 }
 
-/// mboxcl2: the message after the envelope line ending at `start` is framed by its
-/// `Content-Length` when the body that long ends at the end of the file, or at a line end
-/// (and blank lines) before the next envelope line. Returns where the message ends and where
-/// the next one starts.
-fn content_length_frame(bytes: &[u8], start: usize) -> Option<(usize, usize)> {
-    let (body, length) = heading_length(bytes, start)?;
-    let end = body.checked_add(length)?;
-    if end == bytes.len() {
-        return Some((end, end));
-    }
-    let mut next = end;
-    // The separator: line ends only, at least one.
-    loop {
-        let rest = bytes.get(next..)?;
-        if rest.starts_with(b"\r\n") {
-            next += 2;
-        } else if rest.starts_with(b"\n") {
-            next += 1;
-        } else {
-            break;
-        }
-    }
-    if next == end {
+/// The value of `line` (without its line end) when it is a `Content-Length` field of digits
+/// only.
+fn content_length_of(line: &[u8]) -> Option<u64> {
+    let value = line
+        .get(..15)
+        .filter(|n| n.eq_ignore_ascii_case(b"Content-Length:"))
+        .and_then(|_| line.get(15..))?
+        .trim_ascii();
+    if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    if next == bytes.len() || is_envelope(line_at(bytes.get(next..)?).1) {
-        Some((end, next))
-    } else {
-        None
-    }
+    std::str::from_utf8(value).ok()?.parse().ok()
 }
 
-/// The messages of an mbox (mboxo, mboxrd and mboxcl2): a message starts at a `From ` envelope
-/// line at the start of the file or after a blank line. A message whose `Content-Length` frames
-/// it exactly (mboxcl2: the body that long, then the next envelope line or the end) is taken
-/// as that many bytes, unquoted; otherwise it runs to the next envelope line after a blank
-/// line, and in it a line `>From `, `>>From `, … loses one `>` (mboxrd's rule, which reads
-/// mboxo's `>From ` too). Bytes before the first envelope line are no message: [`split`] says
-/// how many there were.
+/// The messages of an mbox in memory, as [`MboxReader`] reads them, and how many bytes came
+/// before the first.
 pub fn split(bytes: &[u8]) -> (Vec<MboxMessage>, usize) {
-    let mut messages: Vec<MboxMessage> = Vec::new();
-    let mut current: Option<MboxMessage> = None;
-    let mut preamble = 0usize;
-    let mut at = 0usize;
-    let mut after_blank = true;
-    while at < bytes.len() {
-        let (line, bare) = line_at(bytes.get(at..).unwrap_or_default());
-        if after_blank && is_envelope(bare) {
-            if let Some(m) = current.take() {
-                messages.push(finish(m, at));
-            }
-            let envelope = String::from_utf8_lossy(bare.get(5..).unwrap_or_default()).into_owned();
-            let start = at + line.len();
-            if let Some((end, next)) = content_length_frame(bytes, start) {
-                messages.push(MboxMessage {
-                    index: messages.len(),
-                    offset: at as u64,
-                    envelope,
-                    bytes: bytes.get(start..end).unwrap_or_default().to_vec(),
-                    start: start as u64,
-                    unquoted: Vec::new(),
-                    end: next as u64,
-                    separator: next - end,
-                    framing: Framing::ContentLength,
-                });
-                at = next;
-                after_blank = true;
-                continue;
-            }
-            current = Some(MboxMessage {
-                index: messages.len(),
-                offset: at as u64,
-                envelope,
-                bytes: Vec::new(),
-                start: (at + line.len()) as u64,
-                unquoted: Vec::new(),
-                end: 0,
-                separator: 0,
-                framing: Framing::FromLine,
-            });
-        } else if let Some(m) = current.as_mut() {
-            let quoted = bare
-                .iter()
-                .position(|&b| b != b'>')
-                .is_some_and(|n| n > 0 && bare.get(n..).is_some_and(|r| r.starts_with(b"From ")));
-            if quoted {
-                m.unquoted.push(m.bytes.len());
-            }
-            m.bytes.extend_from_slice(if quoted {
-                line.get(1..).unwrap_or_default()
-            } else {
-                line
-            });
-        } else {
-            preamble += line.len();
-        }
-        after_blank = bare.is_empty();
-        at += line.len();
-    }
-    if let Some(m) = current.take() {
-        messages.push(finish(m, bytes.len()));
-    }
+    let Ok(reader) = MboxReader::new(io::Cursor::new(bytes)) else {
+        return (Vec::new(), bytes.len());
+    };
+    let mut reader = reader.limit(u64::MAX);
+    // A Cursor over bytes cannot fail.
+    let messages: Vec<MboxMessage> = reader.by_ref().map_while(Result::ok).collect();
+    let preamble = usize::try_from(reader.preamble()).unwrap_or(bytes.len());
     (messages, preamble)
 }
 
 /// A From-line message ending at `end`: the blank line before the next envelope line is the
 /// separator's, not the message's.
-fn finish(mut m: MboxMessage, end: usize) -> MboxMessage {
+fn finish(mut m: MboxMessage, end: u64) -> MboxMessage {
     // A message that is nothing but that blank line is empty.
-    let separator = if m.bytes.ends_with(b"\r\n\r\n") || m.bytes == b"\r\n" {
+    let separator = if m.too_large.is_some() {
+        0
+    } else if m.bytes.ends_with(b"\r\n\r\n") || m.bytes == b"\r\n" {
         2
     } else if m.bytes.ends_with(b"\n\n") || m.bytes == b"\n" {
         1
@@ -290,7 +496,7 @@ fn finish(mut m: MboxMessage, end: usize) -> MboxMessage {
         0
     };
     m.bytes.truncate(m.bytes.len() - separator);
-    m.end = end as u64;
+    m.end = end;
     m.separator = separator;
     m
 }
@@ -309,57 +515,95 @@ pub fn join(original: &[u8], messages: &[MboxMessage], new: &[Option<Vec<u8>>]) 
         let raw = original
             .get(offset(m.offset)..offset(m.end))
             .unwrap_or_default();
-        let replaced = new
-            .get(i)
-            .and_then(Option::as_ref)
-            .filter(|b| **b != m.bytes);
-        let Some(bytes) = replaced else {
-            out.extend_from_slice(raw);
-            continue;
-        };
-        let (envelope, _) = line_at(raw);
-        out.extend_from_slice(envelope);
-        // An envelope line at the very end of the file has no line end: the message gets one.
-        if !envelope.ends_with(b"\n") {
-            out.push(b'\n');
-        }
-        let separator = raw
-            .get(raw.len() - m.separator.min(raw.len())..)
-            .unwrap_or_default();
-        match m.framing {
-            Framing::FromLine => {
-                quote_from_lines(bytes, &mut out);
-                // The next envelope line is one only after a blank line: the message's last
-                // line ended, then the separator, a blank line in the line ending of that
-                // last line (so that reading takes it away again), written even where the
-                // original had none before a next message.
-                if offset(m.end) < original.len() || !separator.is_empty() {
-                    let eol: &[u8] = if out.ends_with(b"\r\n")
-                        || (!out.ends_with(b"\n") && envelope.ends_with(b"\r\n"))
-                    {
-                        b"\r\n"
-                    } else {
-                        b"\n"
-                    };
-                    if !out.ends_with(b"\n") {
-                        out.extend_from_slice(eol);
-                    }
-                    out.extend_from_slice(eol);
-                }
-                continue;
-            }
-            Framing::ContentLength => set_content_length(bytes, &mut out),
-        }
-        out.extend_from_slice(separator);
+        let replaced = new.get(i).and_then(Option::as_deref);
+        let last = offset(m.end) >= original.len();
+        join_one(raw, m, replaced, last, &mut out);
     }
     out
+}
+
+/// Writes message `m` of the mbox `source` (as an [`MboxReader`] over it read it) to `out`: as
+/// it is in the file, or replaced by `new` when that is given and differs (framed as [`join`]
+/// frames it). `source` is left where it was.
+///
+/// # Errors
+/// When `source` cannot be read or `out` written.
+pub fn write_message<R: Read + Seek, W: Write + ?Sized>(
+    source: &mut R,
+    m: &MboxMessage,
+    new: Option<&[u8]>,
+    out: &mut W,
+) -> io::Result<()> {
+    let back = source.stream_position()?;
+    let size = source.seek(SeekFrom::End(0))?;
+    source.seek(SeekFrom::Start(m.offset))?;
+    let replaced = new.filter(|b| *b != m.bytes && m.too_large.is_none());
+    let result = match replaced {
+        None => io::copy(&mut (&mut *source).take(m.end - m.offset), out).map(drop),
+        Some(bytes) => {
+            let mut raw = Vec::new();
+            (&mut *source)
+                .take(m.end - m.offset)
+                .read_to_end(&mut raw)?;
+            let mut buf = Vec::with_capacity(bytes.len() + 256);
+            join_one(&raw, m, Some(bytes), m.end >= size, &mut buf);
+            out.write_all(&buf)
+        }
+    };
+    source.seek(SeekFrom::Start(back))?;
+    result
+}
+
+/// One message of [`join`]: `raw` its bytes in the file, `last` whether it ends the file.
+fn join_one(raw: &[u8], m: &MboxMessage, new: Option<&[u8]>, last: bool, out: &mut Vec<u8>) {
+    let Some(bytes) = new.filter(|b| *b != m.bytes && m.too_large.is_none()) else {
+        out.extend_from_slice(raw);
+        return;
+    };
+    let (envelope, _) = line_at(raw);
+    out.extend_from_slice(envelope);
+    // An envelope line at the very end of the file has no line end: the message gets one.
+    if !envelope.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    let separator = raw
+        .get(raw.len() - m.separator.min(raw.len())..)
+        .unwrap_or_default();
+    match m.framing {
+        Framing::FromLine => {
+            quote_from_lines(bytes, out);
+            // The next envelope line is one only after a blank line: the message's last
+            // line ended, then the separator, a blank line in the line ending of that
+            // last line (so that reading takes it away again), written even where the
+            // original had none before a next message.
+            if !last || !separator.is_empty() {
+                let eol: &[u8] = if out.ends_with(b"\r\n")
+                    || (!out.ends_with(b"\n") && envelope.ends_with(b"\r\n"))
+                {
+                    b"\r\n"
+                } else {
+                    b"\n"
+                };
+                if !out.ends_with(b"\n") {
+                    out.extend_from_slice(eol);
+                }
+                out.extend_from_slice(eol);
+            }
+        }
+        Framing::ContentLength => {
+            set_content_length(bytes, out);
+            out.extend_from_slice(separator);
+        }
+    }
 }
 
 fn offset(o: u64) -> usize {
     usize::try_from(o).unwrap_or(usize::MAX)
 }
 
-/// mboxrd: every line `>*From ` gains a `>`, so reading takes exactly one away.
+/// mboxrd: every line `>*From ` gains a `>`, so reading takes exactly one away. A line
+/// `From ` at the start of the message is quoted too: after the envelope line's end it would
+/// start a message of its own only after a blank line, but quoting it costs nothing.
 fn quote_from_lines(bytes: &[u8], out: &mut Vec<u8>) {
     let mut at = 0;
     while at < bytes.len() {
@@ -420,21 +664,84 @@ mod sniff_tests {
 
     #[test]
     fn split_unquotes_and_keeps_from_in_bodies() {
-        let mbox = b"From a@x Mon Jan  1 00:00:00 2001\nSubject: one\n\nFrom the start\n>From quoted\n>>From twice\n\nFrom b@x Mon Jan  1 00:00:01 2001\r\nSubject: two\r\n\r\nbody\r\n";
+        let mbox = b"From a@x Mon Jan  1 00:00:00 2001\nSubject: one\n\nFrom the start\nFrom mid-paragraph\n>From quoted\n>>From twice\n\nFrom b@x Mon Jan  1 00:00:01 2001\r\nSubject: two\r\n\r\nbody\r\n";
         let (messages, preamble) = split(mbox);
         assert_eq!(preamble, 0);
-        assert_eq!(messages.len(), 2);
-        // "From the start" follows a blank line but has no date: a body line.
+        // "From the start" follows a blank line: an envelope line, as Python's mailbox and
+        // MimeKit read it, though it has no date (a writer quotes such a body line).
+        assert_eq!(messages.len(), 3);
+        assert_eq!(messages[0].bytes, b"Subject: one\n".to_vec());
+        assert_eq!(messages[1].envelope, "the start");
+        // "From mid-paragraph" follows no blank line: a body line.
         assert_eq!(
-            messages[0].bytes,
-            b"Subject: one\n\nFrom the start\nFrom quoted\n>From twice\n".to_vec()
+            messages[1].bytes,
+            b"From mid-paragraph\nFrom quoted\n>From twice\n".to_vec()
         );
         assert_eq!(messages[0].envelope, "a@x Mon Jan  1 00:00:00 2001");
-        assert_eq!(messages[1].index, 1);
-        assert_eq!(messages[1].offset, 90);
-        assert_eq!(messages[1].bytes, b"Subject: two\r\n\r\nbody\r\n".to_vec());
+        assert_eq!(messages[2].index, 2);
+        assert_eq!(messages[2].offset, 109);
+        assert_eq!(messages[2].bytes, b"Subject: two\r\n\r\nbody\r\n".to_vec());
         let (messages, preamble) = split(b"junk\n\nFrom a@x Mon Jan  1 00:00:00 2001\nS: 1\n\nb\n");
         assert_eq!((messages.len(), preamble), (1, 6));
+    }
+
+    /// Envelope lines without a date (Netscape's and Thunderbird's `From - `, Gmail's
+    /// `From ID@xxx`) start messages, as Python's `mailbox` reads them.
+    #[test]
+    fn envelopes_without_a_date() {
+        let mbox =
+            b"From - \nSubject: a\n\none\n\nFrom 1844347792267117879@xxx\nSubject: b\n\ntwo\n";
+        let (messages, preamble) = split(mbox);
+        assert_eq!((messages.len(), preamble), (2, 0));
+        assert_eq!(messages[0].envelope, "- ");
+        assert_eq!(messages[0].bytes, b"Subject: a\n\none\n");
+        assert_eq!(messages[1].envelope, "1844347792267117879@xxx");
+        assert_eq!(messages[1].bytes, b"Subject: b\n\ntwo\n");
+        assert!(looks_like_mbox(b"From - \nReturn-Path: <a@b>\n"));
+        assert_eq!(
+            envelope_then_field(b"From - \nReturn-Path: <a@b>\n"),
+            Some(false)
+        );
+        assert_eq!(
+            envelope_then_field(b"From a Mon Jan  1 00:00:00 2001\nS: x\n"),
+            Some(true)
+        );
+    }
+
+    /// A message past the reader's limit is not held: it is given with its size, and the next
+    /// one is read as usual; writing back copies it as it was.
+    #[test]
+    fn a_message_past_the_limit_is_skipped_not_held() {
+        let big = "x".repeat(300);
+        let mbox = format!("From a\nS: 1\n\n{big}\n\nFrom b\nS: 2\n\nsmall\n");
+        let reader = MboxReader::new(std::io::Cursor::new(mbox.as_bytes()))
+            .unwrap()
+            .limit(100);
+        let messages: Vec<_> = reader.map(Result::unwrap).collect();
+        assert_eq!(messages.len(), 2);
+        assert_eq!(messages[0].too_large, Some(big.len() as u64 + 8));
+        assert!(messages[0].bytes.is_empty());
+        assert_eq!(messages[1].bytes, b"S: 2\n\nsmall\n");
+        let mut source = std::io::Cursor::new(mbox.as_bytes());
+        let mut out = Vec::new();
+        for m in &messages {
+            write_message(&mut source, m, Some(b"S: 9\n\nnew\n"), &mut out).unwrap();
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("From a\nS: 1\n\n{big}\n\nFrom b\nS: 9\n\nnew\n")
+        );
+    }
+
+    /// A line longer than a piece is read in pieces: only a piece that starts a line can be an
+    /// envelope line, and the message's bytes are whole.
+    #[test]
+    fn long_lines_are_read_in_pieces() {
+        let long = format!("{}From x{}", "a".repeat(PIECE - 3), "b".repeat(PIECE));
+        let mbox = format!("From a\nS: 1\n\n{long}\n\nFrom b\nS: 2\n\n");
+        let (messages, _) = split(mbox.as_bytes());
+        assert_eq!(messages.len(), 2);
+        assert_eq!(messages[0].bytes, format!("S: 1\n\n{long}\n").into_bytes());
     }
 
     /// A place in a message's bytes maps back to the file past its envelope line and past each
@@ -592,5 +899,64 @@ mod sniff_tests {
         assert!(body.contains("\nFrom here on, the body says"), "{body}");
         assert!(!body.contains(">From"), "{body}");
         assert!(body.ends_with("at a line start.\n"), "{body:?}");
+    }
+}
+
+#[cfg(test)]
+mod other_tools {
+    #![allow(clippy::indexing_slicing, clippy::unwrap_used)]
+
+    use super::*;
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = format!(
+            "{}/fixtures/mbox/mimekit/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read(&path).unwrap()
+    }
+
+    /// MimeKit's `content-length.mbox.txt` (its source in `fixtures/README.md`): 29 messages,
+    /// eight of them after a `From - ` line with no date, at the offsets MimeKit's own test
+    /// expects (`content-length.unix-offsets.json`, `mboxMarkerOffset`). The rule that wanted a
+    /// date merged the message at 818963 into the one before it.
+    #[test]
+    fn mimekit_content_length_mbox() {
+        let bytes = fixture("content-length.mbox.txt");
+        let (messages, preamble) = split(&bytes);
+        let offsets: Vec<u64> = messages.iter().map(|m| m.offset).collect();
+        assert_eq!(preamble, 0);
+        assert_eq!(
+            offsets,
+            [
+                0, 1889, 8123, 14395, 22486, 771038, 818963, 822462, 825432, 830016, 837040,
+                853722, 856577, 862355, 867093, 868864, 872492, 876423, 883132, 894463, 898685,
+                899789, 903919, 907232, 911300, 915250, 920886, 926072, 928496
+            ]
+        );
+        // Each message ends where the next starts (MimeKit's endOffset + 1), its Content-Length
+        // honoured where it lands on the next envelope line.
+        for pair in messages.windows(2) {
+            assert_eq!(pair[0].end, pair[1].offset);
+        }
+        assert_eq!(messages[28].end, bytes.len() as u64);
+        assert!(messages.iter().any(|m| m.framing == Framing::ContentLength));
+    }
+
+    /// MimeKit's `issue1189.mbox.txt`: four messages after `From ID@xxx` lines with no date.
+    #[test]
+    fn mimekit_issue1189_mbox() {
+        let bytes = fixture("issue1189.mbox.txt");
+        let (messages, preamble) = split(&bytes);
+        assert_eq!((messages.len(), preamble), (4, 0));
+        let subjects: Vec<bool> = messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                String::from_utf8_lossy(&m.bytes).contains(&format!("Subject: Message {}\n", i + 1))
+            })
+            .collect();
+        assert_eq!(subjects, [true; 4]);
+        assert_eq!(envelope_then_field(&bytes), Some(false));
     }
 }

@@ -105,38 +105,80 @@ pub use crate::error::MimeError;
 
 /// Whether `bytes` look like a MIME message rather than an HTML document: an RFC 822 heading
 /// (a `Name:` field on the first line, no `<` before it) that names MIME or a content type.
+/// The whole heading counts, up to its blank line (or the end of `bytes`): a mail's MIME
+/// fields may follow kilobytes of `Received:` lines.
 pub fn looks_like_message(bytes: &[u8]) -> bool {
-    let head = bytes.get(..bytes.len().min(4096)).unwrap_or(bytes);
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    let Some(first) = head.split(|&b| b == b'\n').next() else {
+    let Some((heading, _)) = heading(bytes) else {
         return false;
     };
-    let is_field = |line: &[u8]| {
-        line.iter().position(|&b| b == b':').is_some_and(|i| {
-            i > 0
-                && line
-                    .get(..i)
-                    .is_some_and(|n| n.iter().all(|&b| b.is_ascii_graphic() && b != b':'))
-        })
-    };
-    if !is_field(first) {
-        return false;
-    }
-    // Up to the blank line ending the heading, a MIME field must appear.
-    let lower: Vec<u8> = head.to_ascii_lowercase();
-    let end = memchr::memmem::find(&lower, b"\n\n")
-        .or_else(|| memchr::memmem::find(&lower, b"\r\n\r\n"))
-        .unwrap_or(lower.len());
-    let heading = lower.get(..end).unwrap_or(&lower);
+    let lower = heading.to_ascii_lowercase();
     [
         &b"\nmime-version:"[..],
         b"\ncontent-type:",
         b"\ncontent-location:",
     ]
     .iter()
-    .any(|f| memchr::memmem::find(heading, f).is_some())
-        || heading.starts_with(b"mime-version:")
-        || heading.starts_with(b"content-type:")
+    .any(|f| memchr::memmem::find(&lower, f).is_some())
+        || lower.starts_with(b"mime-version:")
+        || lower.starts_with(b"content-type:")
+}
+
+/// Whether `bytes` start with a heading of mail fields only (RFC 5322 §2.2: `Name:` lines and
+/// their folded continuations, up to a blank line) among which at least two of a mail's own
+/// (`From`, `To`, `Subject`, `Date`, `Received`, `Return-Path`, `Message-ID`): a mail without
+/// MIME fields, read as text/plain (RFC 2045 §5.2).
+pub fn looks_like_mail(bytes: &[u8]) -> bool {
+    // The heading must end in a blank line inside `bytes`.
+    let Some((heading, true)) = heading(bytes) else {
+        return false;
+    };
+    let mut known = 0;
+    for line in heading.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() || line.starts_with(b" ") || line.starts_with(b"\t") {
+            continue;
+        }
+        let Some(colon) = memchr::memchr(b':', line) else {
+            return false;
+        };
+        let name = line.get(..colon).unwrap_or_default();
+        if name.is_empty() || !name.iter().all(|&b| b.is_ascii_graphic() && b != b':') {
+            return false;
+        }
+        let mail = [
+            &b"from"[..],
+            b"to",
+            b"subject",
+            b"date",
+            b"received",
+            b"return-path",
+            b"message-id",
+        ];
+        known += usize::from(mail.iter().any(|m| name.eq_ignore_ascii_case(m)));
+    }
+    known >= 2
+}
+
+/// The heading `bytes` start with (a BOM passed): up to its blank line, or all of `bytes`;
+/// `None` when the first line is no `Name:` field. The flag: it ends in a blank line.
+fn heading(bytes: &[u8]) -> Option<(&[u8], bool)> {
+    let head = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first = head.split(|&b| b == b'\n').next()?;
+    let is_field = first.iter().position(|&b| b == b':').is_some_and(|i| {
+        i > 0
+            && first
+                .get(..i)
+                .is_some_and(|n| n.iter().all(|&b| b.is_ascii_graphic() && b != b':'))
+    });
+    if !is_field {
+        return None;
+    }
+    let lf = memchr::memmem::find(head, b"\n\n");
+    let crlf = memchr::memmem::find(head, b"\r\n\r\n");
+    match lf.into_iter().chain(crlf).min() {
+        Some(end) => Some((head.get(..end)?, true)),
+        None => Some((head, false)),
+    }
 }
 
 /// Parses `bytes` into a part tree.
@@ -189,6 +231,15 @@ struct Framing {
     delimiter: Option<String>,
     /// What was wrong, and what was read instead: a `mime-malformed` diagnostic.
     repaired: Option<String>,
+    /// Whether a delimiter line is the delimiter alone (then `--`, then white space: the whole
+    /// line, as Python's email package, MimeKit, stalwart's mail-parser and zbateson's read it),
+    /// or any line that begins with it (RFC 2046 §5.1.1's note, taken only where no line is a
+    /// whole one).
+    whole_line: bool,
+    /// A line that begins with the delimiter but goes on (`--b.REL` where the boundary is `b`:
+    /// Eudora's nested boundaries), not read as a delimiter: where it starts, and the line. Said
+    /// as a `mime` diagnostic, since RFC 2046 would read it as one.
+    ambiguous: Option<(usize, String)>,
 }
 
 impl Framing {
@@ -198,10 +249,21 @@ impl Framing {
     fn of(raw: &[u8], body_start: usize, declared: Option<&String>) -> Option<Framing> {
         if let Some(b) = declared {
             let d = format!("--{b}");
-            if Delimiters::new(raw, &d).next_line(body_start).is_some() {
+            let whole = Delimiters::new(raw, &d, true);
+            if whole.next_line(body_start).is_some() {
                 return Some(Framing {
+                    ambiguous: whole.first_partial(body_start),
                     delimiter: Some(d),
                     repaired: None,
+                    whole_line: true,
+                });
+            }
+            if let Some(at) = Delimiters::new(raw, &d, false).next_line(body_start) {
+                return Some(Framing {
+                    ambiguous: Some((at, cut_line(raw, at))),
+                    delimiter: Some(d),
+                    repaired: None,
+                    whole_line: false,
                 });
             }
         }
@@ -216,6 +278,8 @@ impl Framing {
                     "{what}; the boundary {b:?} of its first delimiter line is used"
                 )),
                 delimiter: Some(format!("--{b}")),
+                whole_line: true,
+                ambiguous: None,
             });
         }
         if body.iter().all(u8::is_ascii_whitespace) {
@@ -226,6 +290,8 @@ impl Framing {
             repaired: Some(format!(
                 "{what} and no line is a delimiter; its body is read as one part"
             )),
+            whole_line: true,
+            ambiguous: None,
         })
     }
 }
@@ -298,12 +364,22 @@ impl<'a> Entity<'a> {
         self.framing.as_ref()?.delimiter.as_deref()
     }
 
+    /// The searcher of this multipart's delimiter lines.
+    fn delimiters(&self) -> Option<Delimiters<'a, '_>> {
+        let framing = self.framing.as_ref()?;
+        Some(Delimiters::new(
+            self.raw,
+            framing.delimiter.as_deref()?,
+            framing.whole_line,
+        ))
+    }
+
     /// The body: for a multipart, the preamble before its first delimiter line (mailparse's
     /// `body_bytes`); none when the body is read as one part.
     fn body(&self) -> &'a [u8] {
         let raw = self.raw;
-        let end = match (&self.framing, self.delimiter()) {
-            (_, Some(d)) => match Delimiters::new(raw, d).next_line(self.body_start) {
+        let end = match (&self.framing, self.delimiters()) {
+            (_, Some(d)) => match d.next_line(self.body_start) {
                 Some(at) => strip_trailing_eol(raw, self.body_start, at),
                 None => self.body_start,
             },
@@ -346,7 +422,9 @@ impl<'a> Entity<'a> {
             return spans;
         };
         let raw = self.raw;
-        let lines = Delimiters::new(raw, delimiter);
+        let Some(lines) = self.delimiters() else {
+            return spans;
+        };
         let Some(first) = lines.next_line(self.body_start) else {
             return spans;
         };
@@ -401,9 +479,8 @@ impl<'a> Entity<'a> {
 
     /// Whether the multipart's first delimiter line is its close delimiter.
     fn closed_before_any_part(&self) -> bool {
-        self.delimiter().is_some_and(|d| {
-            Delimiters::new(self.raw, d)
-                .next_line(self.body_start)
+        self.delimiters().is_some_and(|d| {
+            d.next_line(self.body_start)
                 .is_some_and(|at| self.first_closes(at))
         })
     }
@@ -413,14 +490,31 @@ impl<'a> Entity<'a> {
 struct Delimiters<'a, 'd> {
     raw: &'a [u8],
     finder: memchr::memmem::Finder<'d>,
+    len: usize,
+    /// Only lines that are the delimiter alone ([`Framing::whole_line`]).
+    whole_line: bool,
 }
 
 impl<'a, 'd> Delimiters<'a, 'd> {
-    fn new(raw: &'a [u8], delimiter: &'d str) -> Self {
+    fn new(raw: &'a [u8], delimiter: &'d str, whole_line: bool) -> Self {
         Delimiters {
             raw,
             finder: memchr::memmem::Finder::new(delimiter.as_bytes()),
+            len: delimiter.len(),
+            whole_line,
         }
+    }
+
+    /// Whether the delimiter at `at` is the whole line: then `--` (a close delimiter), then
+    /// spaces and tabs (transport padding), then the line end or the end of the input.
+    fn whole(&self, at: usize) -> bool {
+        let rest = self.raw.get(at + self.len..).unwrap_or_default();
+        let rest = rest.strip_prefix(b"--").unwrap_or(rest);
+        let pad = rest
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        matches!(rest.get(pad), None | Some(b'\r' | b'\n'))
     }
 
     /// The first delimiter at or after `from` that starts a line (or starts at `from`).
@@ -428,11 +522,40 @@ impl<'a, 'd> Delimiters<'a, 'd> {
         let mut search = from;
         loop {
             let at = search + self.finder.find(self.raw.get(search..)?)?;
-            if at == from || self.raw.get(at.checked_sub(1)?) == Some(&b'\n') {
+            let line_start = at == from || self.raw.get(at.checked_sub(1)?) == Some(&b'\n');
+            if line_start && (!self.whole_line || self.whole(at)) {
                 return Some(at);
             }
             search = at + 1;
         }
+    }
+
+    /// The first line at or after `from` that begins with the delimiter but is no whole
+    /// delimiter line: where it starts, and the line.
+    fn first_partial(&self, from: usize) -> Option<(usize, String)> {
+        let mut search = from;
+        loop {
+            let at = search + self.finder.find(self.raw.get(search..)?)?;
+            let line_start = at == from || self.raw.get(at.checked_sub(1)?) == Some(&b'\n');
+            if line_start && !self.whole(at) {
+                return Some((at, cut_line(self.raw, at)));
+            }
+            search = at + 1;
+        }
+    }
+}
+
+/// The line starting at `at`, without its line end, cut at 80 characters.
+fn cut_line(raw: &[u8], at: usize) -> String {
+    let rest = raw.get(at..).unwrap_or_default();
+    let line = rest
+        .get(..memchr::memchr(b'\n', rest).unwrap_or(rest.len()))
+        .unwrap_or_default();
+    let line = String::from_utf8_lossy(line);
+    let line = line.trim_end();
+    match line.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", line.get(..cut).unwrap_or_default()),
+        None => line.to_owned(),
     }
 }
 
@@ -558,6 +681,24 @@ fn add(
         None
     };
     if let Some(framing) = &mail.framing {
+        if let Some((at, line)) = &framing.ambiguous {
+            let how = if framing.whole_line {
+                "not read as its delimiter (as Python's email package, MimeKit, stalwart's \
+                 mail-parser and zbateson's mail-mime-parser read it), though RFC 2046 §5.1.1 \
+                 would"
+            } else {
+                "read as its delimiter, as RFC 2046 §5.1.1 reads a line that begins with it, no \
+                 line being the delimiter alone"
+            };
+            tree.note(
+                origin.place(mail.raw, *at),
+                format!(
+                    "part {} ({mime_type}): the line {line:?} begins with its boundary and goes \
+                     on: {how}",
+                    display_path(&section)
+                ),
+            );
+        }
         // A boundary that never occurs or is not declared: what was read instead.
         if let Some(repaired) = &framing.repaired {
             tree.malformed(
@@ -691,8 +832,8 @@ fn add(
             if spans.is_empty() {
                 // At its first delimiter line, or where its body starts when it has none.
                 let at = mail
-                    .delimiter()
-                    .and_then(|d| Delimiters::new(mail.raw, d).next_line(mail.body_start))
+                    .delimiters()
+                    .and_then(|d| d.next_line(mail.body_start))
                     .unwrap_or(mail.body_start);
                 tree.malformed(
                     origin.place(mail.raw, at),

@@ -113,7 +113,7 @@ pub fn extract_page(input: &MessageInput<'_>, options: &Options) -> Result<Messa
         .collect();
     let by_part: HashMap<usize, &Report> = reports
         .iter()
-        .filter_map(|r| Some((*by_path.get(r.base.part.as_deref()?)?, r)))
+        .filter_map(|r| Some((*by_path.get(r.base.origin.part.as_deref()?)?, r)))
         .collect();
     // The parts to write: the root, then what written parts name, breadth first (so the root's
     // own references get their names first). Only leaves are files.
@@ -201,8 +201,8 @@ pub fn extract_page(input: &MessageInput<'_>, options: &Options) -> Result<Messa
     let done_reports: HashMap<usize, &Report> = done
         .reports
         .iter()
-        .filter(|r| r.base.part.is_some() && r.base.encoding == "UTF-8")
-        .filter_map(|r| Some((*by_path.get(r.base.part.as_deref()?)?, r)))
+        .filter(|r| r.base.origin.part.is_some() && r.base.encoding == "UTF-8")
+        .filter_map(|r| Some((*by_path.get(r.base.origin.part.as_deref()?)?, r)))
         .collect();
     let files = order
         .iter()

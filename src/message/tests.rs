@@ -1,6 +1,7 @@
 //! The MIME message stage's unit tests: part bases, matching, re-encoding, splicing.
 #![allow(clippy::unwrap_used)]
 use super::*;
+use crate::pipeline::css_encoding;
 
 /// An MHTML page with a stylesheet part (issue 9 item 8): the stylesheet's `url()` and
 /// `@import` resolve against its own Content-Location, match the image part, and are
@@ -40,7 +41,7 @@ fn css_parts_are_resolved_and_rewritten_byte_faithfully() {
     let css = out
         .reports
         .iter()
-        .find(|r| r.base.part.as_deref() == Some("2"))
+        .find(|r| r.base.origin.part.as_deref() == Some("2"))
         .unwrap();
     assert_eq!(css.base.base.as_deref(), Some("http://h/css/site.css"));
     assert_eq!(css.base.encoding, "windows-1252");
@@ -168,8 +169,8 @@ fn part_records_carry_content_type_and_css_encoding_source() {
         .iter()
         .map(|r| {
             (
-                r.base.part.as_deref(),
-                r.base.content_type.as_deref(),
+                r.base.origin.part.as_deref(),
+                r.base.origin.content_type.as_deref(),
                 r.base.encoding,
                 r.base.encoding_source,
             )
@@ -187,7 +188,7 @@ fn part_records_carry_content_type_and_css_encoding_source() {
     let links: Vec<_> = reports
         .iter()
         .flat_map(|r| &r.links)
-        .map(|l| (l.original.as_str(), l.content_type.as_deref()))
+        .map(|l| (l.original.as_str(), l.origin.content_type.as_deref()))
         .collect();
     assert_eq!(
         links,
@@ -197,39 +198,6 @@ fn part_records_carry_content_type_and_css_encoding_source() {
             ("y.png", Some("text/css")),
         ]
     );
-}
-
-#[test]
-fn transfer_encodings_keep_line_endings_and_width() {
-    let body = "<p>caf\u{e9} ".repeat(30) + "\n<a>x</a>\n";
-    for eol in ["\r\n", "\n"] {
-        let qp = transfer_encode(body.as_bytes(), "quoted-printable", eol).unwrap();
-        let text = String::from_utf8(qp.clone()).unwrap();
-        assert!(text.split(eol).all(|l| l.len() <= 76), "{text}");
-        if eol == "\n" {
-            assert!(!text.contains('\r'));
-        }
-        // Strict decoding wants CRLF line breaks.
-        let crlf = if eol == "\n" {
-            to_crlf(&qp)
-        } else {
-            qp.clone()
-        };
-        let decoded = quoted_printable::decode(&crlf, quoted_printable::ParseMode::Strict).unwrap();
-        assert_eq!(from_crlf(&decoded), body.as_bytes());
-        let b64 = transfer_encode(body.as_bytes(), "base64", eol).unwrap();
-        let text = String::from_utf8(b64).unwrap();
-        assert!(text.split(eol).all(|l| l.len() <= 76));
-        let joined: String = text.split(eol).collect();
-        assert_eq!(
-            base64::engine::general_purpose::STANDARD
-                .decode(joined)
-                .unwrap(),
-            body.as_bytes()
-        );
-    }
-    assert_eq!(transfer_encode(b"a\nb", "8bit", "\r\n").unwrap(), b"a\r\nb");
-    assert_eq!(transfer_encode(b"a", "x-uuencode", "\n"), None);
 }
 
 #[test]

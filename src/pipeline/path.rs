@@ -197,16 +197,12 @@ fn streamed_base_record(
     }
     diagnostics.extend(file.diagnostics);
     BaseRecord {
-        part: None,
+        origin: crate::report::Origin::default(),
         base: file.base.uri.as_ref().map(|u| u.to_string()),
         base_source: file.base.source,
         encoding: decoded.encoding.name(),
         encoding_source: decoded.source,
         diagnostics,
-        root: None,
-        warc: None,
-        content_type: None,
-        mbox: None,
     }
 }
 

@@ -21,7 +21,7 @@ use crate::base::{is_ascii_whitespace, Base, BaseSource, Outer};
 use crate::error::Diagnostic;
 pub(crate) use crate::tree::ElementView;
 use crate::tree::{AttrNs, NodeId};
-use crate::uri::{is_special, Profile, Resolver, SameScheme, Uri, UriRef};
+use crate::uri::{is_special, Contrast, Profile, Resolver, SameScheme, Uri, UriRef};
 use targets::{Kind, Role};
 
 /// How deep markup nested in markup is followed, by both engines: `iframe srcdoc` documents
@@ -186,7 +186,7 @@ pub(crate) struct Planner<'a> {
     resolver: Option<Resolver>,
     /// `resolver`'s base under the other side of the RFC 2396 / URL Standard divide, for the
     /// `profile-sensitive` diagnostic.
-    contrast: Option<Resolver>,
+    contrast: Option<Contrast>,
     document_resolver: Option<Resolver>,
     document_uri: Option<Uri>,
     /// docs/html-rules.md §3: same-document references stay as written when the base is the
@@ -236,15 +236,10 @@ impl<'a> Planner<'a> {
             }
         };
         let resolver = base.uri.as_ref().and_then(|u| make(u, diagnostics));
-        let contrast = base.uri.as_ref().and_then(|u| {
-            let other = match options.resolve.profile {
-                Profile::Whatwg => Profile::Rfc2396,
-                _ => Profile::Whatwg,
-            };
-            Resolver::new(u.as_str(), crate::uri::ResolveOptions::for_profile(other))
-                .ok()
-                .map(|r| r.with_query_encoding(encoding))
-        });
+        let contrast = base
+            .uri
+            .as_ref()
+            .and_then(|u| Contrast::new(u.as_str(), options.resolve.profile, encoding));
         let document_resolver = outer
             .document_uri
             .as_ref()
@@ -818,11 +813,16 @@ impl<'a> Planner<'a> {
                     None => crate::uri::whatwg_absolute(value, self.encoding),
                 };
                 return match parsed {
-                    Ok(uri) => keep(Some(uri), false, None),
+                    Ok(uri) => {
+                        let diagnostic = self.profile_sensitive(ctx.resolver, value, &uri);
+                        keep(Some(uri), false, diagnostic)
+                    }
                     Err(e) => unresolvable(e),
                 };
             }
-            return keep(Some(value.to_owned()), false, None);
+            // `http:g` is absolute here, relative to an http: base in a browser.
+            let diagnostic = self.profile_sensitive(ctx.resolver, value, value);
+            return keep(Some(value.to_owned()), false, diagnostic);
         }
         if reference.is_same_document() {
             if in_css || ctx.local_fragments {
@@ -851,7 +851,7 @@ impl<'a> Planner<'a> {
                 let resolved = r.uri;
                 let replacement =
                     (resolved != raw && !is_fictitious(&resolved)).then(|| resolved.clone());
-                let diagnostic = self.profile_sensitive(resolver, value, &resolved);
+                let diagnostic = self.profile_sensitive(Some(resolver), value, &resolved);
                 Outcome {
                     resolved: Some(resolved),
                     replacement,
@@ -865,49 +865,22 @@ impl<'a> Planner<'a> {
     }
 
     /// The `profile-sensitive` diagnostic, when the other side of the RFC 2396 / URL Standard
-    /// divide resolves `value` against the same base to another URL. Only references where the
-    /// two can differ are tried (a query alone, a `.` or `..` segment, a `\`), so most links
-    /// cost nothing; both results are compared as the URL Standard serializes them (host case,
-    /// default port and escapes are not the difference asked about).
+    /// divide resolves `value` against the same base to another URL (`crate::uri::Contrast`
+    /// says where the two part ways).
     fn profile_sensitive(
         &self,
-        resolver: &Resolver,
+        resolver: Option<&Resolver>,
         value: &str,
         resolved: &str,
     ) -> Option<Diagnostic> {
         let contrast = self.contrast.as_ref()?;
-        if !std::ptr::eq(resolver, self.resolver.as_ref()?) {
+        // Only links resolved against the document's base (not a nested document's).
+        if !std::ptr::eq(resolver?, self.resolver.as_ref()?) {
             return None;
         }
-        let r = UriRef::parse(value);
-        let dotted = r.path.split(['/', '\\']).any(|s| s == "." || s == "..");
-        if !(value.starts_with('?') || value.contains('\\') || dotted) {
-            return None;
-        }
-        if !value.contains('\\') && self.dots_within_base(&r) {
-            return None;
-        }
-        let other = contrast.resolve(value).ok()?.uri;
-        let norm = |u: &str| {
-            let valid = crate::uri::valid_uri(u, self.encoding).into_owned();
-            url::Url::parse(&valid).map_or(valid, |p| p.to_string())
-        };
-        // The URL Standard's serialization removes dot segments: one kept (RFC 2396's `/../x`
-        // above the root) is a difference by itself.
-        let kept_dots = |u: &str| {
-            UriRef::parse(u)
-                .path
-                .split('/')
-                .any(|s| s == "." || s == "..")
-        };
-        if kept_dots(&other) == kept_dots(resolved)
-            && other.contains('\\') == resolved.contains('\\')
-            && norm(&other) == norm(resolved)
-        {
-            return None;
-        }
+        let other = contrast.other(value, resolved)?;
         let (rfc, profile, whatwg) = match self.options.resolve.profile {
-            Profile::Whatwg => (other, Profile::Rfc2396, resolved.to_owned()),
+            Profile::Whatwg => (other, contrast.profile(), resolved.to_owned()),
             p => (resolved.to_owned(), p, other),
         };
         Some(Diagnostic::new(
@@ -917,44 +890,6 @@ impl<'a> Planner<'a> {
                 profile.name()
             ),
         ))
-    }
-
-    /// Whether the two sides of the divide surely agree on a relative-path reference `r` whose
-    /// dot segments all lead it (`../../x`, `./x`), no more `..` than the base has directories:
-    /// RFC 2396 §5.2 step 6 and the URL Standard's path state then remove the same segments
-    /// (they part only where `..` climbs above the root, or stands after a plain segment, or the
-    /// base is `file:`), so the other resolution, the costly part, need not be made.
-    fn dots_within_base(&self, r: &UriRef<'_>) -> bool {
-        let Some(base) = self.base.uri.as_ref() else {
-            return false;
-        };
-        if r.scheme.is_some()
-            || r.authority.is_some()
-            || r.query.is_some()
-            || r.path.starts_with('/')
-            || !is_special(base.scheme())
-            || base.scheme().eq_ignore_ascii_case("file")
-        {
-            return false;
-        }
-        let base_path = base.as_ref().path;
-        if !base_path.starts_with('/') {
-            return false;
-        }
-        let directories = base_path.matches('/').count() - 1;
-        let mut climbs = 0;
-        let mut segments = r.path.split('/').peekable();
-        while let Some(segment) = segments.next() {
-            match segment {
-                // A dot segment that ends the path is not taken: both sides keep a trailing
-                // slash, but that is not worth proving here.
-                "." | ".." if segments.peek().is_none() => return false,
-                ".." => climbs += 1,
-                "." => {}
-                _ => return segments.all(|s| s != "." && s != "..") && climbs <= directories,
-            }
-        }
-        false
     }
 
     /// A same-document reference (`#x`, or `""` on a hyperlink): kept when the base is the

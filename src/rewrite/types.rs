@@ -158,7 +158,7 @@ pub struct Link {
     /// Where it is in the input: the byte offset of the attribute value's first byte (of the
     /// element's text for `<style>`), set by the engine that found it; `None` where no engine
     /// located it. A value inside other markup (an `iframe srcdoc` document, `<noscript>`
-    /// markup) is where that attribute or text is; see [`crate::position`].
+    /// markup) is where that attribute or text is; see [`crate::Position`].
     pub offset: Option<usize>,
     /// With [`RewriteOptions::relink`], what the relinker made of its resolution.
     pub relinked: Option<Relinked>,

@@ -4,8 +4,11 @@
 //! - [`UriRef`]: a reference split into components (§4.3, Appendix B), borrowed.
 //! - [`Uri`]: an owned absolute URI (one `String` plus component offsets), used as a base.
 //! - [`Resolver`]: a base plus [`ResolveOptions`]; resolves references per §5.2.
+//! - `contrast.rs`: where the RFC profiles and the URL Standard resolve a reference to different
+//!   URLs (the `profile-sensitive` diagnostic).
 
 mod absolute;
+mod contrast;
 mod options;
 mod parse;
 mod path;
@@ -16,6 +19,7 @@ mod whatwg;
 
 pub use absolute::Uri;
 pub(crate) use absolute::{percent_decode, percent_decode_except};
+pub(crate) use contrast::Contrast;
 pub use options::{DotSegments, Profile, ResolveError, ResolveOptions, SameScheme};
 pub use parse::UriRef;
 pub(crate) use path::is_known_hierarchical;

@@ -1,6 +1,8 @@
 //! The requests: a scheduler over hosts (global and per-host limits, intervals), the fetcher
-//! (HEAD, GET, redirects, retries), and remote pages read for their fragment ids.
+//! (HEAD, GET, redirects, retries, the run's time limit), and remote pages read for their
+//! fragment ids.
 
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::io::Read;
 use std::sync::{Condvar, Mutex};
@@ -13,16 +15,26 @@ use super::*;
 /// The most of an unwanted body read so that its connection can be used again.
 const DRAIN: u64 = 16 << 10;
 
-/// One page to request: its URL (no fragment), its host, the fragments links ask of it.
+/// One page to request: its URL (no fragment), the URLs as written that ask for it (by
+/// fragment; `None`: without one), the fragments links ask of it.
 pub(super) struct Job {
-    pub(super) url: String,
-    pub(super) host: String,
-    /// Some link names the URL without a fragment.
-    pub(super) bare: bool,
+    pub(super) target: Target,
+    pub(super) names: BTreeMap<Option<String>, Vec<String>>,
     pub(super) fragments: BTreeSet<String>,
     /// The answer to its HEAD, set aside while another request learns whether HEAD can be
     /// trusted in its directory (see [`HeadTrust`]).
     pub(super) head: Option<Answer>,
+}
+
+impl Job {
+    /// Whether a `--header` may go with its first request: not when the URL as written names
+    /// another host to RFC 3986 than to the URL Standard (see [`Target::other_reading`]).
+    fn headers_allowed(&self) -> bool {
+        self.names
+            .values()
+            .flatten()
+            .all(|url| self.target.other_reading(url).is_none())
+    }
 }
 
 /// Whether a HEAD answer stands for a GET's, per host and directory. RFC 9110 §9.3.2 says a
@@ -68,20 +80,20 @@ impl HeadTrust {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Host and directory of `url`: `h:8080/docs/` for `http://h:8080/docs/a.html?q`.
-    fn key(url: &str) -> String {
-        let path = linkbase::UriRef::parse(url).path;
+    /// Host and directory of `target`: `h:8080/docs/` for `http://h:8080/docs/a.html?q`.
+    fn key(target: &Target) -> String {
+        let path = linkbase::UriRef::parse(target.request()).path;
         let dir = path.rfind('/').map_or("/", |i| &path[..=i]);
-        format!("{}{dir}", authority(url).unwrap_or_default())
+        format!("{}{dir}", target.host_key())
     }
 
-    fn distrusted(&self, url: &str) -> bool {
-        self.lock().get(&Self::key(url)) == Some(&Trust::Distrusted)
+    fn distrusted(&self, target: &Target) -> bool {
+        self.lock().get(&Self::key(target)) == Some(&Trust::Distrusted)
     }
 
-    fn claim(&self, url: &str) -> Claim {
+    fn claim(&self, target: &Target) -> Claim {
         let mut map = self.lock();
-        match map.entry(Self::key(url)) {
+        match map.entry(Self::key(target)) {
             std::collections::hash_map::Entry::Vacant(v) => {
                 v.insert(Trust::Checking);
                 Claim::Verify
@@ -96,8 +108,8 @@ impl HeadTrust {
 
     /// As [`HeadTrust::claim`], but waiting for the request that is learning (for an answer
     /// already set aside once: it is not given back twice).
-    fn settle(&self, url: &str) -> Claim {
-        let key = Self::key(url);
+    fn settle(&self, target: &Target) -> Claim {
+        let key = Self::key(target);
         let mut map = self.lock();
         while map.get(&key) == Some(&Trust::Checking) {
             map = self
@@ -106,15 +118,15 @@ impl HeadTrust {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         drop(map);
-        self.claim(url)
+        self.claim(target)
     }
 
     /// What a GET after a refused HEAD taught: the same status confirms a 404/410; another
     /// status contradicts HEAD; no answer teaches nothing (another request may learn). Only
     /// the request that claimed a directory ends its `Checking`.
-    fn learn(&self, url: &str, head: &Answer, get: &Answer) {
+    fn learn(&self, target: &Target, head: &Answer, get: &Answer) {
         let mut map = self.lock();
-        let key = Self::key(url);
+        let key = Self::key(target);
         let now = map.get(&key).copied();
         match (head.status, get.status) {
             (Some(h), Some(g)) if h != g => {
@@ -134,79 +146,196 @@ impl HeadTrust {
     }
 }
 
-/// Per host: requests in flight and the earliest start of the next one.
+/// One host: the jobs not started, requests in flight, the earliest start of the next one,
+/// and where it stands in the scheduler's sets.
 #[derive(Default)]
-pub(super) struct HostState {
+pub(super) struct Host {
+    pub(super) queue: VecDeque<Job>,
     pub(super) in_flight: usize,
     pub(super) next_start: Option<Instant>,
+    /// Its key in `ready` or in `later`, when it is in one.
+    placed: Option<Place>,
 }
 
-/// The jobs not started, per host, and every host's state.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Ready(Rank),
+    Later(Instant),
+}
+
+/// The order hosts are served in: the fewest requests in flight, then the most left to do, then
+/// the host's name (its id follows the names' order): every host advances together, so the run
+/// does not end on a few hosts held to their limit while the other threads have nothing to do.
+type Rank = (usize, Reverse<usize>, usize);
+
+/// The jobs not started, per host, and every host's state. Handing out a job or a slot costs
+/// a logarithm of the number of hosts: the hosts that can take a request now are kept in
+/// order (`ready`), those waiting for their interval by time (`later`); a host at its limit is
+/// in neither until a request of it ends.
 pub(super) struct Scheduler {
     pub(super) state: Mutex<SchedState>,
     pub(super) wake: Condvar,
     pub(super) host_limit: usize,
     pub(super) interval: Duration,
+    /// `--max-time`'s end: after it, jobs are handed out without a slot, to be answered
+    /// without a request.
+    pub(super) deadline: Option<Instant>,
 }
 
+#[derive(Default)]
 pub(super) struct SchedState {
-    pub(super) queues: BTreeMap<String, VecDeque<Job>>,
-    pub(super) hosts: HashMap<String, HostState>,
+    pub(super) hosts: Vec<Host>,
+    pub(super) ids: HashMap<String, usize>,
+    ready: BTreeSet<Rank>,
+    later: BTreeSet<(Instant, usize)>,
+    /// Jobs in the queues.
+    queued: usize,
+    /// Past `--max-time`: the host jobs are taken from next.
+    drain_from: usize,
+}
+
+impl SchedState {
+    /// Every job, queued by host; host ids in the order of the hosts' keys. No host is placed
+    /// yet ([`SchedState::place`]).
+    pub(super) fn new(jobs: Vec<Job>) -> SchedState {
+        let mut by_host: BTreeMap<String, VecDeque<Job>> = BTreeMap::new();
+        for job in jobs {
+            by_host
+                .entry(job.target.host_key().to_owned())
+                .or_default()
+                .push_back(job);
+        }
+        let mut st = SchedState::default();
+        for (key, queue) in by_host {
+            let id = st.id(&key);
+            st.queued += queue.len();
+            if let Some(h) = st.hosts.get_mut(id) {
+                h.queue = queue;
+            }
+        }
+        st
+    }
+
+    fn id(&mut self, key: &str) -> usize {
+        if let Some(&id) = self.ids.get(key) {
+            return id;
+        }
+        let id = self.hosts.len();
+        self.hosts.push(Host::default());
+        self.ids.insert(key.to_owned(), id);
+        id
+    }
+
+    /// Puts host `id` where it belongs now: ready, waiting for its interval, or nowhere (no
+    /// job left, or at its limit).
+    fn place(&mut self, id: usize, limit: Option<usize>) {
+        let Some(h) = self.hosts.get_mut(id) else {
+            return;
+        };
+        match h.placed.take() {
+            Some(Place::Ready(rank)) => {
+                self.ready.remove(&rank);
+            }
+            Some(Place::Later(t)) => {
+                self.later.remove(&(t, id));
+            }
+            None => {}
+        }
+        if h.queue.is_empty() || limit.is_some_and(|l| h.in_flight >= l) {
+            return;
+        }
+        let place = match h.next_start {
+            Some(t) if t > Instant::now() => {
+                self.later.insert((t, id));
+                Place::Later(t)
+            }
+            _ => {
+                let rank = (h.in_flight, Reverse(h.queue.len()), id);
+                self.ready.insert(rank);
+                Place::Ready(rank)
+            }
+        };
+        h.placed = Some(place);
+    }
 }
 
 impl Scheduler {
+    pub(super) fn new(jobs: Vec<Job>, config: &Config) -> Scheduler {
+        let mut sched = Scheduler {
+            state: Mutex::new(SchedState::default()),
+            wake: Condvar::new(),
+            host_limit: config.host_concurrency,
+            interval: config.host_interval,
+            deadline: config.max_time.map(|(_, end)| end),
+        };
+        let mut st = SchedState::new(jobs);
+        for id in 0..st.hosts.len() {
+            st.place(id, Some(sched.host_limit));
+        }
+        sched.state = Mutex::new(st);
+        sched
+    }
+
     pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, SchedState> {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     /// The next job whose host can take a request now, with that request's slot taken (so a
-    /// worker never waits on a busy host while another host has work); `None` when all are
-    /// handed out.
-    pub(super) fn next_job(&self) -> Option<Job> {
+    /// worker never waits on a busy host while another host has work), and whether a slot was
+    /// taken (none once `--max-time` has passed); `None` when all are handed out.
+    pub(super) fn next_job(&self) -> Option<(Job, bool)> {
+        let limit = Some(self.host_limit);
         let mut st = self.lock();
         loop {
-            if st.queues.is_empty() {
+            if st.queued == 0 {
                 return None;
             }
             let now = Instant::now();
-            let mut wake_at: Option<Instant> = None;
-            // Of the hosts that can take a request now, the one with the fewest in flight, then
-            // the most left to do: every host advances together, so the run does not end on a
-            // few hosts held to their limit while the other threads have nothing to do.
-            let mut chosen: Option<(&String, (usize, std::cmp::Reverse<usize>))> = None;
-            for (host, queue) in &st.queues {
-                let h = st.hosts.get(host);
-                let in_flight = h.map_or(0, |h| h.in_flight);
-                let next = h.and_then(|h| h.next_start);
-                if in_flight >= self.host_limit {
-                    continue;
-                }
-                match next {
-                    Some(t) if t > now => wake_at = Some(wake_at.map_or(t, |w| w.min(t))),
-                    _ => {
-                        let rank = (in_flight, std::cmp::Reverse(queue.len()));
-                        if chosen.as_ref().is_none_or(|(_, best)| rank < *best) {
-                            chosen = Some((host, rank));
-                        }
-                    }
-                }
+            if self.out_of_time() {
+                // Host by host from where the last one was taken (each scanned once, whatever
+                // the number of hosts), then from the start for a job given back meanwhile.
+                let n = st.hosts.len();
+                let from = st.drain_from.min(n);
+                let id = (from..n)
+                    .chain(0..from)
+                    .find(|&i| st.hosts.get(i).is_some_and(|h| !h.queue.is_empty()))?;
+                st.drain_from = id;
+                let job = st.hosts.get_mut(id).and_then(|h| h.queue.pop_front());
+                st.queued -= 1;
+                st.place(id, limit);
+                return job.map(|j| (j, false));
             }
-            let chosen = chosen.map(|(host, _)| host.clone());
-            if let Some(host) = chosen {
-                let job = st.queues.get_mut(&host).and_then(VecDeque::pop_front);
-                if st.queues.get(&host).is_some_and(VecDeque::is_empty) {
-                    st.queues.remove(&host);
+            // Hosts whose interval has passed are ready.
+            while let Some(&(t, id)) = st.later.first() {
+                if t > now {
+                    break;
                 }
-                let h = st.hosts.entry(host).or_default();
-                h.in_flight += 1;
-                h.next_start = Some(now + self.interval);
-                if job.is_some() {
-                    return job;
+                st.place(id, limit);
+            }
+            if let Some(&(_, _, id)) = st.ready.first() {
+                let interval = self.interval;
+                let job = st.hosts.get_mut(id).and_then(|h| {
+                    h.in_flight += 1;
+                    h.next_start = Some(now + interval);
+                    h.queue.pop_front()
+                });
+                st.queued -= 1;
+                st.place(id, limit);
+                if let Some(job) = job {
+                    return Some((job, true));
                 }
                 continue;
             }
+            let wake_at = [st.later.first().map(|&(t, _)| t), self.deadline]
+                .into_iter()
+                .flatten()
+                .min();
             st = match wake_at {
                 Some(t) => {
                     self.wake
@@ -222,118 +351,161 @@ impl Scheduler {
         }
     }
 
-    /// Takes a request slot of `host` (waiting for one, and for the host's interval).
-    pub(super) fn acquire(&self, host: &str) {
+    /// Takes a request slot of the host `key` (waiting for one, and for the host's interval);
+    /// `false` when `--max-time` passed first.
+    pub(super) fn acquire(&self, key: &str) -> bool {
         let mut st = self.lock();
         loop {
-            let h = st.hosts.entry(host.to_owned()).or_default();
-            if h.in_flight < self.host_limit {
-                let now = Instant::now();
-                let start = h.next_start.map_or(now, |t| t.max(now));
-                h.next_start = Some(start + self.interval);
-                h.in_flight += 1;
-                drop(st);
-                std::thread::sleep(start.saturating_duration_since(now));
-                return;
+            if self.out_of_time() {
+                return false;
             }
-            st = self
-                .wake
-                .wait(st)
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let id = st.id(key);
+            let limit = self.host_limit;
+            let interval = self.interval;
+            let start = st.hosts.get_mut(id).and_then(|h| {
+                (h.in_flight < limit).then(|| {
+                    let now = Instant::now();
+                    let start = h.next_start.map_or(now, |t| t.max(now));
+                    h.next_start = Some(start + interval);
+                    h.in_flight += 1;
+                    start
+                })
+            });
+            if let Some(start) = start {
+                st.place(id, Some(limit));
+                drop(st);
+                let wait = start.saturating_duration_since(Instant::now());
+                let wait = match self.deadline {
+                    Some(d) => wait.min(d.saturating_duration_since(Instant::now())),
+                    None => wait,
+                };
+                std::thread::sleep(wait);
+                return true;
+            }
+            st = match self.deadline {
+                Some(d) => {
+                    self.wake
+                        .wait_timeout(st, d.saturating_duration_since(Instant::now()))
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .0
+                }
+                None => self
+                    .wake
+                    .wait(st)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            };
         }
     }
 
     /// A job handed out and given back: to the end of its host's queue.
     pub(super) fn requeue(&self, job: Job) {
         let mut st = self.lock();
-        st.queues
-            .entry(job.host.clone())
-            .or_default()
-            .push_back(job);
+        let id = st.id(job.target.host_key());
+        if let Some(h) = st.hosts.get_mut(id) {
+            h.queue.push_back(job);
+        }
+        st.queued += 1;
+        st.place(id, Some(self.host_limit));
         drop(st);
         self.wake.notify_all();
     }
 
-    pub(super) fn release(&self, host: &str) {
+    pub(super) fn release(&self, key: &str) {
         let mut st = self.lock();
-        if let Some(h) = st.hosts.get_mut(host) {
-            h.in_flight = h.in_flight.saturating_sub(1);
+        if let Some(&id) = st.ids.get(key) {
+            if let Some(h) = st.hosts.get_mut(id) {
+                h.in_flight = h.in_flight.saturating_sub(1);
+            }
+            st.place(id, Some(self.host_limit));
         }
         drop(st);
         self.wake.notify_all();
     }
 }
 
-/// A counting semaphore: remote pages held at once.
-pub(super) struct Bodies {
-    pub(super) free: Mutex<usize>,
-    pub(super) wake: Condvar,
+/// A page to read for its ids: its body, its transport charset, and where the answer goes.
+type IdsTask = (
+    ureq::BodyReader<'static>,
+    Option<String>,
+    std::sync::mpsc::SyncSender<Result<FragmentIds, String>>,
+);
+
+/// The threads that read remote pages for their ids, [`MAX_BODIES`] of them: what a page with
+/// a million ids needs is then needed at most that many times at once, and the allocator
+/// reuses it for the next page on the same thread (freed memory stays with the thread that
+/// freed it: spread over every worker, a run of such pages would keep one page's worth per
+/// worker).
+struct IdReaders {
+    /// The readers' queue; closed (`None`) when the workers are done, and the readers end.
+    tasks: Mutex<Option<std::sync::mpsc::Sender<IdsTask>>>,
 }
 
-/// A page held in memory: given back when dropped.
-pub(super) struct Permit<'a>(&'a Bodies);
-
-impl Drop for Permit<'_> {
-    fn drop(&mut self) {
-        self.0.give();
-    }
-}
-
-impl Bodies {
-    pub(super) fn take(&self) -> Permit<'_> {
-        let mut free = self
-            .free
+impl IdReaders {
+    /// Reads `body` for its ids on one of the readers, waiting for a free one.
+    fn read(
+        &self,
+        body: ureq::BodyReader<'static>,
+        charset: Option<String>,
+    ) -> Result<FragmentIds, String> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let sent = self
+            .tasks
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        while *free == 0 {
-            free = self
-                .wake
-                .wait(free)
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|tasks| tasks.send((body, charset, tx)).is_ok());
+        if !sent {
+            return Err("not checked: no reader for the page".to_owned());
         }
-        *free -= 1;
-        Permit(self)
+        rx.recv()
+            .unwrap_or_else(|_| Err("not checked: the page's reader failed".to_owned()))
     }
+}
 
-    pub(super) fn give(&self) {
-        *self
-            .free
+/// A reader's loop: each page of the queue read for its ids.
+fn read_ids_from(tasks: &Mutex<std::sync::mpsc::Receiver<IdsTask>>) {
+    loop {
+        let task = tasks
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) += 1;
-        self.wake.notify_one();
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .recv();
+        let Ok((mut body, charset, answer)) = task else {
+            return;
+        };
+        let ids = linkbase::site::read_page_ids(&mut body, charset.as_deref(), MAX_PAGE)
+            .map_err(|e| format!("not checked: {e}"));
+        let _ = answer.send(ids);
     }
 }
 
 pub(super) type Fetched = (Job, Answer, Vec<(String, Option<Fragment>)>);
 
+/// Something that counts the run's progress (the tree walker's bar).
+pub trait Progress: Sync {
+    /// A new stage of `total` things, called `label`.
+    fn start(&self, label: &'static str, total: usize);
+    /// One more done.
+    fn inc(&self);
+}
+
 /// Every job on `max_concurrency` threads (fewer when there are fewer jobs).
 pub(super) fn fetch_all(
     jobs: Vec<Job>,
     config: &Config,
-    progress: &crate::walk::Progress,
+    excluded: &(dyn Fn(&str) -> bool + Sync),
+    progress: &dyn Progress,
 ) -> Vec<Fetched> {
     if jobs.is_empty() {
         return Vec::new();
     }
     let threads = config.max_concurrency.min(jobs.len());
-    let mut queues: BTreeMap<String, VecDeque<Job>> = BTreeMap::new();
-    for job in jobs {
-        queues.entry(job.host.clone()).or_default().push_back(job);
-    }
-    let sched = Scheduler {
-        state: Mutex::new(SchedState {
-            queues,
-            hosts: HashMap::new(),
-        }),
-        wake: Condvar::new(),
-        host_limit: config.host_concurrency,
-        interval: config.host_interval,
+    let sched = Scheduler::new(jobs, config);
+    let (tasks, queue) = std::sync::mpsc::channel::<IdsTask>();
+    let queue = Mutex::new(queue);
+    let readers = IdReaders {
+        tasks: Mutex::new(Some(tasks)),
     };
-    let bodies = Bodies {
-        free: Mutex::new(MAX_BODIES),
-        wake: Condvar::new(),
-    };
-    let agent: ureq::Agent = ureq::Agent::config_builder()
+    let agent_config = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
         .timeout_global(Some(config.timeout))
@@ -341,44 +513,67 @@ pub(super) fn fetch_all(
         .tls_config(config.tls.config())
         .max_idle_connections(config.max_concurrency)
         .max_idle_connections_per_host(config.host_concurrency)
-        .build()
-        .into();
+        .build();
+    let agent = ureq::Agent::with_parts(
+        agent_config,
+        ureq::unversioned::transport::DefaultConnector::default(),
+        address::Guard::new(config.allow_private),
+    );
     let trust = HeadTrust::default();
     let done: Mutex<Vec<Fetched>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                let fetcher = Fetcher {
-                    agent: &agent,
-                    config,
-                    sched: &sched,
-                    bodies: &bodies,
-                    trust: &trust,
-                };
-                while let Some(job) = sched.next_job() {
-                    match fetcher.run(job) {
-                        Ok(fetched) => {
-                            progress.inc();
-                            done.lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                .push(fetched);
-                        }
-                        Err(job) => sched.requeue(*job),
-                    }
-                }
-            });
+        for _ in 0..MAX_BODIES {
+            s.spawn(|| read_ids_from(&queue));
         }
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let fetcher = Fetcher {
+                        agent: &agent,
+                        config,
+                        sched: &sched,
+                        readers: &readers,
+                        trust: &trust,
+                        excluded,
+                    };
+                    while let Some((job, held)) = sched.next_job() {
+                        match fetcher.run(job, held) {
+                            Ok(fetched) => {
+                                progress.inc();
+                                done.lock()
+                                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                    .push(fetched);
+                            }
+                            Err(job) => sched.requeue(*job),
+                        }
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            let _ = w.join();
+        }
+        // The workers are done: the readers' queue closes, and they end.
+        readers
+            .tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
     });
-    done.into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    let mut done = done
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    done.sort_by(|a, b| a.0.target.request().cmp(b.0.target.request()));
+    done
 }
 
 pub(super) struct Fetcher<'a> {
     pub(super) agent: &'a ureq::Agent,
     pub(super) config: &'a Config,
     pub(super) sched: &'a Scheduler,
-    pub(super) bodies: &'a Bodies,
+    readers: &'a IdReaders,
     pub(super) trust: &'a HeadTrust,
+    pub(super) excluded: &'a (dyn Fn(&str) -> bool + Sync),
 }
 
 /// How a URL is asked for.
@@ -390,47 +585,67 @@ pub(super) enum Method {
     GetPage,
 }
 
-/// A remote page read for its ids: its bytes and transport charset, or why it was not read;
-/// it counts against [`MAX_BODIES`] until dropped.
-pub(super) struct Page<'a> {
-    pub(super) read: Result<(Vec<u8>, Option<String>), String>,
-    pub(super) _permit: Option<Permit<'a>>,
-}
-
 /// What one request brought back.
-pub(super) enum Reply<'a> {
+pub(super) enum Reply {
     Status {
         status: u16,
         location: Option<String>,
         retry_after: Option<String>,
-        page: Option<Page<'a>>,
+        /// With [`Method::GetPage`]: the page's ids, or why they were not read.
+        ids: Option<Result<FragmentIds, String>>,
     },
     Failed {
         error: String,
         timeout: bool,
     },
+    /// The address is not one requests go to.
+    Refused(address::Refused),
+    /// `--max-time` passed before or during the request.
+    OutOfTime,
 }
 
-impl<'a> Fetcher<'a> {
+/// What one request of a chain is sent with.
+#[derive(Clone, Copy)]
+pub(super) struct Ask {
+    method: Method,
+    /// `--header`s may go with it.
+    headers: bool,
+}
+
+impl Fetcher<'_> {
     /// The job's URL checked: its answer, and each fragment's fate; or the job given back,
     /// its HEAD answer kept, to wait for what another request learns of its directory.
-    pub(super) fn run(&self, mut job: Job) -> Result<Fetched, Box<Job>> {
-        // A first slot of the job's host was taken when it was handed out.
-        let mut held = true;
+    /// `held`: a slot of the job's host was taken when it was handed out.
+    pub(super) fn run(&self, mut job: Job, held: bool) -> Result<Fetched, Box<Job>> {
+        let mut held = held;
+        let key = job.target.host_key().to_owned();
+        if self.config.out_of_time() {
+            if held {
+                self.sched.release(&key);
+            }
+            let answer = Answer {
+                not_checked: Some(self.config.out_of_time_reason()),
+                ..Answer::default()
+            };
+            let fragments = job.fragments.iter().map(|f| (f.clone(), None)).collect();
+            return Ok((job, answer, fragments));
+        }
+        let headers = job.headers_allowed();
+        let ask = |method| Ask { method, headers };
         let wants_body = job
             .fragments
             .iter()
             .any(|f| !FragmentIds::default().names(f) && !f.starts_with(":~:"));
-        let (answer, page) = if wants_body {
-            self.chain(Method::GetPage, &job.url, &mut held)
-        } else if self.trust.distrusted(&job.url) {
-            self.chain(Method::Get, &job.url, &mut held)
+        let (answer, ids) = if wants_body {
+            self.chain(ask(Method::GetPage), &job.target, &mut held)
+        } else if self.trust.distrusted(&job.target) {
+            self.chain(ask(Method::Get), &job.target, &mut held)
         } else {
             let set_aside = job.head.take();
             let waited = set_aside.is_some();
             let head = match set_aside {
                 Some(head) => head,
-                None => self.chain(Method::Head, &job.url, &mut held).0,
+                None => self.chain(ask(Method::Head), &job.target, &mut held).0,
             };
             let refused = head.status.is_some_and(|s| {
                 !self.config.accept.accepts(s)
@@ -441,66 +656,59 @@ impl<'a> Fetcher<'a> {
                 Some(404 | 410) if waited => {
                     // The learning request may need this host's slot.
                     if std::mem::take(&mut held) {
-                        self.sched.release(&job.host);
+                        self.sched.release(&key);
                     }
-                    self.trust.settle(&job.url)
+                    self.trust.settle(&job.target)
                 }
-                Some(404 | 410) => self.trust.claim(&job.url),
+                Some(404 | 410) => self.trust.claim(&job.target),
                 _ => Claim::Verify,
             };
             match claim {
                 Claim::Keep => (head, None),
                 Claim::Wait => {
                     if held {
-                        self.sched.release(&job.host);
+                        self.sched.release(&key);
                     }
                     job.head = Some(head);
                     return Err(Box::new(job));
                 }
                 Claim::Verify => {
-                    let get = self.chain(Method::Get, &job.url, &mut held);
-                    self.trust.learn(&job.url, &head, &get.0);
+                    let get = self.chain(ask(Method::Get), &job.target, &mut held);
+                    self.trust.learn(&job.target, &head, &get.0);
                     get
                 }
             }
         };
         if held {
-            self.sched.release(&job.host);
+            self.sched.release(&key);
         }
-        let fragments = if !wants_body {
-            job.fragments
+        let settled = answer.status.is_some();
+        let fragments = match (wants_body, answer.status, ids) {
+            (false, ..) => job
+                .fragments
                 .iter()
-                .map(|f| (f.clone(), answer.status.map(|_| Fragment::Found)))
-                .collect()
-        } else {
-            match (answer.status, page) {
-                (Some(s), Some(page)) if self.config.accept.accepts(s) => {
-                    let ids = ids_of(&job.url, page);
-                    job.fragments
-                        .iter()
-                        .map(|f| {
-                            let found = match &ids {
-                                Ok(ids) => {
-                                    if ids.names(f) || f.starts_with(":~:") {
-                                        Fragment::Found
-                                    } else {
-                                        Fragment::Missing
-                                    }
-                                }
-                                Err(why) => Fragment::NotChecked(why.clone()),
-                            };
-                            (f.clone(), Some(found))
-                        })
-                        .collect()
-                }
-                _ => job.fragments.iter().map(|f| (f.clone(), None)).collect(),
-            }
+                .map(|f| (f.clone(), settled.then_some(Fragment::Found)))
+                .collect(),
+            (true, Some(s), Some(ids)) if self.config.accept.accepts(s) => job
+                .fragments
+                .iter()
+                .map(|f| {
+                    let found = match &ids {
+                        Ok(ids) if ids.names(f) || f.starts_with(":~:") => Fragment::Found,
+                        Ok(_) => Fragment::Missing,
+                        Err(why) => Fragment::NotChecked(why.clone()),
+                    };
+                    (f.clone(), Some(found))
+                })
+                .collect(),
+            _ => job.fragments.iter().map(|f| (f.clone(), None)).collect(),
         };
         Ok((job, answer, fragments))
     }
 
-    /// The page of `response`, read up to [`MAX_PAGE`] if it is HTML.
-    pub(super) fn read_page(&self, mut response: ureq::http::Response<ureq::Body>) -> Page<'a> {
+    /// The ids of the page `response` brings, read as it arrives if it is HTML (see
+    /// [`linkbase::site::read_page_ids`]), at most [`MAX_PAGE`] of it.
+    fn read_ids(&self, response: ureq::http::Response<ureq::Body>) -> Result<FragmentIds, String> {
         let content_type = response
             .headers()
             .get("content-type")
@@ -514,10 +722,7 @@ impl<'a> Fetcher<'a> {
             .trim()
             .to_ascii_lowercase();
         if !mime.is_empty() && mime != "text/html" && mime != "application/xhtml+xml" {
-            return Page {
-                read: Err(format!("not checked: {mime}, not HTML")),
-                _permit: None,
-            };
+            return Err(format!("not checked: {mime}, not HTML"));
         }
         let charset = content_type.split(';').skip(1).find_map(|p| {
             let (k, v) = p.split_once('=')?;
@@ -525,43 +730,26 @@ impl<'a> Fetcher<'a> {
                 .eq_ignore_ascii_case("charset")
                 .then(|| v.trim().trim_matches('"').to_owned())
         });
-        let permit = self.bodies.take();
-        let mut bytes = Vec::new();
-        let read = response
-            .body_mut()
-            .as_reader()
-            .take(MAX_PAGE + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("not checked: the page could not be read: {e}"))
-            .and_then(|_| {
-                if bytes.len() as u64 > MAX_PAGE {
-                    Err(format!(
-                        "not checked: the page is larger than {} MiB",
-                        MAX_PAGE >> 20
-                    ))
-                } else {
-                    Ok(())
-                }
-            });
-        Page {
-            read: read.map(|()| (bytes, charset)),
-            _permit: Some(permit),
-        }
+        self.readers
+            .read(response.into_body().into_reader(), charset)
     }
 
-    /// `url` requested with `method`, redirects followed: the answer, and the last page (with
-    /// [`Method::GetPage`]).
+    /// `target` requested as `ask` says, redirects followed: the answer, and the last page's
+    /// ids (with [`Method::GetPage`]). Each redirect's target is read as the first URL was
+    /// ([`Target`]), and judged as it was: an address that is not globally reachable, or a URL
+    /// the exclude patterns match, ends the chain as excluded.
     pub(super) fn chain(
         &self,
-        method: Method,
-        url: &str,
+        ask: Ask,
+        target: &Target,
         held: &mut bool,
-    ) -> (Answer, Option<Page<'a>>) {
+    ) -> (Answer, Option<Result<FragmentIds, String>>) {
         let mut answer = Answer::default();
-        let mut current = url.to_owned();
-        let mut seen = vec![url.to_owned()];
+        let mut current = target.clone();
+        let mut seen = vec![target.request().to_owned()];
+        let mut ask = ask;
         loop {
-            let reply = self.with_retries(method, &current, held);
+            let reply = self.with_retries(ask, &current, held);
             match reply {
                 Reply::Failed { error, .. } => {
                     let bad = error.starts_with("not a URL");
@@ -569,35 +757,44 @@ impl<'a> Fetcher<'a> {
                     answer.bad_address = bad && answer.redirects.is_empty();
                     return (answer, None);
                 }
+                Reply::Refused(refused) => {
+                    answer.excluded = Some(if answer.redirects.is_empty() {
+                        refused.to_string()
+                    } else {
+                        format!("redirected to {refused}")
+                    });
+                    answer.private = true;
+                    return (answer, None);
+                }
+                Reply::OutOfTime => {
+                    answer.not_checked = Some(self.config.out_of_time_reason());
+                    return (answer, None);
+                }
                 Reply::Status {
                     status,
                     location,
-                    page,
+                    ids,
                     ..
                 } => {
                     let Some(location) = location.filter(|_| is_redirect(status)) else {
                         answer.status = Some(status);
-                        return (answer, page);
+                        return (answer, ids);
                     };
-                    let Ok(next) = linkbase::resolve(
-                        &current,
-                        location.trim(),
-                        linkbase::ResolveOptions {
-                            profile: linkbase::Profile::Whatwg,
-                            ..linkbase::ResolveOptions::default()
-                        },
-                    ) else {
-                        answer.error =
-                            Some(format!("{status} to {location:?}, which is not a URL"));
-                        return (answer, None);
+                    let location = location.trim();
+                    let next = match current.resolve(location) {
+                        Ok(next) => next,
+                        Err(_) => {
+                            answer.error =
+                                Some(format!("{status} to {location:?}, which is not a URL"));
+                            return (answer, None);
+                        }
                     };
-                    // The fragment of a redirect target is not requested.
-                    let next = next.uri.split('#').next().unwrap_or("").to_owned();
+                    let next_text = next.as_str().to_owned();
                     answer.redirects.push(Hop {
                         status,
-                        to: next.clone(),
+                        to: next_text.clone(),
                     });
-                    if seen.contains(&next) {
+                    if seen.contains(&next_text) {
                         answer.error = Some("redirect loop".to_owned());
                         return (answer, None);
                     }
@@ -606,11 +803,29 @@ impl<'a> Fetcher<'a> {
                             Some(format!("more than {} redirects", self.config.max_redirects));
                         return (answer, None);
                     }
-                    if !matches!(scheme(&next).as_deref(), Some("http" | "https")) {
-                        answer.error = Some(format!("redirected to {next}, not http(s)"));
+                    let next = match Target::from_url(next) {
+                        Ok(next) => next,
+                        Err(_) => {
+                            answer.error = Some(format!("redirected to {next_text}, not http(s)"));
+                            return (answer, None);
+                        }
+                    };
+                    if !self.config.allow_private {
+                        if let Some(refused) = address::host_refusal(&next.host()) {
+                            answer.excluded = Some(format!("redirected to {refused}"));
+                            answer.private = true;
+                            return (answer, None);
+                        }
+                    }
+                    if (self.excluded)(next.request()) {
+                        answer.excluded = Some(format!(
+                            "redirected to {next}, which --exclude or .linkbaseignore excludes"
+                        ));
                         return (answer, None);
                     }
-                    seen.push(next.clone());
+                    // The scope of --header follows the request, to the host it now names.
+                    ask.headers = true;
+                    seen.push(next_text);
                     current = next;
                 }
             }
@@ -618,10 +833,10 @@ impl<'a> Fetcher<'a> {
     }
 
     /// One request, retried on 429, 500, 502, 503, 504 (unless accepted) and timeouts.
-    pub(super) fn with_retries(&self, method: Method, url: &str, held: &mut bool) -> Reply<'a> {
+    pub(super) fn with_retries(&self, ask: Ask, target: &Target, held: &mut bool) -> Reply {
         let mut attempt = 0;
         loop {
-            let reply = self.once(method, url, held);
+            let reply = self.once(ask, target, held);
             attempt += 1;
             let (retry, retry_after) = match &reply {
                 Reply::Status {
@@ -634,6 +849,7 @@ impl<'a> Fetcher<'a> {
                     retry_after.clone(),
                 ),
                 Reply::Failed { timeout, .. } => (*timeout, None),
+                Reply::Refused(_) | Reply::OutOfTime => (false, None),
             };
             if !retry || attempt > self.config.max_retries {
                 return said_attempts(reply, attempt);
@@ -647,38 +863,33 @@ impl<'a> Fetcher<'a> {
                     .retry_wait
                     .saturating_mul(1 << (attempt - 1).min(16)),
             };
-            std::thread::sleep(wait.min(MAX_RETRY_AFTER));
+            let wait = wait.min(MAX_RETRY_AFTER);
+            if let Some((_, end)) = self.config.max_time {
+                if Instant::now() + wait >= end {
+                    return Reply::OutOfTime;
+                }
+            }
+            std::thread::sleep(wait);
         }
     }
 
     /// One request (one slot of its host, taken and given back).
-    pub(super) fn once(&self, method: Method, url: &str, held: &mut bool) -> Reply<'a> {
-        let Some(host) = authority(url) else {
-            return Reply::Failed {
-                error: "not a URL a request can be made for (no host)".to_owned(),
-                timeout: false,
-            };
-        };
-        if !std::mem::take(held) {
-            self.sched.acquire(&host);
+    pub(super) fn once(&self, ask: Ask, target: &Target, held: &mut bool) -> Reply {
+        let key = target.host_key();
+        if !std::mem::take(held) && !self.sched.acquire(key) {
+            return Reply::OutOfTime;
         }
-        let reply = self.send(method, url, &host);
-        self.sched.release(&host);
+        let reply = self.send(ask, target);
+        self.sched.release(key);
         reply
     }
 
-    pub(super) fn send(&self, method: Method, url: &str, host: &str) -> Reply<'a> {
-        // As a browser sends it: a non-ASCII host in IDNA form, characters a request line
-        // cannot carry percent-encoded.
-        let sent = url::Url::parse(url).map(|mut u| {
-            u.set_fragment(None);
-            String::from(u)
-        });
-        let uri = match sent
-            .as_deref()
-            .map_err(ToString::to_string)
-            .and_then(|u| u.parse::<ureq::http::Uri>().map_err(|e| e.to_string()))
-        {
+    pub(super) fn send(&self, ask: Ask, target: &Target) -> Reply {
+        let time = self.config.request_time();
+        if time.is_zero() {
+            return Reply::OutOfTime;
+        }
+        let uri = match target.request().parse::<ureq::http::Uri>() {
             Ok(u) => u,
             Err(e) => {
                 return Reply::Failed {
@@ -687,13 +898,16 @@ impl<'a> Fetcher<'a> {
                 }
             }
         };
-        let mut request = if method == Method::Head {
+        let request = if ask.method == Method::Head {
             self.agent.head(uri)
         } else {
             self.agent.get(uri)
         };
-        for h in self.config.headers.iter().filter(|h| h.applies_to(host)) {
-            request = request.header(h.name.as_str(), h.value.as_str());
+        let mut request = request.config().timeout_global(Some(time)).build();
+        if ask.headers {
+            for h in self.config.headers.iter().filter(|h| h.applies_to(target)) {
+                request = request.header(h.name.clone(), h.value.clone());
+            }
         }
         match request.call() {
             Ok(mut response) => {
@@ -706,7 +920,7 @@ impl<'a> Fetcher<'a> {
                 };
                 let status = response.status().as_u16();
                 let (location, retry_after) = (header("location"), header("retry-after"));
-                let wanted = method == Method::GetPage
+                let wanted = ask.method == Method::GetPage
                     && self.config.accept.accepts(status)
                     && !is_redirect(status);
                 if !wanted {
@@ -717,18 +931,28 @@ impl<'a> Fetcher<'a> {
                         &mut std::io::sink(),
                     );
                 }
+                let ids = wanted.then(|| self.read_ids(response));
+                if self.config.out_of_time() && ids.as_ref().is_some_and(Result::is_err) {
+                    return Reply::OutOfTime;
+                }
                 Reply::Status {
                     status,
                     location,
                     retry_after,
-                    page: wanted.then(|| self.read_page(response)),
+                    ids,
                 }
             }
             Err(e) => {
+                if let Some(refused) = address::refused_in(&e) {
+                    return Reply::Refused(refused.clone());
+                }
                 let timeout = matches!(e, ureq::Error::Timeout(_))
                     || matches!(&e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut);
+                if timeout && self.config.out_of_time() {
+                    return Reply::OutOfTime;
+                }
                 let error = if timeout {
-                    format!("timed out after {}", say_duration(self.config.timeout))
+                    format!("timed out after {}", say_duration(time))
                 } else {
                     failure_text(&e)
                 };
@@ -739,7 +963,7 @@ impl<'a> Fetcher<'a> {
 }
 
 /// A failure says how many attempts it took.
-pub(super) fn said_attempts(reply: Reply<'_>, attempts: u32) -> Reply<'_> {
+pub(super) fn said_attempts(reply: Reply, attempts: u32) -> Reply {
     match reply {
         Reply::Failed { error, timeout } if attempts > 1 => Reply::Failed {
             error: format!("{error} ({attempts} attempts)"),
@@ -751,21 +975,6 @@ pub(super) fn said_attempts(reply: Reply<'_>, attempts: u32) -> Reply<'_> {
 
 pub(super) fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
-}
-
-/// The ids of a page read by [`Fetcher::read_page`], found by the library's extraction (the
-/// streaming engine, with the DOM engine's fallback), as for the pages of the tree.
-pub(super) fn ids_of(url: &str, page: Page<'_>) -> Result<FragmentIds, String> {
-    let (bytes, charset) = page.read?;
-    let input = linkbase::pipeline::HtmlInput {
-        name: url,
-        bytes: &bytes,
-        charset,
-        ..linkbase::pipeline::HtmlInput::default()
-    };
-    let ids = linkbase::pipeline::fragment_ids(&input, &linkbase::pipeline::Options::default())
-        .map_err(|e| format!("not checked: {e}"))?;
-    Ok(FragmentIds::new(ids.iter().map(String::as_str)))
 }
 
 /// An error in words, without OS error numbers.
@@ -876,33 +1085,44 @@ mod tests {
 
     fn job(host: &str, n: usize) -> Job {
         Job {
-            url: format!("http://{host}/{n}"),
-            host: host.to_owned(),
-            bare: true,
+            target: Target::parse(&format!("http://{host}/{n}")).unwrap(),
+            names: BTreeMap::new(),
             fragments: BTreeSet::new(),
             head: None,
         }
+    }
+
+    fn scheduler(jobs: Vec<Job>, host_limit: usize) -> Scheduler {
+        let mut st = SchedState::new(jobs);
+        for id in 0..st.hosts.len() {
+            st.place(id, Some(host_limit));
+        }
+        Scheduler {
+            state: Mutex::new(st),
+            wake: Condvar::new(),
+            host_limit,
+            interval: Duration::ZERO,
+            deadline: None,
+        }
+    }
+
+    fn next(sched: &Scheduler) -> String {
+        let (job, held) = sched.next_job().unwrap();
+        assert!(held);
+        job.target.request().to_owned()
     }
 
     /// Jobs are handed out to the host with the fewest requests in flight, then the most left:
     /// hosts advance together rather than one after the other.
     #[test]
     fn hosts_are_served_in_turn() {
-        let mut queues: BTreeMap<String, VecDeque<Job>> = BTreeMap::new();
+        let mut jobs = Vec::new();
         for (host, n) in [("a", 3), ("b", 5), ("c", 1)] {
-            queues.insert(host.to_owned(), (0..n).map(|i| job(host, i)).collect());
+            jobs.extend((0..n).map(|i| job(host, i)));
         }
-        let sched = Scheduler {
-            state: Mutex::new(SchedState {
-                queues,
-                hosts: HashMap::new(),
-            }),
-            wake: Condvar::new(),
-            host_limit: 2,
-            interval: Duration::ZERO,
-        };
+        let sched = scheduler(jobs, 2);
         // b (most left), a, then c (none in flight), b again (more left than a), a.
-        let first: Vec<String> = (0..5).map(|_| sched.next_job().unwrap().url).collect();
+        let first: Vec<String> = (0..5).map(|_| next(&sched)).collect();
         assert_eq!(
             first,
             [
@@ -915,14 +1135,51 @@ mod tests {
         );
         // a and b at their limit: each finished request lets its host go on.
         let mut rest = Vec::new();
-        for host in ["b", "a", "b", "b"] {
+        for host in ["b:80", "a:80", "b:80", "b:80"] {
             sched.release(host);
-            rest.push(sched.next_job().unwrap().url);
+            rest.push(next(&sched));
         }
         assert_eq!(
             rest,
             ["http://b/2", "http://a/2", "http://b/3", "http://b/4"]
         );
         assert!(sched.next_job().is_none());
+    }
+
+    /// Every spelling of one host shares its limit.
+    #[test]
+    fn spellings_of_a_host_share_its_slots() {
+        let jobs = [
+            "http://127.0.0.1/a",
+            "http://2130706433/b",
+            "http://127.1:80/c",
+        ]
+        .iter()
+        .map(|u| Job {
+            target: Target::parse(u).unwrap(),
+            names: BTreeMap::new(),
+            fragments: BTreeSet::new(),
+            head: None,
+        })
+        .collect();
+        let sched = scheduler(jobs, 1);
+        assert_eq!(next(&sched), "http://127.0.0.1/a");
+        // The host is at its limit: nothing is handed out until its request ends.
+        assert!(sched.lock().ready.is_empty());
+        sched.release("127.0.0.1:80");
+        assert_eq!(next(&sched), "http://127.0.0.1/b");
+    }
+
+    /// Past `--max-time`, jobs are handed out without a slot, to be answered at once.
+    #[test]
+    fn past_the_deadline_jobs_come_without_slots() {
+        let mut sched = scheduler(vec![job("a", 0), job("a", 1)], 1);
+        sched.deadline = Some(Instant::now());
+        let (_, held) = sched.next_job().unwrap();
+        assert!(!held);
+        let (_, held) = sched.next_job().unwrap();
+        assert!(!held);
+        assert!(sched.next_job().is_none());
+        assert!(!sched.acquire("a:80"));
     }
 }

@@ -544,3 +544,157 @@ fn extract_writes_the_archived_pages() {
     );
     assert!(out.join("example.com/c/index.html").exists());
 }
+
+/// jwat's `invalid-arcfile-record-then-garbage.arc` (`fixtures/arc/jwat/`, Apache-2.0): no
+/// version block, one record, then a URL line cut short. It was read as WARC ("not a WARC
+/// record", 0 records); its record is read, as jwat and warcio read it, and what is wrong is
+/// said.
+#[test]
+fn jwat_arc_without_a_version_block() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/arc/jwat/invalid-arcfile-record-then-garbage.arc");
+    let path = path.to_str().unwrap();
+    let run = linkbase(&["links", path], b"");
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: {path}: record (no WARC-Record-ID) at offset 0 read past damage: the file \
+             has no version block (its first record is not a filedesc:// one): its records are \
+             read by their URL lines; Archive-length 2248 ends 26 bytes before the end of the \
+             file: the block is read up to it\n\
+             linkbase: {path}: 1 record read: 1 HTML (0 of them revisits), 0 skipped, 0 damaged, \
+             1 read past damage\n"
+        )
+    );
+    let links = jsonl(&run.stdout);
+    assert!(!links.is_empty());
+    assert!(links
+        .iter()
+        .all(|l| l["warc_target_uri"] == "http://www.bt.dk/node/10297547/print"));
+    assert!(links.iter().any(|l| l["resolved"]
+        == "http://www.bt.dk/sites/all/themes/erhvervsbladet/css/print_article.css"));
+}
+
+/// An ARC file that starts with a record, without a version block, written the way
+/// NetarchiveSuite's `input-illegal.arc` is (a v1 URL line, an HTTP response with LF line
+/// ends), named `.txt`: an ARC file by its content.
+#[test]
+fn an_arc_without_a_version_block_by_its_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let block = "HTTP/1.1 200 OK\nContent-Type: text/html\n\n<a href=\"robots.html\">r</a>\n";
+    let arc = format!(
+        "http://www.example.dk/a/ 130.226.231.141 20041105133457 text/html {}\n{block}\n",
+        block.len()
+    );
+    let path = write(dir.path(), "illegal.txt", arc.as_bytes());
+    let run = linkbase(&["links", &path], b"");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("read past damage: the file has no version block"),
+        "{}",
+        run.stderr
+    );
+    let links = jsonl(&run.stdout);
+    assert_eq!(links.len(), 1);
+    assert_eq!(links[0]["resolved"], "http://www.example.dk/a/robots.html");
+}
+
+/// An empty `.arc` is no archive: said, exit 1 (it read as "0 records", exit 0).
+#[test]
+fn an_empty_arc_file_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["empty.arc", "empty.arc.gz", "empty.warc"] {
+        let path = write(dir.path(), name, b"");
+        let run = linkbase(&["links", &path], b"");
+        assert_eq!(run.code, 1, "{name}");
+        let what = if name.contains("warc") {
+            "the file is empty (or blank lines only): no WARC record"
+        } else {
+            "the file is empty: no ARC record, not even the filedesc:// version block an ARC \
+             file opens with"
+        };
+        assert_eq!(
+            run.stderr,
+            format!(
+                "linkbase: {path}: damaged record at offset 0: {what}\n\
+                 linkbase: {path}: 0 records read: 0 HTML (0 of them revisits), 0 skipped, 1 \
+                 damaged\n"
+            ),
+            "{name}"
+        );
+    }
+}
+
+/// Lengths no record has, where the block is not held, recovered as WARC's are: a version
+/// block's length past 64 KiB, and an Archive-length past 256 MiB that runs past the end of
+/// the file (plain), or past its gzip member (`.arc.gz`). Every intact record after them is
+/// read (they were all lost), and the damage is said.
+#[test]
+fn oversized_lengths_are_read_past() {
+    let dir = tempfile::tempdir().unwrap();
+    let recs = records(false);
+    // The version block claims 100,000 bytes.
+    let mut bad = recs.clone();
+    let text = String::from_utf8(bad[0].clone()).unwrap();
+    let old = text
+        .lines()
+        .next()
+        .unwrap()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .to_owned();
+    bad[0] = text
+        .replacen(&format!(" {old}\n"), " 100000\n", 1)
+        .into_bytes();
+    let path = write(dir.path(), "big-filedesc.arc", &bad.concat());
+    let run = linkbase(&["links", &path], b"");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(
+            "read past damage: the version block's Archive-length 100000 is past the 64 KiB a \
+             version block may have: its block is read up to the next URL line, at offset"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(by_uri(&jsonl(&run.stdout)).len(), 2, "{}", run.stderr);
+    // The first page claims 300 MiB.
+    let huge = 300u64 << 20;
+    for gz in [false, true] {
+        let mut bad = recs.clone();
+        let text = String::from_utf8(bad[1].clone()).unwrap();
+        bad[1] = text
+            .replacen(" 95\n", &format!(" {huge}\n"), 1)
+            .into_bytes();
+        let bytes: Vec<u8> = if gz {
+            bad.iter().flat_map(|r| gzip(r)).collect()
+        } else {
+            bad.concat()
+        };
+        let name = if gz { "huge.arc.gz" } else { "huge.arc" };
+        let path = write(dir.path(), name, &bytes);
+        let run = linkbase(&["links", &path], b"");
+        assert_eq!(run.code, 1, "{name}");
+        let said = if gz {
+            format!("Archive-length {huge} runs past its gzip member")
+        } else {
+            format!("Archive-length {huge} runs past the end of the file: the block is read up to the next URL line")
+        };
+        assert!(run.stderr.contains(&said), "{name}: {}", run.stderr);
+        // The page past a bound is skipped and said; the other page's links are all there.
+        assert_eq!(
+            by_uri(&jsonl(&run.stdout)).len(),
+            1,
+            "{name}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("5 records read"),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+}

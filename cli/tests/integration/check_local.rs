@@ -11,7 +11,7 @@ use super::sites::{s, tmp};
 use super::util::{linkbase, Run};
 
 /// Writes `files` (path below `root`, bytes) into `root`.
-fn tree(root: &Path, files: &[(&str, &[u8])]) {
+pub(crate) fn tree(root: &Path, files: &[(&str, &[u8])]) {
     for (rel, bytes) in files {
         let path = root.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -19,7 +19,7 @@ fn tree(root: &Path, files: &[(&str, &[u8])]) {
     }
 }
 
-fn check(dir: &Path, extra: &[&str]) -> Run {
+pub(crate) fn check(dir: &Path, extra: &[&str]) -> Run {
     let mut args = vec!["check", s(dir)];
     args.extend_from_slice(extra);
     linkbase(&args, b"")
@@ -33,7 +33,7 @@ fn summary(run: &Run) -> &str {
 }
 
 /// (original, verdict, target) of every record of `check --format jsonl`.
-fn records(run: &Run) -> Vec<(String, String, String)> {
+pub(crate) fn records(run: &Run) -> Vec<(String, String, String)> {
     run.stdout
         .lines()
         .map(|l| {
@@ -47,7 +47,7 @@ fn records(run: &Run) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn triple(original: &str, verdict: &str, target: &str) -> (String, String, String) {
+pub(crate) fn triple(original: &str, verdict: &str, target: &str) -> (String, String, String) {
     (original.into(), verdict.into(), target.into())
 }
 

@@ -88,7 +88,6 @@ fn options_are_grouped_under_headings() {
                 "Output:",
                 "Filters:",
                 "Input:",
-                "Exit status:",
                 "Online:",
                 "Resolution:",
                 "Examples:",
@@ -222,4 +221,51 @@ fn resolve_format_jsonl_and_the_old_json_agree() {
     let text = help(&["resolve", "--help"]);
     assert!(!text.contains("--json"), "{text}");
     assert!(text.contains("--format <FORMAT>"));
+}
+
+/// Issue 37: the manual's NAME line says "linkbase \- what it does" (not "linkbase \- linkbase:
+/// …"); `check`'s page has one EXIT STATUS section, its own, and names the tree's files; `check
+/// -h` describes every format it lists.
+#[test]
+fn the_manual_and_check_help_say_each_thing_once() {
+    let page = help(&["man"]);
+    let name = page
+        .lines()
+        .skip_while(|l| *l != ".SH NAME")
+        .nth(1)
+        .unwrap();
+    assert!(name.starts_with("linkbase \\- find the base URI"), "{name}");
+    let check = help(&["man", "check"]);
+    let sections: Vec<&str> = check.lines().filter(|l| l.starts_with(".SH ")).collect();
+    assert_eq!(
+        sections,
+        [
+            ".SH NAME",
+            ".SH SYNOPSIS",
+            ".SH DESCRIPTION",
+            ".SH OPTIONS",
+            ".SH SITE",
+            ".SH OUTPUT",
+            ".SH FILTERS",
+            ".SH INPUT",
+            ".SH ONLINE",
+            ".SH RESOLUTION",
+            ".SH EXAMPLES",
+            ".SH EXIT STATUS",
+            ".SH FILES",
+            ".SH ENVIRONMENT",
+            ".SH SEE ALSO"
+        ]
+    );
+    assert!(
+        check.contains("there was nothing to check (no page or stylesheet in DIR"),
+        "{check}"
+    );
+    assert!(check.contains("\\fBDIR/linkbase.toml\\fR"), "{check}");
+    let short = help(&["check", "-h"]);
+    for described in ["github: a GitHub Actions", "sarif: a SARIF 2.1.0 log"] {
+        assert!(short.contains(described), "{described}: {short}");
+    }
+    assert!(short.contains("--index-files <NAME,...>"), "{short}");
+    assert!(short.contains("--fallback-extensions <EXT,...>"), "{short}");
 }

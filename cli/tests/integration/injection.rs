@@ -137,16 +137,17 @@ fn every_check_format_escapes_names_and_urls() {
     );
     assert_eq!(
         run("junit"),
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
          <testsuites name=\"linkbase check\" tests=\"2\" failures=\"1\" errors=\"0\">\n  \
          <testsuite name=\"linkbase check\" tests=\"2\" failures=\"1\" errors=\"0\">\n    \
-         <testcase classname=\"linkbase.check.missing\" name=\"m\\x1b[2J&#x202E;z.html\">\n      \
-         <failure type=\"missing\" message=\"1 link on 1 page\">evil\\x1b[31m\\u{202e}\\nx.html:1:30: \
-         &lt;a href&gt; &quot;m\\x1b[2J\\u{202e}z.html&quot;</failure>\n    </testcase>\n    \
+         <testcase classname=\"linkbase.check.missing\" name=\"m\\x1b[2J&#x202E;z.html\" \
+         file=\"{}/evil\\x1b[31m&#x202E;&#10;x.html\" line=\"1\">\n      \
+         <failure type=\"missing\" message=\"1 link on 1 page\">evil\\x1b[31m\\u{{202e}}\\nx.html:1:30: \
+         &lt;a href&gt; &quot;m\\x1b[2J\\u{{202e}}z.html&quot;</failure>\n    </testcase>\n    \
          <testcase classname=\"linkbase.check\" name=\"every other link\"><system-out>1 page, 1 link: \
          1 internal, 1 broken (0 outside the site root) to 1 target; 0 external (listed, not fetched); \
          0 unresolvable; 0 excluded; 0 not checked</system-out></testcase>\n  \
-         </testsuite>\n</testsuites>\n"
+         </testsuite>\n</testsuites>\n", s(&site))
     );
 }
 

@@ -201,7 +201,7 @@ fn links_jsonl(reports: &[Report]) -> Vec<u8> {
 fn report<'r>(reports: &'r [Report], part: &str) -> Result<&'r Report, String> {
     reports
         .iter()
-        .find(|r| r.base.part.as_deref() == Some(part))
+        .find(|r| r.base.origin.part.as_deref() == Some(part))
         .ok_or_else(|| format!("no report for part {part}"))
 }
 
@@ -416,7 +416,7 @@ fn check_rewrite(name: &str, bytes: &[u8], layers: &BaseLayers) -> Outcome {
                 .iter()
                 .any(|d| d.code == linkbase::DiagnosticCode::PartSkipped)
         })
-        .filter_map(|r| r.base.part.clone())
+        .filter_map(|r| r.base.origin.part.clone())
         .collect();
 
     // Byte identity outside the changed bodies: gaps between leaf bodies are equal, unchanged
@@ -470,7 +470,7 @@ fn check_rewrite(name: &str, bytes: &[u8], layers: &BaseLayers) -> Outcome {
     // The links of the output: what was rewritten now reads as what it resolved to.
     let second = links(&format!("{name} (rewritten)"), &out.bytes, layers)?;
     for r1 in &first {
-        let part = r1.base.part.clone().unwrap_or_default();
+        let part = r1.base.origin.part.clone().unwrap_or_default();
         let Ok(r2) = report(&second, &part) else {
             problems.push(format!("part {part}: no report after rewriting"));
             continue;
@@ -661,7 +661,7 @@ fn corpus_facts(sample: &str, bytes: &[u8], reports: &[Report]) -> Outcome {
         "02" | "03" => {
             check(reports.len() == 5, "five HTML parts")?;
             for r in reports {
-                let part = r.base.part.clone().unwrap_or_default();
+                let part = r.base.origin.part.clone().unwrap_or_default();
                 expect_base(reports, &part, "http://localhost/", "base-element")?;
             }
             if number == "03" {
@@ -734,9 +734,9 @@ fn corpus_facts(sample: &str, bytes: &[u8], reports: &[Report]) -> Outcome {
                 let base = r.base.base.clone().unwrap_or_default();
                 check(
                     !base.starts_with("cid:"),
-                    format!("part {:?}: cid: base {base}", r.base.part),
+                    format!("part {:?}: cid: base {base}", r.base.origin.part),
                 )?;
-                let part = r.base.part.clone().unwrap_or_default();
+                let part = r.base.origin.part.clone().unwrap_or_default();
                 let i = tree
                     .parts
                     .iter()
@@ -1542,7 +1542,7 @@ Content-Location: http://h/main.html\r\n\
     let reports = links("start.mht", message, &BaseLayers::default()).unwrap();
     let roots: Vec<(Option<String>, Option<bool>)> = reports
         .iter()
-        .map(|r| (r.base.part.clone(), r.base.root))
+        .map(|r| (r.base.origin.part.clone(), r.base.origin.root))
         .collect();
     assert_eq!(
         roots,
@@ -1554,7 +1554,7 @@ Content-Location: http://h/main.html\r\n\
     let link_roots: Vec<(String, Option<bool>)> = reports
         .iter()
         .flat_map(|r| &r.links)
-        .map(|l| (l.original.clone(), l.root))
+        .map(|l| (l.original.clone(), l.origin.root))
         .collect();
     assert_eq!(
         link_roots,

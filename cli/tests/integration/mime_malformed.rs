@@ -293,3 +293,99 @@ linkbase: stdin: 2 messages read\n",
         )
     );
 }
+
+/// Eudora 4's nested boundaries begin with the outer one (`…_123456789==_.REL` inside
+/// `…_123456789==_`): a line is a delimiter only when it is the delimiter alone, as Python's
+/// email package, MimeKit, stalwart's mail-parser and zbateson's mail-mime-parser read it, so
+/// the HTML part is 1.1.2 (not 2.2, after an empty part 1), its images are found, and the
+/// ambiguity is a `mime` diagnostic at the line's offset. The message is written the way
+/// Eudora 4.2 wrote Hunny Software's sample m2005 (`fixtures/mail/eudora-nested-boundary.eml`,
+/// made for this repository).
+#[test]
+fn eudora_nested_boundary_that_begins_with_the_outer_one() {
+    let path = format!(
+        "{}/../fixtures/mail/eudora-nested-boundary.eml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    let run = linkbase(
+        &[
+            "links",
+            "--format",
+            "tsv",
+            "--url",
+            "http://example.org/mail/",
+            &path,
+        ],
+        b"",
+    );
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    let rows: Vec<Vec<&str>> = run
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    let got: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[0], r[4], r[9])).collect();
+    assert_eq!(
+        got,
+        [
+            ("1.1.2", "http://example.org/mail/news/today.html", ""),
+            (
+                "1.1.2",
+                "cid:4.2.0.58.20260101000000.00a00000@pop.example.org.2",
+                "1.2"
+            ),
+            (
+                "1.1.2",
+                "cid:4.2.0.58.20260101000000.00a00000@pop.example.org.3",
+                "1.3"
+            ),
+        ]
+    );
+    let run = linkbase(&["base", &path], b"");
+    let base: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let line = "--=====================_123456789==_.REL";
+    assert_eq!(base["diagnostics"][0]["code"], "mime");
+    assert_eq!(base["diagnostics"][0]["offset"], at(&bytes, line, 0));
+    assert!(base["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("the line {line:?} begins with its boundary")));
+    // `rewrite --extract` finds the inline images.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("page");
+    let run = linkbase(&["rewrite", &path, "--extract", out.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("2 links to them made relative"),
+        "{}",
+        run.stderr
+    );
+    for name in ["index.html", "one.png", "two.png"] {
+        assert!(
+            out.join("message").join(name).is_file(),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+    let page = std::fs::read_to_string(out.join("message/index.html")).unwrap();
+    assert!(page.contains("src=\"one.png\""), "{page}");
+}
+
+/// A multipart whose delimiter lines all go on after the boundary: read by RFC 2046 §5.1.1's
+/// note (a line that begins with the delimiter is one), and said.
+#[test]
+fn delimiter_lines_that_all_go_on_are_read_by_rfc_2046() {
+    let bytes = message(
+        "multipart/related; boundary=b",
+        &format!("--b trailing\r\n{HTML_PART}--b-- trailing\r\n"),
+    );
+    let run = linkbase(&["base", "-"], &bytes);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let base: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(base["part"], "1");
+    assert_eq!(base["base"], "http://h/a/");
+    assert_eq!(base["diagnostics"][0]["code"], "mime");
+    assert_eq!(base["diagnostics"][0]["offset"], body_start(&bytes));
+}

@@ -17,31 +17,37 @@ use super::sites::{s, tmp};
 
 /// One request as the server saw it.
 #[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    path: String,
-    headers: HashMap<String, String>,
+pub(super) struct Seen {
+    pub(super) method: String,
+    pub(super) path: String,
+    pub(super) headers: HashMap<String, String>,
 }
 
 /// What a route answers.
-struct Reply {
-    status: u16,
-    headers: Vec<(&'static str, String)>,
-    body: Vec<u8>,
+pub(super) struct Reply {
+    pub(super) status: u16,
+    pub(super) headers: Vec<(&'static str, String)>,
+    pub(super) body: Vec<u8>,
     /// Wait this long before answering.
-    delay: Duration,
+    pub(super) delay: Duration,
+    /// When not zero: the answer's first `trickle_from` bytes at once, then one byte at a time
+    /// this far apart (a server that trickles its head or its body).
+    pub(super) trickle: Duration,
+    pub(super) trickle_from: usize,
 }
 
-fn reply(status: u16) -> Reply {
+pub(super) fn reply(status: u16) -> Reply {
     Reply {
         status,
         headers: Vec::new(),
         body: Vec::new(),
         delay: Duration::ZERO,
+        trickle: Duration::ZERO,
+        trickle_from: 0,
     }
 }
 
-fn html(body: &str) -> Reply {
+pub(super) fn html(body: &str) -> Reply {
     Reply {
         headers: vec![("Content-Type", "text/html; charset=utf-8".into())],
         body: body.as_bytes().to_vec(),
@@ -49,7 +55,7 @@ fn html(body: &str) -> Reply {
     }
 }
 
-fn redirect(status: u16, to: &str) -> Reply {
+pub(super) fn redirect(status: u16, to: &str) -> Reply {
     Reply {
         headers: vec![("Location", to.to_owned())],
         ..reply(status)
@@ -58,43 +64,43 @@ fn redirect(status: u16, to: &str) -> Reply {
 
 /// The request counts shared by servers (the global limit spans them).
 #[derive(Default)]
-struct Gauge {
+pub(super) struct Gauge {
     now: AtomicUsize,
     max: AtomicUsize,
 }
 
 impl Gauge {
-    fn enter(&self) {
+    pub(super) fn enter(&self) {
         let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
         self.max.fetch_max(now, Ordering::SeqCst);
     }
 
-    fn leave(&self) {
+    pub(super) fn leave(&self) {
         self.now.fetch_sub(1, Ordering::SeqCst);
     }
 
-    fn max(&self) -> usize {
+    pub(super) fn max(&self) -> usize {
         self.max.load(Ordering::SeqCst)
     }
 }
 
-type Route = dyn Fn(&Seen, usize) -> Reply + Send + Sync;
+pub(super) type Route = dyn Fn(&Seen, usize) -> Reply + Send + Sync;
 
 /// An HTTP/1.1 server on 127.0.0.1 (keep-alive, a thread per connection; `CONNECT` accepted as
 /// a proxy would, the tunnelled requests then served by the same routes). `route` gets each
 /// request and how many requests for that path came before it.
-struct Server {
-    port: u16,
-    seen: Arc<Mutex<Vec<Seen>>>,
-    gauge: Arc<Gauge>,
+pub(super) struct Server {
+    pub(super) port: u16,
+    pub(super) seen: Arc<Mutex<Vec<Seen>>>,
+    pub(super) gauge: Arc<Gauge>,
 }
 
 impl Server {
-    fn start(route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static) -> Server {
+    pub(super) fn start(route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static) -> Server {
         Server::start_with(Arc::new(Gauge::default()), route)
     }
 
-    fn start_with(
+    pub(super) fn start_with(
         total: Arc<Gauge>,
         route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
     ) -> Server {
@@ -103,7 +109,7 @@ impl Server {
     }
 
     /// Serves on `listener`, over TLS when `tls` is given.
-    fn start_on(
+    pub(super) fn start_on(
         listener: TcpListener,
         total: Arc<Gauge>,
         tls: Option<Arc<rustls::ServerConfig>>,
@@ -149,7 +155,7 @@ impl Server {
 
     /// An HTTPS server on 127.0.0.1 with a self-signed certificate for 127.0.0.1 made for this
     /// run (rcgen), and that certificate in PEM.
-    fn start_tls(
+    pub(super) fn start_tls(
         route: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
     ) -> (Server, String) {
         let rcgen::CertifiedKey { cert, signing_key } =
@@ -175,16 +181,16 @@ impl Server {
         (server, cert.pem())
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(super) fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
-    fn seen(&self) -> Vec<Seen> {
+    pub(super) fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
 
     /// `METHOD path` of every request, in order of arrival.
-    fn log(&self) -> Vec<String> {
+    pub(super) fn log(&self) -> Vec<String> {
         self.seen()
             .iter()
             .map(|s| format!("{} {}", s.method, s.path))
@@ -192,7 +198,7 @@ impl Server {
     }
 }
 
-fn serve(
+pub(super) fn serve(
     stream: impl Read + Write,
     seen: &Mutex<Vec<Seen>>,
     gauges: &[&Gauge],
@@ -263,18 +269,28 @@ fn serve(
         for g in gauges {
             g.leave();
         }
-        reader.get_mut().write_all(&bytes)?;
+        if r.trickle.is_zero() {
+            reader.get_mut().write_all(&bytes)?;
+        } else {
+            let (first, rest) = bytes.split_at(r.trickle_from.min(bytes.len()));
+            reader.get_mut().write_all(first)?;
+            for b in rest {
+                reader.get_mut().flush()?;
+                std::thread::sleep(r.trickle);
+                reader.get_mut().write_all(std::slice::from_ref(b))?;
+            }
+        }
         reader.get_mut().flush()?;
     }
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub(super) struct Run {
+    pub(super) code: i32,
+    pub(super) stdout: String,
+    pub(super) stderr: String,
 }
 
-const PROXY_VARS: [&str; 8] = [
+pub(super) const PROXY_VARS: [&str; 8] = [
     "ALL_PROXY",
     "all_proxy",
     "HTTPS_PROXY",
@@ -285,9 +301,19 @@ const PROXY_VARS: [&str; 8] = [
     "no_proxy",
 ];
 
-/// `linkbase check DIR --site-url https://site.example/ --online ARGS`, with no proxy unless
-/// `env` sets one.
-fn check_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+/// `linkbase check DIR --site-url https://site.example/ ARGS`, with no proxy unless `env` sets
+/// one. The servers are on 127.0.0.1, so a run with `--online` allows private addresses (the
+/// tests of the default's refusal use [`check_default`]).
+pub(super) fn check_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut args = args.to_vec();
+    if args.contains(&"--online") {
+        args.push("--allow-private");
+    }
+    check_default(dir, &args, env)
+}
+
+/// [`check_env`] without `--allow-private`.
+pub(super) fn check_default(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_linkbase"));
     command
         .args(["check", s(dir), "--site-url", "https://site.example/"])
@@ -307,12 +333,12 @@ fn check_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     }
 }
 
-fn check(dir: &Path, args: &[&str]) -> Run {
+pub(super) fn check(dir: &Path, args: &[&str]) -> Run {
     check_env(dir, args, &[])
 }
 
 /// A site of one page linking to `links`.
-fn site(links: &[String]) -> tempfile::TempDir {
+pub(super) fn site(links: &[String]) -> tempfile::TempDir {
     let dir = tmp();
     let body: String = links
         .iter()
@@ -322,7 +348,7 @@ fn site(links: &[String]) -> tempfile::TempDir {
     dir
 }
 
-fn summary(run: &Run) -> &str {
+pub(super) fn summary(run: &Run) -> &str {
     run.stderr
         .lines()
         .find_map(|l| l.strip_prefix("linkbase: check: "))
@@ -330,13 +356,13 @@ fn summary(run: &Run) -> &str {
 }
 
 /// The human report with the server's address written as `SERVER`.
-fn report(run: &Run, server: &Server) -> String {
+pub(super) fn report(run: &Run, server: &Server) -> String {
     run.stdout
         .replace(&format!("127.0.0.1:{}", server.port), "SERVER")
 }
 
 /// `(original, verdict, online)` of every `--format jsonl` record.
-fn records(run: &Run) -> Vec<(String, String, Value)> {
+pub(super) fn records(run: &Run) -> Vec<(String, String, Value)> {
     run.stdout
         .lines()
         .map(|l| {
@@ -352,7 +378,7 @@ fn records(run: &Run) -> Vec<(String, String, Value)> {
 
 /// `(original, verdict)` of every `--format jsonl` record, the server's address written as
 /// `SERVER`.
-fn verdicts(run: &Run, server: &Server) -> Vec<(String, String)> {
+pub(super) fn verdicts(run: &Run, server: &Server) -> Vec<(String, String)> {
     records(run)
         .into_iter()
         .map(|(o, v, _)| {
@@ -365,7 +391,7 @@ fn verdicts(run: &Run, server: &Server) -> Vec<(String, String)> {
 }
 
 /// A port nothing listens on (bound, then closed).
-fn closed_port() -> u16 {
+pub(super) fn closed_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -373,7 +399,7 @@ fn closed_port() -> u16 {
         .port()
 }
 
-fn routes(r: &Seen, before: usize) -> Reply {
+pub(super) fn routes(r: &Seen, before: usize) -> Reply {
     match (r.method.as_str(), r.path.as_str()) {
         (_, "/ok") => reply(200),
         (_, "/gone") => reply(404),
@@ -454,7 +480,7 @@ unreachable http://SERVER/loop-a  (1 link on 1 page): redirect loop after 302 ht
     index.html:7:10: <a href> \"http://SERVER/loop-a\"
 bad-address mailto:nobody  (1 link on 1 page): \"nobody\" is not an e-mail address
     index.html:15:10: <a href> \"mailto:nobody\"
-1 page, 18 links: 0 internal, 6 broken (0 outside the site root, 6 external) to 6 targets; 18 external (17 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 1 not checked: 1 another scheme
+1 page, 18 links: 0 internal, 6 broken (0 outside the site root, 6 external) to 6 targets; 18 external (16 checked online, 0 from the cache); 0 unresolvable; 0 excluded; 2 not checked: 1 another scheme, 1 remote fragment not looked up
 "
     );
     assert_eq!(summary(&run), run.stdout.lines().last().unwrap());
@@ -509,8 +535,9 @@ bad-address mailto:nobody  (1 link on 1 page): \"nobody\" is not an e-mail addre
             "cached": false,
         })
     );
+    // A fragment that cannot be looked up is not-checked, never ok.
     let (verdict, online) = &by_original[&u("/file.pdf#page=2")];
-    assert_eq!(verdict, "ok");
+    assert_eq!(verdict, "not-checked");
     assert_eq!(
         online["fragment"],
         serde_json::json!({"not-checked": "not checked: application/pdf, not HTML"})
@@ -527,7 +554,7 @@ fn a_page_past_the_bound_leaves_its_fragment_unchecked_and_says_so() {
     let run = check(dir.path(), &["--online", "--format", "jsonl", "--cache"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let records = records(&run);
-    assert_eq!(records[0].1, "ok");
+    assert_eq!(records[0].1, "not-checked");
     assert_eq!(
         records[0].2["fragment"],
         serde_json::json!({"not-checked": "not checked: the page is larger than 8 MiB"})
@@ -542,6 +569,14 @@ fn a_page_past_the_bound_leaves_its_fragment_unchecked_and_says_so() {
     // Not kept: the next run tries again.
     let cache = std::fs::read_to_string(dir.path().join(".linkbase-cache.json")).unwrap();
     assert!(!cache.contains("/huge"), "{cache}");
+    // Counted as not checked, so --fail-on-unchecked fails the run.
+    assert!(
+        summary(&run).ends_with("; 1 not checked: 1 remote fragment not looked up"),
+        "{}",
+        summary(&run)
+    );
+    let run = check(dir.path(), &["--online", "--fail-on-unchecked"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
 }
 
 #[test]
@@ -1051,10 +1086,12 @@ fn online_reports_in_every_grouped_format() {
     );
     let run = check(dir.path(), &["--online", "--format", "junit"]);
     assert!(
-        report(&run, &server).contains(concat!(
-            "<testcase classname=\"linkbase.check.http-error\" name=\"http://SERVER/gone\">\n      ",
-            "<failure type=\"http-error\" message=\"1 link on 1 page: 404 Not Found\">",
-            "index.html:1:10: &lt;a href&gt; &quot;http://SERVER/gone&quot;</failure>"
+        report(&run, &server).contains(&format!(
+            "<testcase classname=\"linkbase.check.http-error\" name=\"http://SERVER/gone\" \
+             file=\"{}/index.html\" line=\"1\">\n      \
+             <failure type=\"http-error\" message=\"1 link on 1 page: 404 Not Found\">\
+             index.html:1:10: &lt;a href&gt; &quot;http://SERVER/gone&quot;</failure>",
+            dir.path().display()
         )),
         "{}",
         run.stdout
@@ -1112,17 +1149,35 @@ unreachable https://SERVER/ok  (1 link on 1 page): the server's certificate is n
         )
     );
     assert_eq!(server.seen().len(), before);
-    // The same from linkbase.toml, its path relative to the file.
-    std::fs::create_dir(dir.path().join("certs")).unwrap();
-    std::fs::write(dir.path().join("certs/ca.pem"), &pem).unwrap();
+    // The same from a settings file given with --config, its path relative to the file.
+    std::fs::create_dir(ca.path().join("certs")).unwrap();
+    std::fs::write(ca.path().join("certs/ca.pem"), &pem).unwrap();
+    let settings = ca.path().join("ci.toml");
+    std::fs::write(
+        &settings,
+        "[online]\nenabled = true\nallow_private = true\ncacert = \"certs/ca.pem\"\n",
+    )
+    .unwrap();
+    let run = check(dir.path(), &["--format", "jsonl", "--config", s(&settings)]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(verdicts(&run, &server), expected);
+    // The checked tree's own linkbase.toml may not choose the CAs: whoever could write the
+    // tree could then read the --header secrets sent over TLS.
     std::fs::write(
         dir.path().join("linkbase.toml"),
-        "[online]\nenabled = true\ncacert = \"certs/ca.pem\"\n",
+        "[online]\nenabled = true\ncacert = \"../ca.pem\"\n",
     )
     .unwrap();
     let run = check(dir.path(), &["--format", "jsonl"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    assert_eq!(verdicts(&run, &server), expected);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "linkbase: check: {}: cacert: not taken from the checked tree's own settings (give \
+             the file with --config to trust it, or the flag on the command line)\n",
+            dir.path().join("linkbase.toml").display()
+        )
+    );
 }
 
 #[test]

@@ -160,7 +160,7 @@ fn verdicts(stdout: &str) -> BTreeMap<(String, String), String> {
 // ----- check -----------------------------------------------------------------------------------
 
 /// The stderr summary of `check` on `fixtures/sites/basic`, in every format.
-const BASIC_SUMMARY: &str = "linkbase: check: 5 pages, 38 links: 36 internal, 12 broken (2 outside the site root) to 9 targets; 2 external (listed, not fetched); 0 unresolvable; 0 excluded; 2 not checked: 1 external (no --online), 1 another scheme\n";
+const BASIC_SUMMARY: &str = "linkbase: check: 5 pages and 1 stylesheet, 38 links: 36 internal, 12 broken (2 outside the site root) to 9 targets; 2 external (listed, not fetched); 0 unresolvable; 0 excluded; 2 not checked: 1 external (no --online), 1 another scheme\n";
 
 #[test]
 fn check_jsonl_is_the_hand_verified_output() {
@@ -978,16 +978,18 @@ fn check_exclude_path_skips_the_links_of_matching_pages() {
         ["about.html", "index.html"]
     );
     assert!(
-        run.stderr
-            .starts_with("linkbase: check: 2 pages (3 not checked: --exclude-path), 25 links:"),
+        run.stderr.starts_with(
+            "linkbase: check: 2 pages and 1 stylesheet (3 not checked: --exclude-path), 25 links:"
+        ),
         "{}",
         run.stderr
     );
     // `*` stays within a directory: only the top-level pages go.
     let top = check(&fixture("basic"), BASIC_URL, &["--exclude-path", "*.html"]);
     assert!(
-        top.stderr
-            .starts_with("linkbase: check: 3 pages (2 not checked: --exclude-path),"),
+        top.stderr.starts_with(
+            "linkbase: check: 3 pages and 1 stylesheet (2 not checked: --exclude-path),"
+        ),
         "{}",
         top.stderr
     );

@@ -121,3 +121,18 @@ pub const URL_ATTRS: &[(&str, &str)] = &[
     ("del", "cite"),
     ("ins", "cite"),
 ];
+
+/// (verdict, target) of each broken target of a `check --format json` report.
+pub fn broken_targets(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["broken"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["verdict"].as_str().unwrap().to_owned(),
+                b["target"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}

@@ -56,6 +56,7 @@ pub use output::Rewind;
 #[cfg(any(test, feature = "oracle"))]
 pub use run::with_lol_html;
 pub(crate) use run::{
-    fragment_ids, run, run_streaming_rewinding, settle_streaming, Streamed, StreamedFile,
+    fragment_ids, fragment_ids_read, run, run_streaming_rewinding, settle_streaming, Streamed,
+    StreamedFile,
 };
 pub(crate) use walk::{Links, StreamError};

@@ -515,6 +515,43 @@ pub(crate) fn fragment_ids(
     encoding: &'static Encoding,
     tentative: bool,
 ) -> Result<Vec<String>, Fallback> {
+    with_targets_pass(bytes, encoding, tentative, false, |pass| {
+        pass.run_in_memory(Base::none(), Links::Keep)
+            .map(|out| out.targets)
+            .map_err(StreamError::fallback)
+    })
+}
+
+/// [`fragment_ids`] of a document read from `reader` as it arrives (a remote page): the walk
+/// holds only what it has not settled, never the whole document.
+pub(crate) fn fragment_ids_read(
+    reader: &mut dyn std::io::Read,
+    encoding: &'static Encoding,
+    tentative: bool,
+) -> Result<Vec<String>, StreamError> {
+    // Read once, as it arrives: lol_html reads beside the scanner from the start, so the walk
+    // never has to be made again.
+    with_targets_pass(&[], encoding, tentative, true, |pass| {
+        // The walk reads the input through its window: it is written nowhere.
+        let mut sink = std::io::sink();
+        let mut ignore = |_: Link| {};
+        let io = StreamIo::new(&mut sink, &mut ignore);
+        let mut chunks = ReaderChunks::new(reader);
+        Ok(pass
+            .run_chunks(Base::none(), &mut chunks, Some(io), None)?
+            .targets)
+    })
+}
+
+/// `run` on the [`Mode::Targets`] pass over `bytes` (none for a document read in chunks);
+/// `lol_html`: lol_html reads beside the scanner from the start ([`Pass::lol_html`]).
+fn with_targets_pass<T>(
+    bytes: &[u8],
+    encoding: &'static Encoding,
+    tentative: bool,
+    lol_html: bool,
+    run: impl FnOnce(&Pass<'_>) -> T,
+) -> T {
     let outer = Outer {
         base: Base::none(),
         document_uri: None,
@@ -522,11 +559,10 @@ pub(crate) fn fragment_ids(
     let options = RewriteOptions::default();
     let pass = Pass {
         tentative,
+        lol_html: lol_html || lol_html_from_the_start(),
         ..Pass::over(Mode::Targets, bytes, encoding, &outer, &options, 0)
     };
-    pass.run_in_memory(Base::none(), Links::Keep)
-        .map(|out| out.targets)
-        .map_err(StreamError::fallback)
+    run(&pass)
 }
 
 /// The base a walk over a document in memory finds ([`Pass::verify`], the rules pass 1 has),

@@ -57,8 +57,8 @@ fn parts_are_split_as_mailparse_splits_them() {
     }
     assert!(inputs.len() >= 20, "{} messages", inputs.len());
     for edge in [
-        // A delimiter not at a line start, a near-delimiter at one, no close delimiter.
-        "Content-Type: multipart/mixed; boundary=b\n\npre --b\n--b\nContent-Type: text/html\n\nx --b y\n--bz\n\nz\n",
+        // A delimiter not at a line start, no close delimiter.
+        "Content-Type: multipart/mixed; boundary=b\n\npre --b\n--b\nContent-Type: text/html\n\nx --b y\n--b\n\nz\n",
         // Close delimiter at the very end, CRLF, an empty part, a preamble and epilogue.
         "Content-Type: multipart/mixed; boundary=b\r\n\r\npre\r\n--b\r\n\r\n--b\r\n\r\nx\r\n--b--",
         // The body starts with the delimiter; a delimiter with nothing after it.
@@ -88,6 +88,32 @@ fn parts_are_split_as_mailparse_splits_them() {
             .collect();
         assert_eq!(got, want, "{name}");
     }
+}
+
+/// A line that begins with the delimiter and goes on (`--bz` where the boundary is `b`) is no
+/// delimiter line where another line is the delimiter alone, as Python's email package, MimeKit,
+/// stalwart's mail-parser and zbateson's read it (mailparse, which splits on any line that
+/// begins with it, as RFC 2046 §5.1.1's note allows, differs here): it stays in its part, and a
+/// `mime` diagnostic names it at its offset.
+#[test]
+fn a_line_that_begins_with_the_delimiter_is_no_delimiter() {
+    let bytes = b"Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/html\n\nx\n--bz\n\nz\n--b--\n";
+    let tree = parse(bytes).unwrap();
+    let types: Vec<&str> = tree.parts.iter().map(|p| p.mime_type.as_str()).collect();
+    assert_eq!(types, ["multipart/mixed", "text/html"]);
+    let body = tree.parts[1].body.clone().unwrap();
+    assert_eq!(&bytes[body], b"x\n--bz\n\nz");
+    let at = bytes.windows(4).position(|w| w == b"--bz").unwrap() as u64;
+    let d = &tree.diagnostics[0];
+    assert_eq!(
+        (d.code, d.at.map(|p| p.offset)),
+        (DiagnosticCode::Mime, Some(at))
+    );
+    assert!(
+        d.message.contains("\"--bz\" begins with its boundary"),
+        "{}",
+        d.message
+    );
 }
 
 /// Multiparts nested past [`MAX_NESTING`]: the innermost one's parts are not read, and a

@@ -75,6 +75,8 @@ pub struct WarcReader<R: BufRead + Seek> {
     /// [`WarcReader::range`]: reading ends at the first record (or damage) at or past this
     /// offset.
     stop: Option<u64>,
+    /// Nothing has been read yet.
+    first: bool,
 }
 
 impl<R: BufRead + Seek> std::fmt::Debug for WarcReader<R> {
@@ -102,6 +104,7 @@ impl<R: BufRead + Seek> WarcReader<R> {
             keep: Box::new(|_, _| true),
             done: false,
             stop: None,
+            first: true,
         })
     }
 
@@ -136,6 +139,8 @@ impl<R: BufRead + Seek> WarcReader<R> {
             // No boundary at or after `start`: nothing starts in the range.
             done: from.is_none(),
             stop,
+            // A range holds what it holds: an empty one is no damage.
+            first: false,
         })
     }
 
@@ -484,9 +489,21 @@ impl<R: BufRead + Seek> Iterator for WarcReader<R> {
         if self.done {
             return None;
         }
+        let first = std::mem::take(&mut self.first);
         let item = self.read_record();
         if item.is_none() {
             self.done = true;
+            if first && self.stop.is_none() {
+                // An empty file is no archive: said, not read as one of no records.
+                return Some(Item::Damaged(Damage::new(
+                    Place {
+                        offset: 0,
+                        within: 0,
+                    },
+                    None,
+                    "the file is empty (or blank lines only): no WARC record".to_owned(),
+                )));
+            }
         }
         item
     }

@@ -100,8 +100,14 @@ impl std::fmt::Display for Damage {
             within: self.within,
         };
         write!(f, "{at}")?;
-        if let Some(id) = &self.record_id {
-            write!(f, " (record {id})")?;
+        match self.record_id.as_deref().map(str::trim) {
+            Some("") => write!(f, " (a record with an empty WARC-Record-ID)")?,
+            Some(_) => write!(
+                f,
+                " (record {})",
+                self.record_id.as_deref().unwrap_or_default()
+            )?,
+            None => {}
         }
         write!(f, ": {}", self.message)
     }
@@ -126,9 +132,11 @@ pub struct RecordRef {
 impl RecordRef {
     /// The record's ID, for messages.
     pub fn id(&self) -> &str {
-        self.warc_record_id
-            .as_deref()
-            .unwrap_or("(no WARC-Record-ID)")
+        match self.warc_record_id.as_deref().map(str::trim) {
+            None => "(no WARC-Record-ID)",
+            Some("") => "(empty WARC-Record-ID)",
+            Some(_) => self.warc_record_id.as_deref().unwrap_or_default(),
+        }
     }
 
     pub(crate) fn of(record: &Record) -> RecordRef {
