@@ -1,5 +1,5 @@
 //! ⑦ What linkbase tells link checkers: the base of each document and every link with its
-//! resolution and base provenance (CONTRACT.md `links` and `base`).
+//! resolution and base provenance (docs/usage.md, `links` and `base`).
 
 use std::io::{self, Write};
 
@@ -227,7 +227,7 @@ macro_rules! wire {
 // An origin alone is written as a record writes it.
 wire!(Origin, |o| o, {});
 
-// The JSON form of a link record (CONTRACT.md `links`).
+// The JSON form of a link record (docs/usage.md, `links`).
 wire!(LinkRecord, |r| &r.origin, {
     element: &'a str = &r.element,
     attribute: &'a Option<String> = &r.attribute,
@@ -245,7 +245,7 @@ wire!(LinkRecord, |r| &r.origin, {
     column: Option<usize> = r.column,
 });
 
-// The JSON form of a base record (CONTRACT.md `base`).
+// The JSON form of a base record (docs/usage.md, `base`).
 wire!(BaseRecord, |r| &r.origin, {
     base: &'a Option<String> = &r.base,
     base_source: BaseSource = r.base_source,
@@ -263,7 +263,7 @@ pub struct Report {
     pub links: Vec<LinkRecord>,
 }
 
-/// How many links of a document were left relative or unresolvable, and why (issue 10: a
+/// How many links of a document were left relative or unresolvable, and why (a
 /// `rewrite` that could not make links absolute must not pass for one that did).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UnresolvedSummary {

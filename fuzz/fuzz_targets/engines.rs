@@ -1,4 +1,4 @@
-//! Fuzzes the streaming engine against the DOM engine, its oracle (issue 9 item 6).
+//! Fuzzes the streaming engine against the DOM engine, its oracle.
 //!
 //! Input: the first byte chooses the options (bit 0: profile `rfc2396`/`whatwg`; bit 1: no
 //! retrieval URI), the rest is the document's bytes.
@@ -127,7 +127,7 @@ fuzz_target!(|data: &[u8]| {
         ..HtmlInput::default()
     };
     // The fragment targets `check` verifies `#id` links against: the same set (a set: the
-    // adoption agency clones elements with their ids in the tree) from both engines (issue 22).
+    // adoption agency clones elements with their ids in the tree) from both engines.
     let ids = |engine| {
         pipeline::fragment_ids(&input, &options(engine))
             .ok()
@@ -158,7 +158,7 @@ fuzz_target!(|data: &[u8]| {
     }
     // The file entries (a document past the stream threshold), read 61 bytes at a time, write
     // what the in-memory rewrite does: walked twice into output written once, and on the
-    // guessed base into output rewound when the guess or the engine was wrong (issue 22).
+    // guessed base into output rewound when the guess or the engine was wrong.
     let path_input = pipeline::PathInput {
         name: "fuzz.html",
         path: std::path::Path::new("fuzz.html"),

@@ -34,7 +34,7 @@ pub enum Fallback {
     /// (`<a><math></a>`), or a start tag that breaks out of foreign content (`<svg><svg><i>`).
     MathMlStray,
     /// A `<frame>` or `<frameset>`: the tree keeps a frame only inside `<frameset>`, ignores
-    /// it in a body, and ignores almost every element after `<frameset>` (issue 9 item 5).
+    /// it in a body, and ignores almost every element after `<frameset>`.
     Frame,
     /// The scanner that reads the markup between the elements lol_html reports, and lol_html,
     /// disagree on where a construct ends (or the scanner finds a tag lol_html should have

@@ -105,7 +105,7 @@ fn open_file(
 /// Test hook, not part of the API: [`rewrite_path`] (with `out`) or [`links_path`] (without)
 /// reading the document through `open` (called once per read of it, each time from its start)
 /// instead of opening `input.path`, which is not used. The streaming engine's chunks are what
-/// the readers return, so a test can put a chunk boundary anywhere (issue 22 item 5: every
+/// the readers return, so a test can put a chunk boundary anywhere (every
 /// golden through 1-byte, 61-byte and random chunks).
 ///
 /// # Errors
@@ -270,7 +270,7 @@ fn stream_path<'r>(
         StreamOut::Links => (false, writer(&mut sink)),
     };
     let mut fallback = None;
-    // The links' positions are read from a reader of their own (issue 25).
+    // The links' positions are read from a reader of their own.
     let open = std::cell::RefCell::new(open);
     let mut reopen = || (open.borrow_mut())();
     let mut reopen_for_positions = || (open.borrow_mut())();

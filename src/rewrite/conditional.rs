@@ -1,4 +1,4 @@
-//! URLs inside downlevel-hidden conditional comments (issue 14):
+//! URLs inside downlevel-hidden conditional comments:
 //! `<!--[if gte vml 1]> <v:imagedata src="image001.png"/> <![endif]-->`.
 //!
 //! Browsers ignore these comments, but Outlook and Word render their markup (VML backgrounds,

@@ -24,8 +24,8 @@ pub trait Relink: Send + Sync {
     /// whose resolution is `resolved`; `None` to write `resolved`.
     fn relink(&self, document: &str, resolved: &str) -> Option<String>;
 
-    /// Why a link [`Relink::relink`] declined is written absolute, for a run's summary (issue
-    /// 24: an offline mirror says what it left on the web and why).
+    /// Why a link [`Relink::relink`] declined is written absolute, for a run's summary (an
+    /// offline mirror says what it left on the web and why).
     fn why_absolute(&self, _document: &str, _resolved: &str) -> KeptAbsolute {
         KeptAbsolute::Declined
     }

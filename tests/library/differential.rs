@@ -1,8 +1,8 @@
-//! Issue 9 item 6: the DOM engine is the oracle of the streaming engine. Every fixture page and
+//! The DOM engine is the oracle of the streaming engine. Every fixture page and
 //! every document of the html5lib tree-construction suite (`tests/html5lib/*.dat`, MIT, vendored
 //! so a fresh clone runs it) goes through both; the base must be the same, and so must the multiset of (element,
 //! attribute, resolved URL), apart from the documented classes where a tokenizer and a tree
-//! builder count differently (STREAMING.md §2):
+//! builder count differently (docs/engine.md, "Two engines, one set of rules"):
 //!
 //! - `clone`: the adoption agency clones a misnested `<a>` (or its parent) in the tree; the
 //!   source has it once, and rewriting that one occurrence gives the clones the same value.
@@ -313,7 +313,7 @@ fn both_engines_find_the_same_base_and_links() {
     );
 }
 
-/// Issue 22: fragment targets where the tokens and the tree part (foreign-content breakouts,
+/// Fragment targets where the tokens and the tree part (foreign-content breakouts,
 /// whose `a@name` the tree has in HTML; a `<frameset>`, which drops the body's elements) are the
 /// same set for both engines.
 #[test]

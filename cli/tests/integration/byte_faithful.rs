@@ -211,7 +211,7 @@ fn url_attributes(html: &[u8]) -> usize {
         .count()
 }
 
-/// The mirror's trees: the 2008 site, and the two minimal pages.
+/// The mirror's trees: the 2008 site, and two minimal pages.
 const TREES: [(&str, &str); 3] = [
     ("fixtures/mirror-2008/site", "http://www.example.org/"),
     ("fixtures/mirror-2008/minimal/style", "http://example.com/"),

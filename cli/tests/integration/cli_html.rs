@@ -1,4 +1,4 @@
-//! `linkbase rewrite`, `links` and `base` on HTML documents, as CONTRACT.md describes them.
+//! `linkbase rewrite`, `links` and `base` on HTML documents, as docs/usage.md describes them.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -82,7 +82,7 @@ fn linkbase_refusing(args: &[&str], stdin: &[u8]) -> Run {
     }
 }
 
-/// The CONTRACT.md fields of a `links --format jsonl` record (more fields are allowed and
+/// The documented fields (docs/usage.md) of a `links --format jsonl` record (more fields are allowed and
 /// ignored), checking that each is present.
 fn contract_fields(record: &Value) -> Value {
     let mut out = serde_json::Map::new();
@@ -721,7 +721,7 @@ fn header_base_browser_ignores_header_bases() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let record = &jsonl(&run.stdout)[0];
-    // Browsers, too, use the URL after redirects (issue 14): the chain is followed; only the
+    // Browsers, too, use the URL after redirects: the chain is followed; only the
     // entity's Content-Base / Content-Location are ignored.
     assert_eq!(record["base"], "http://h/final/");
     assert_eq!(record["base_source"], "retrieval-uri");
@@ -884,7 +884,7 @@ fn output_charset_reencodes_and_retargets_declarations() {
     assert!(run.stderr.contains("no-such-encoding"), "{}", run.stderr);
 }
 
-/// Issue 22: a document written from its parsed tree has more than its URLs changed (here the
+/// A document written from its parsed tree has more than its URLs changed (here the
 /// implied `<html>`, `<head>` and `<body>`), and the conditional comment's URL stays as it was:
 /// both are said on stderr, never silently.
 #[test]
@@ -1409,8 +1409,8 @@ fn broken_pipe_exits_0_quietly_for_jsonl() {
     assert_eq!((code, stderr.as_str()), (0, ""));
 }
 
-/// Issue 14 item 1: a windows-1251 page served as UTF-8 used to come back as a page of U+FFFD,
-/// still declaring windows-1251, with exit 0. Issue 9: the streaming engine copies every byte
+/// A windows-1251 page served as UTF-8 used to come back as a page of U+FFFD,
+/// still declaring windows-1251, with exit 0. The streaming engine copies every byte
 /// that is not a URL value, so the malformed bytes come back as they were and only the link
 /// changes, `--drop-base` included. Where the DOM engine must write the document
 /// (`--engine dom`, `--output-charset`), nothing is written (the input kept intact in place) and
@@ -1496,7 +1496,7 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
     assert!(text.contains("href=\"http://h/a/b/x.html\""), "{text}");
 }
 
-/// Issue 14 item 2: `curl -L -D headers.txt` saves the whole chain; each 3xx Location is
+/// `curl -L -D headers.txt` saves the whole chain; each 3xx Location is
 /// resolved against the URI before it and the last is the retrieval URI (RFC 2396 §5.1.3),
 /// while the entity fields are the last response's.
 #[test]
@@ -1575,9 +1575,9 @@ fn base_record(args: &[&str], stdin: &[u8]) -> Value {
     records[0].clone()
 }
 
-/// Issue 15 item 3: one tag with 200,000 attributes took 13.7 s in html5ever's quadratic
+/// One tag with 200,000 attributes took 13.7 s in html5ever's quadratic
 /// duplicate check; past the documented bound (10,000 per tag) the DOM engine refuses it at
-/// once, naming the bound, and nothing is written. The streaming engine (issue 9) reads
+/// once, naming the bound, and nothing is written. The streaming engine reads
 /// attributes in linear time and needs no bound.
 #[test]
 fn a_tag_with_too_many_attributes_is_refused() {
@@ -1617,7 +1617,7 @@ fn a_tag_with_too_many_attributes_is_refused() {
     );
 }
 
-/// Issue 9: the output is the input with only URL values replaced: quoting, entities, spacing,
+/// The output is the input with only URL values replaced: quoting, entities, spacing,
 /// duplicate attributes and the `image` alias as written.
 #[test]
 fn rewrite_splices_only_url_values() {
@@ -1643,7 +1643,7 @@ fn rewrite_splices_only_url_values() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// issue 10: header values as senders write them
+// Header values as senders write them
 
 #[test]
 fn rewrite_content_base_in_quotes_or_angle_brackets_is_the_uri_inside() {
@@ -1690,7 +1690,7 @@ fn rewrite_unusable_header_base_is_reported_naming_the_header() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// issue 10: no silent no-ops
+// No silent no-ops
 
 const TWO_LINKS: &[u8] = b"<a href=\"g\">x</a><a href=\"http://x/\">y</a><a href=\"#f\">z</a>";
 
@@ -1755,7 +1755,7 @@ fn rewrite_with_an_unusable_content_base_says_bad_base() {
     );
 }
 
-// issue 10 item 4: one reader of a meta content charset, so `charset = x` is retargeted too.
+// One reader of a meta content charset, so `charset = x` is retargeted too.
 #[test]
 fn output_charset_retargets_a_content_charset_with_spaces_around_the_equals() {
     let (code, out, err) = linkbase_bytes(
@@ -1769,7 +1769,7 @@ fn output_charset_retargets_a_content_charset_with_spaces_around_the_equals() {
     );
 }
 
-/// Issue 14 item 7: URLs inside downlevel-hidden conditional comments, which Outlook renders:
+/// URLs inside downlevel-hidden conditional comments, which Outlook renders:
 /// off by default for web pages, on for MIME messages, byte-faithful, reported with their kind.
 #[test]
 fn conditional_comment_urls_are_rewritten_for_email() {
@@ -1836,7 +1836,7 @@ Content-Location: http://m/x/mail.html\r\n\r\n{html}\r\n"
     );
 }
 
-/// Issue 10 item 2: under the whatwg profile every reference, absolute ones included, is
+/// Under the whatwg profile every reference, absolute ones included, is
 /// reported as a browser's `new URL(ref, base)` gives it (the bytes stay as written, and the
 /// browser reads them the same way): `https:x` is `https://x/`, an invalid bracketed host is
 /// unresolvable, and a `ws:` query is UTF-8 even in a Shift_JIS document (URL Standard: the
@@ -1885,7 +1885,7 @@ fn whatwg_profile_parses_absolute_references_too() {
     assert_eq!(out, doc, "absolute references stay as written");
 }
 
-/// Issue 10 item 4: a `<meta charset>` past the 1,024-byte prescan still changes the encoding
+/// A `<meta charset>` past the 1,024-byte prescan still changes the encoding
 /// while it is tentative (HTML LS "change the encoding"), as browsers re-decode; a transport
 /// charset (certain) is not overridden.
 #[test]
@@ -1913,7 +1913,7 @@ fn a_late_meta_charset_changes_a_tentative_encoding() {
     assert!(out.ends_with(b"<a href=\"http://h/%D0%BF%D1%80%D0%B8.html\">x</a>"));
 }
 
-/// Issue 9 item 7: a document past `--stream-threshold` (16 MiB by default; 0 here) is read
+/// A document past `--stream-threshold` (16 MiB by default; 0 here) is read
 /// twice from its file (stdin spooled to a temporary file first) and written as it is read.
 /// The bytes, the links, the base and the summary are those of the in-memory run, for a file, for
 /// stdin, with `-o`, with `--in-place`, and when the DOM engine must take the document.
@@ -1990,7 +1990,7 @@ fn large_documents_stream_with_the_same_results() {
     }
 }
 
-/// Issue 9 item 9: `--output-charset` writes `&#N;` for what it cannot encode, which raw text
+/// `--output-charset` writes `&#N;` for what it cannot encode, which raw text
 /// would keep literally: a script or stylesheet holding such a character is refused.
 #[test]
 fn output_charset_refuses_what_raw_text_cannot_hold() {

@@ -1,4 +1,4 @@
-//! `rewrite MESSAGE --extract DIR` (issue 26 item 4): a mail or a saved page as files that open
+//! `rewrite MESSAGE --extract DIR`: a mail or a saved page as files that open
 //! from `file://` with their images. The bundled examples (`examples/mail/`, written by
 //! `scripts/make-examples.py`) are extracted, the files compared byte for byte, and
 //! `scripts/check-page.py` (the standard library's HTML parser, independent of linkbase) must
@@ -300,7 +300,7 @@ fn a_message_without_html_is_refused() {
 }
 
 /// Chrome's saved pages label each stylesheet `Content-Location: cid:css-…@mhtml.blink` (no
-/// Content-ID) and link it by that URL (issue 23): the extracted page links the stylesheet's
+/// Content-ID) and link it by that URL: the extracted page links the stylesheet's
 /// file, as Chromium's reader finds it; it was left out ("not referenced by the page").
 #[test]
 fn a_chrome_stylesheet_labelled_by_a_cid_location_is_extracted_and_linked() {

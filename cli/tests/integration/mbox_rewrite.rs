@@ -1,4 +1,4 @@
-//! `rewrite MBOX` (issue 23 item 3): each message rewritten as an `.eml` is, the mbox written
+//! `rewrite MBOX`: each message rewritten as an `.eml` is, the mbox written
 //! back with only what changed re-encoded; mboxrd `>From ` quoting and mboxcl2 `Content-Length`
 //! kept right. Round trips: read, rewrite, read back.
 

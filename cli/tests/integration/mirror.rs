@@ -1,4 +1,4 @@
-//! Offline mirrors (issue 11): `rewrite DIR --relative` makes links to files of the tree relative
+//! Offline mirrors: `rewrite DIR --relative` makes links to files of the tree relative
 //! paths and every other link absolute, and `check OUT --local` browses the result from disk.
 
 use std::path::Path;

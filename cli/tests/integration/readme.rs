@@ -1,4 +1,4 @@
-//! The README's and docs' commands (issue 26): every command README.md and docs/*.md show runs
+//! The README's and docs' commands: every command README.md and docs/*.md show runs
 //! here and what it prints is compared with what they show, so a newcomer who copies them gets
 //! what they read.
 //!

@@ -440,7 +440,7 @@ mod tests {
         assert!(matches!(Document::parse(&text), Err(LimitHit::Elements(_))));
     }
 
-    /// Issue 21 D6: the DOM engine's memory is bounded by a node budget, whatever the input's
+    /// The DOM engine's memory is bounded by a node budget, whatever the input's
     /// size: elements that the input-size bound allows (a flat run of `<a href=a>`) and
     /// comments alike.
     #[test]

@@ -1,4 +1,4 @@
-//! ③–⑥ The streaming engine (issue 9): the document is never parsed
+//! ③–⑥ The streaming engine: the document is never parsed
 //! into a tree. lol_html, used read-only, tokenizes the bytes as they are; a small tree-context
 //! layer adds what a tokenizer does not model; the rules of [`crate::rewrite`] decide every URL;
 //! and the output is the input with only the changed values replaced (byte ranges, in source
