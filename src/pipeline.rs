@@ -1,4 +1,4 @@
-//! The stages, in order, and nothing else: input → the outer [`base`](crate::base) layers →
+//! The stages, in order, and nothing else: input → the outer `base` layers →
 //! the engines' one entry (`engine::analyse`: sniffed, walked by the streaming engine or parsed
 //! by the DOM engine, written back) → [`report`](crate::report).
 //!

@@ -220,7 +220,7 @@ pub fn sniff_only(bytes: &[u8], transport_label: Option<&str>) -> Result<Decoded
     sniff_only_with_default(bytes, transport_label, None)
 }
 
-/// [`sniff_only`] with the default encoding of [`decode_with_default`].
+/// `sniff_only` with the default encoding of [`decode_with_default`].
 ///
 /// # Errors
 /// As [`decode`].

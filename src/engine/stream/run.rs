@@ -136,7 +136,7 @@ thread_local! {
 }
 
 /// Test hook, not part of the API: `f` run with lol_html reading every document beside the
-/// scanner from its start ([`Pass::lol_html`]), as the oracle of the scanner reading alone.
+/// scanner from its start (`Pass::lol_html`), as the oracle of the scanner reading alone.
 #[cfg(any(test, feature = "oracle"))]
 pub fn with_lol_html<R>(f: impl FnOnce() -> R) -> R {
     struct Reset;
