@@ -201,8 +201,8 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         ..Options::default()
     };
     let tree = walk::walk(&args.dir).map_err(|e| Fatal(format!("{}: {e}", args.dir.display())))?;
-    for s in tree.skipped.iter().chain(&tree.special) {
-        eprintln!("linkbase: {}", crate::text::escape_controls(s));
+    for s in tree.notices("counted as present, not read") {
+        eprintln!("linkbase: {}", crate::text::escape_controls(&s));
     }
     tree.add_to(&mut site);
     tree::set_layout(&mut site, args.layout, &args.dir);

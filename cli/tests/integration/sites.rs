@@ -531,8 +531,10 @@ fn rewrite_tree_with_symlinks_finishes_and_reads_nothing_outside() {
         untimed(&run.stderr).replace(s(&out), "OUT"),
         "linkbase: dangling.html: a dangling symbolic link\n\
          linkbase: linked-dir: a symbolic link to a directory; not followed\n\
-         linkbase: outside.txt: a symbolic link leaving the site root; counted as present, not read\n\
-         linkbase: unreadable.txt: a symbolic link leaving the site root; counted as present, not read\n\
+         linkbase: outside.txt: a symbolic link leaving the site root; not read, made again in \
+         OUTDIR as an absolute link to the same file (--copy-outside-links copies the file instead)\n\
+         linkbase: unreadable.txt: a symbolic link leaving the site root; not read, made again in \
+         OUTDIR as an absolute link to the same file (--copy-outside-links copies the file instead)\n\
          linkbase: fifo.html: a FIFO (named pipe), not a regular file; skipped\n\
          linkbase: rewrite: 3 pages, 10 links: 10 absolute, 0 left relative or unresolvable; \
          2 other files copied; 0 failed; 1 file not a regular file (FIFOs, sockets, devices) \
