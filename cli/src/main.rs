@@ -314,7 +314,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                     CheckFormat::Tsv => {
                         for r in records {
                             let mut line = Vec::new();
-                            write_tsv(&mut line, std::slice::from_ref(&r.link), false)?;
+                            write_tsv(&mut line, std::slice::from_ref(&r.link), false, false)?;
                             write!(
                                 out,
                                 "{}\t{}\t{}\t",

@@ -26,7 +26,7 @@ use crate::report::Origin;
 
 pub(crate) use document::{Back, PartBack};
 pub use document::{Body, Document, Item, Kind, Layers, MessageEnd, Role, Skipped};
-pub use input::{Content, Input, MessageInput, STREAM_THRESHOLD};
+pub use input::{Content, Input, MboxPage, MessageInput, STREAM_THRESHOLD};
 pub(crate) use message::{part_keys, MessageDocuments};
 pub(crate) use reader::{Reader, Wrote};
 pub use reader::{Source, Summary, WriteBack};
