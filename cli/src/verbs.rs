@@ -109,7 +109,7 @@ impl Sink for Printer<'_, '_> {
 
 pub(crate) fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
     with_output(args.output.as_deref(), |out| {
-        let mut opened = load::open(&args.input)?;
+        let mut opened = load::open(&args.input, "links")?;
         let options = options(&args.input, false, None)?;
         let mut out = BufWriter::new(out);
         // An mbox's records say their message (`mbox_message`, as in JSON).
@@ -129,7 +129,7 @@ pub(crate) fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
 
 pub(crate) fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
     with_output(args.output.as_deref(), |out| {
-        let mut opened = load::open(&args.input)?;
+        let mut opened = load::open(&args.input, "base")?;
         let options = options(&args.input, false, None)?;
         let mut printer = Printer {
             printed: Printed::Bases(BufWriter::new(out), args.format, args.root),
@@ -161,7 +161,7 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         refuse_output_is_input(input_path, output, snapshot.as_ref())?;
     }
     let started = std::time::Instant::now();
-    let mut opened = load::open(&args.input)?;
+    let mut opened = load::open(&args.input, "rewrite")?;
     let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
     let archive = matches!(
         opened.source.write_back(),

@@ -356,6 +356,8 @@ fn check_needs_an_absolute_site_url() {
         "/site/",
         "example.com/site/",
         "mailto:x@example.com",
+        // An IP literal not closed (RFC 2732 §3) is no host.
+        "http://[::1/site/",
     ] {
         let run = check(&fixture("basic"), url, &[]);
         assert_eq!(run.code, 2, "{url}");
