@@ -36,20 +36,14 @@ pub use reader::{Source, Summary, WriteBack};
 /// Content-Location given with an authority has a well-formed one (a relative one is resolved
 /// against what lies outside it).
 fn stated(layers: &crate::BaseLayers) -> Result<(), Error> {
-    let absolute = |v: &str| crate::Uri::parse_stated(v).map(drop);
-    let checks: [(&'static str, &Option<String>, &dyn Fn(&str) -> _); 4] = [
-        ("the retrieval URI", &layers.retrieval_uri, &absolute),
-        ("the default base", &layers.default_base, &absolute),
-        (
-            "the Content-Base",
-            &layers.content_base,
-            &crate::uri::check_authority,
-        ),
-        (
-            "the Content-Location",
-            &layers.content_location,
-            &crate::uri::check_authority,
-        ),
+    type Check = fn(&str) -> Result<(), crate::ResolveError>;
+    let absolute: Check = |v| crate::Uri::parse_stated(v).map(drop);
+    let authority: Check = crate::uri::check_authority;
+    let checks = [
+        ("the retrieval URI", &layers.retrieval_uri, absolute),
+        ("the default base", &layers.default_base, absolute),
+        ("the Content-Base", &layers.content_base, authority),
+        ("the Content-Location", &layers.content_location, authority),
     ];
     for (option, value, check) in checks {
         if let Some(value) = value {

@@ -108,7 +108,7 @@ pub(crate) trait Reader<'a> {
     }
     /// An mbox's next message, whole, or why it cannot be read; `None` at the end, and for
     /// inputs that are not an mbox.
-    fn next_message(&mut self) -> Option<Result<super::input::MboxPage, super::Skipped>> {
+    fn next_message(&mut self) -> Option<Result<super::input::MboxPage, super::document::Skipped>> {
         None
     }
     fn write_back(&self) -> WriteBack;
@@ -205,7 +205,9 @@ impl<'a> Source<'a> {
     /// For an mbox: its next message whole (`rewrite --extract` writes a page of each), or why
     /// it cannot be read (the bytes before the first message, a message too large); `None` at
     /// the end and for other inputs. Instead of the source's documents, not beside them.
-    pub fn next_message(&mut self) -> Option<Result<super::input::MboxPage, super::Skipped>> {
+    pub fn next_message(
+        &mut self,
+    ) -> Option<Result<super::input::MboxPage, super::document::Skipped>> {
         self.reader.next_message()
     }
 
