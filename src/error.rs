@@ -36,7 +36,8 @@ pub enum Error {
     /// A base layer the caller gave (the retrieval URI, the default base) is not a usable URI.
     #[error("{option} {value:?}: {source}")]
     BadBase {
-        /// The layer: `the retrieval URI` (`--url`, a WARC-Target-URI) or `the default base`.
+        /// The layer: `the retrieval URI` (`--url`, a WARC-Target-URI), `the default base`,
+        /// `the Content-Base` or `the Content-Location`.
         option: &'static str,
         /// Its value.
         value: String,

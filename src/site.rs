@@ -192,7 +192,7 @@ impl Site {
         if !text.ends_with('/') {
             text.push('/');
         }
-        let url = Uri::parse(&text).map_err(|_| SiteError::BadUrl(url.to_owned()))?;
+        let url = Uri::parse_stated(&text).map_err(|_| SiteError::BadUrl(url.to_owned()))?;
         let decoded_path = url
             .as_ref()
             .path

@@ -201,8 +201,8 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         ..Options::default()
     };
     let tree = walk::walk(&args.dir).map_err(|e| Fatal(format!("{}: {e}", args.dir.display())))?;
-    for s in tree.skipped.iter().chain(&tree.special) {
-        eprintln!("linkbase: {}", crate::text::escape_controls(s));
+    for s in tree.notices("counted as present, not read") {
+        eprintln!("linkbase: {}", crate::text::escape_controls(&s));
     }
     tree.add_to(&mut site);
     tree::set_layout(&mut site, args.layout, &args.dir);
@@ -314,7 +314,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                     CheckFormat::Tsv => {
                         for r in records {
                             let mut line = Vec::new();
-                            write_tsv(&mut line, std::slice::from_ref(&r.link), false)?;
+                            write_tsv(&mut line, std::slice::from_ref(&r.link), false, false)?;
                             write!(
                                 out,
                                 "{}\t{}\t{}\t",

@@ -55,8 +55,16 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         None => walk::Destination::InPlace(&written),
     };
     let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
-    for s in tree.skipped.iter().chain(&tree.special) {
-        eprintln!("linkbase: {}", crate::text::escape_controls(s));
+    let leaving = match (&args.output, args.copy_outside_links) {
+        (Some(_), true) => "its file copied into OUTDIR (--copy-outside-links)",
+        (Some(_), false) => {
+            "not read, made again in OUTDIR as an absolute link to the same file \
+             (--copy-outside-links copies the file instead)"
+        }
+        (None, _) => "not read, left as it is",
+    };
+    for s in tree.notices(leaving) {
+        eprintln!("linkbase: {}", crate::text::escape_controls(&s));
     }
     set_jobs(args.jobs)?;
     let mut implied_drop = false;

@@ -52,7 +52,7 @@ pub struct Tree {
     pub root: PathBuf,
     pub entries: Vec<Entry>,
     /// Symbolic links not followed, and unreadable directories: reported, not fatal.
-    pub skipped: Vec<String>,
+    pub skipped: Vec<Passed>,
     /// Regular files whose path is not UTF-8, relative to the root, and what the walk saw.
     pub undecodable: Vec<(PathBuf, fsout::Snapshot)>,
     /// FIFOs, sockets and device nodes: never read (a FIFO would block the run), never copied,
@@ -61,6 +61,15 @@ pub struct Tree {
     /// The directories below the root (`/`-separated), empty ones included: link targets when
     /// a directory is its own index (`check --index-files .`).
     pub dirs: Vec<String>,
+}
+
+/// What the walk passed over, in the order met: said by the command that walked, which knows
+/// what becomes of a symbolic link leaving the root ([`Tree::notices`]).
+pub enum Passed {
+    /// Said as it is: a symbolic link not followed, a directory that cannot be read.
+    Said(String),
+    /// A symbolic link to a file outside the root (its path in the tree).
+    LeavingRoot(String),
 }
 
 fn kind_of(path: &Path) -> FileKind {
@@ -97,7 +106,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
         let mut children: Vec<_> = match std::fs::read_dir(&dir) {
             Ok(rd) => rd.filter_map(Result::ok).collect(),
             Err(e) => {
-                skipped.push(format!("{}: {e}", dir.display()));
+                skipped.push(Passed::Said(format!("{}: {e}", dir.display())));
                 continue;
             }
         };
@@ -114,7 +123,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
             let meta = match child.metadata() {
                 Ok(meta) => meta,
                 Err(e) => {
-                    skipped.push(format!("{}: {e}", visible_path(&rel)));
+                    skipped.push(Passed::Said(format!("{}: {e}", visible_path(&rel))));
                     continue;
                 }
             };
@@ -135,10 +144,10 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                 } else if file_type.is_file() {
                     undecodable.push((rel, fsout::Snapshot::of(&meta)));
                 } else {
-                    skipped.push(format!(
+                    skipped.push(Passed::Said(format!(
                         "{}: the name is not UTF-8; not followed",
                         visible_path(&rel)
-                    ));
+                    )));
                 }
                 continue;
             };
@@ -150,9 +159,9 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                         match std::fs::metadata(&target) {
                             Ok(t) if t.is_file() => id = fsout::Snapshot::of(&t),
                             Ok(t) if t.is_dir() => {
-                                skipped.push(format!(
+                                skipped.push(Passed::Said(format!(
                                     "{rel_str}: a symbolic link to a directory; not followed"
-                                ));
+                                )));
                                 continue;
                             }
                             Ok(t) => {
@@ -163,19 +172,21 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                                 continue;
                             }
                             Err(_) => {
-                                skipped.push(format!("{rel_str}: a dangling symbolic link"));
+                                skipped.push(Passed::Said(format!(
+                                    "{rel_str}: a dangling symbolic link"
+                                )));
                                 continue;
                             }
                         }
                     }
                     Ok(target) if target.is_dir() => {
-                        skipped.push(format!(
+                        skipped.push(Passed::Said(format!(
                             "{rel_str}: a symbolic link to a directory; not followed"
-                        ));
+                        )));
                         continue;
                     }
                     Ok(_) => {
-                        skipped.push(format!("{rel_str}: a symbolic link leaving the site root; counted as present, not read"));
+                        skipped.push(Passed::LeavingRoot(rel_str.clone()));
                         entries.push(Entry {
                             kind: FileKind::OutsideLink,
                             path: root.join(&rel),
@@ -186,7 +197,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                         continue;
                     }
                     Err(_) => {
-                        skipped.push(format!("{rel_str}: a dangling symbolic link"));
+                        skipped.push(Passed::Said(format!("{rel_str}: a dangling symbolic link")));
                         continue;
                     }
                 }
@@ -220,6 +231,21 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
 }
 
 impl Tree {
+    /// What the walk passed over, then the files that are not regular files, each a line to
+    /// say; a symbolic link leaving the root is said with `leaving`, what the command does
+    /// with it.
+    pub fn notices<'a>(&'a self, leaving: &'a str) -> impl Iterator<Item = String> + 'a {
+        self.skipped
+            .iter()
+            .map(move |p| match p {
+                Passed::Said(s) => s.clone(),
+                Passed::LeavingRoot(rel) => {
+                    format!("{rel}: a symbolic link leaving the site root; {leaving}")
+                }
+            })
+            .chain(self.special.iter().cloned())
+    }
+
     /// The tree's files and directories recorded in `site`, as link targets.
     pub fn add_to(&self, site: &mut Site) {
         for entry in &self.entries {

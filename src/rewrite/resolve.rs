@@ -22,7 +22,12 @@ impl Planner<'_> {
             // A document without a URL of its own (a mail part with no Content-Location) is
             // `""`: a relinker that needs it declines, one that knows its file does not.
             let document = self.document_uri.as_ref().map_or("", |d| d.as_str());
-            if let Some(text) = relink.0.relink(document, resolved) {
+            if outcome.same_document && self.stays_in_page() {
+                // RFC 2396 §4.2: `#x` and `""` name the document they are in, and so they do in
+                // the file it becomes: kept as written (`""` is no file name, `#` no fragment).
+                outcome.replacement = None;
+                outcome.relinked = Some(Relinked::Relative);
+            } else if let Some(text) = relink.0.relink(document, resolved) {
                 outcome.replacement =
                     (text != raw.trim_matches(is_ascii_whitespace)).then_some(text);
                 outcome.relinked = Some(Relinked::Relative);
@@ -175,6 +180,14 @@ impl Planner<'_> {
                 profile.name()
             ),
         ))
+    }
+
+    /// Whether a same-document reference still names this document once relinked (a mirror's
+    /// file, a mail part's): unless a `<base>` element sends it to another document, as in a
+    /// browser (HTML LS "parse a URL" against the document's base URL). A base from a MIME
+    /// heading or the retrieval URI places the document; it is not another one.
+    fn stays_in_page(&self) -> bool {
+        self.keep_same_document || self.base.source != crate::BaseSource::BaseElement
     }
 
     /// A same-document reference (`#x`, or `""` on a hyperlink): kept when the base is the

@@ -2042,3 +2042,78 @@ fn output_charset_refuses_what_raw_text_cannot_hold() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+/// A web address as INPUT, with no file of that name: linkbase fetches no page, and says how to
+/// save one and give its URL (it used to say "No such file or directory"). A file of that name
+/// is read as any file.
+#[test]
+fn a_url_as_input_is_refused_with_how_to_save_the_page() {
+    for command in ["rewrite", "links", "base"] {
+        let run = linkbase(&[command, "https://example.com/page.html"], b"");
+        assert_eq!(run.code, 2, "{command}");
+        assert_eq!(run.stdout, "", "{command}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "linkbase: https://example.com/page.html: no such file; linkbase reads pages from \
+                 files and does not fetch them: save the page, then give its URL with --url: curl \
+                 -o page.html 'https://example.com/page.html' && linkbase {command} page.html \
+                 --url 'https://example.com/page.html'\n"
+            )
+        );
+    }
+    // A quote in the URL is percent-encoded in the command shown.
+    let run = linkbase(&["links", "http://h/it's"], b"");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .ends_with("curl -o page.html 'http://h/it%27s' && linkbase links page.html --url 'http://h/it%27s'\n"),
+        "{}",
+        run.stderr
+    );
+    // A file that happens to be named so is read.
+    let dir = tmp();
+    let named = dir.path().join("http:");
+    std::fs::create_dir(&named).unwrap();
+    std::fs::write(named.join("p.html"), DOC).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_linkbase"))
+        .args(["rewrite", "--url", URL, "http://p.html"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    assert_eq!(String::from_utf8(run.stdout).unwrap(), DOC_OUT);
+}
+
+/// A malformed host in a base the caller gives (an IP literal not closed: RFC 2732 §3) is refused
+/// naming the flag, exit 2; a closed one is used.
+#[test]
+fn a_malformed_host_in_a_given_base_is_refused_naming_the_flag() {
+    for flag in [
+        "--url",
+        "--default-base",
+        "--content-base",
+        "--content-location",
+    ] {
+        let run = linkbase_refusing(&["rewrite", flag, "http://[::1"], DOC);
+        assert_eq!(run.code, 2, "{flag}");
+        assert_eq!(run.stdout, "", "{flag}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "linkbase: {flag} \"http://[::1\": \"http://[::1\" has no usable host: its IP \
+                 literal host has no closing `]` (RFC 2732 §3)\n"
+            )
+        );
+    }
+    let run = linkbase_refusing(&["links", "--url", "http://[::1]x/"], DOC);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "linkbase: --url \"http://[::1]x/\": \"http://[::1]x/\" has no usable host: after its IP \
+         literal host comes only `:` and a port of digits (RFC 2732 §3)\n"
+    );
+    let run = linkbase(&["rewrite", "--url", "http://[::1]:8080/a/b/p.html"], DOC);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, r#"<a href="http://[::1]:8080/a/x">x</a>"#);
+}

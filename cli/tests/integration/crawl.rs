@@ -370,6 +370,22 @@ fn outside_links_are_copied_as_files_on_request() {
             "{}",
             run.stderr
         );
+        // What becomes of the link is said, with the flag that changes it.
+        let said = if copy {
+            "its file copied into OUTDIR (--copy-outside-links)"
+        } else {
+            "not read, made again in OUTDIR as an absolute link to the same file \
+             (--copy-outside-links copies the file instead)"
+        };
+        assert_eq!(
+            run.stderr.lines().next(),
+            Some(
+                format!("linkbase: logo.png: a symbolic link leaving the site root; {said}")
+                    .as_str()
+            ),
+            "{}",
+            run.stderr
+        );
     }
 }
 

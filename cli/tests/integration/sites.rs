@@ -356,6 +356,8 @@ fn check_needs_an_absolute_site_url() {
         "/site/",
         "example.com/site/",
         "mailto:x@example.com",
+        // An IP literal not closed (RFC 2732 §3) is no host.
+        "http://[::1/site/",
     ] {
         let run = check(&fixture("basic"), url, &[]);
         assert_eq!(run.code, 2, "{url}");
@@ -531,8 +533,10 @@ fn rewrite_tree_with_symlinks_finishes_and_reads_nothing_outside() {
         untimed(&run.stderr).replace(s(&out), "OUT"),
         "linkbase: dangling.html: a dangling symbolic link\n\
          linkbase: linked-dir: a symbolic link to a directory; not followed\n\
-         linkbase: outside.txt: a symbolic link leaving the site root; counted as present, not read\n\
-         linkbase: unreadable.txt: a symbolic link leaving the site root; counted as present, not read\n\
+         linkbase: outside.txt: a symbolic link leaving the site root; not read, made again in \
+         OUTDIR as an absolute link to the same file (--copy-outside-links copies the file instead)\n\
+         linkbase: unreadable.txt: a symbolic link leaving the site root; not read, made again in \
+         OUTDIR as an absolute link to the same file (--copy-outside-links copies the file instead)\n\
          linkbase: fifo.html: a FIFO (named pipe), not a regular file; skipped\n\
          linkbase: rewrite: 3 pages, 10 links: 10 absolute, 0 left relative or unresolvable; \
          2 other files copied; 0 failed; 1 file not a regular file (FIFOs, sockets, devices) \
