@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::text::escape_controls as esc;
 use linkbase::site::Verdict;
+use linkbase::text::escape_controls as esc;
 
 use crate::walk::{CheckRecord, CheckTotals};
-use crate::{say, Fatal};
+use crate::Fatal;
+use linkbase::text as say;
 
 /// The ignore file at the root of a checked tree: one regular expression a line, `#` comments.
 pub const IGNORE_FILE: &str = ".linkbaseignore";
@@ -116,7 +117,7 @@ impl Filter {
 /// [`MAX_IGNORE_FILE`], never through a symbolic link (`fsout::read_tree_file`).
 fn ignore_file(root: &Path) -> Result<Vec<Pattern>, Fatal> {
     let path = root.join(IGNORE_FILE);
-    let bytes = crate::fsout::read_tree_file(root, Path::new(IGNORE_FILE), MAX_IGNORE_FILE)
+    let bytes = linkbase::fs::read_tree_file(root, Path::new(IGNORE_FILE), MAX_IGNORE_FILE)
         .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
     let Some(bytes) = bytes else {
         return Ok(Vec::new());
@@ -192,7 +193,7 @@ fn set(patterns: &[&Pattern]) -> Result<Option<regex::RegexSet>, Fatal> {
                     return Err(Fatal(format!(
                         "{}: \"{}\" is not a regular expression: {why}",
                         p.whence,
-                        crate::text::excerpt(&p.text, 60)
+                        linkbase::text::excerpt(&p.text, 60)
                     )));
                 }
             }

@@ -147,13 +147,13 @@ impl File {
     fn read(args: &CheckArgs) -> Result<Option<File>, String> {
         let (path, named, bytes) = match &args.config {
             Some(path) => {
-                let bytes = crate::fsout::read_named_file(path, MAX_FILE)
+                let bytes = linkbase::fs::read_named_file(path, MAX_FILE)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
                 (path.clone(), true, bytes)
             }
             None => {
                 let path = args.dir.join(FILE_NAME);
-                match crate::fsout::read_tree_file(&args.dir, Path::new(FILE_NAME), MAX_FILE)
+                match linkbase::fs::read_tree_file(&args.dir, Path::new(FILE_NAME), MAX_FILE)
                     .map_err(|e| format!("{}: {e}", path.display()))?
                 {
                     Some(bytes) => (path, false, bytes),
@@ -172,7 +172,7 @@ impl File {
             format!(
                 "{}: {line}{}",
                 path.display(),
-                crate::text::excerpt(e.message(), 160)
+                linkbase::text::excerpt(e.message(), 160)
             )
         })?;
         let file = File { path, config };
@@ -214,7 +214,7 @@ impl File {
         format!(
             "{}: {key} = \"{}\": {why}",
             self.path.display(),
-            crate::text::excerpt(value, 80)
+            linkbase::text::excerpt(value, 80)
         )
     }
 
@@ -237,7 +237,7 @@ impl File {
             ));
         }
         let root =
-            crate::fsout::Dir::open(self.dir(), false).map_err(|e| self.bad(key, &text, &e))?;
+            linkbase::fs::Dir::open(self.dir(), false).map_err(|e| self.bad(key, &text, &e))?;
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             if let Err(e) = root.sub(parent, false) {
                 if self.dir().join(parent).exists() {

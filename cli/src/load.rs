@@ -95,8 +95,8 @@ pub(crate) fn open(args: &InputArgs) -> Result<Opened, Fatal> {
         };
         eprintln!(
             "linkbase: {}: {}",
-            crate::text::escape_controls(shown),
-            crate::text::escape_controls(doubt)
+            linkbase::text::escape_controls(shown),
+            linkbase::text::escape_controls(doubt)
         );
     }
     Ok(Opened {

@@ -5,15 +5,12 @@ mod args;
 mod checkout;
 mod ciout;
 mod config;
-mod fsout;
 mod load;
 mod man;
 mod online;
 mod page;
 mod run;
 mod said;
-mod say;
-mod text;
 mod tree;
 mod verbs;
 mod walk;
@@ -24,15 +21,16 @@ pub(crate) use said::{say_reserialized, say_skipped_parts};
 use tree::local_url;
 use verbs::{run_base, run_links, run_rewrite};
 mod warc;
+use linkbase::fs as fsout;
 
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 use std::path::Path;
 
-use crate::text::{escape_controls, write_tsv};
 use linkbase::pipeline::Options;
 use linkbase::report::write_jsonl;
+use linkbase::text::{escape_controls, write_tsv};
 use linkbase::{Resolver, RewriteOptions};
 
 use args::{CheckArgs, CheckFormat, Cli, Command, ResolveArgs};
@@ -56,7 +54,7 @@ fn main() -> ExitCode {
         Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
         Err(Failure::Fatal(Fatal(message))) => {
             // Messages quote names and values from the input.
-            eprintln!("linkbase: {}", crate::text::escape_controls(&message));
+            eprintln!("linkbase: {}", linkbase::text::escape_controls(&message));
             ExitCode::from(Exit::Unusable as u8)
         }
     }
@@ -112,7 +110,10 @@ fn resolve_to(
         if let Err(e) = &result {
             failed += 1;
             if !json {
-                eprintln!("linkbase: {}", crate::text::escape_controls(&e.to_string()));
+                eprintln!(
+                    "linkbase: {}",
+                    linkbase::text::escape_controls(&e.to_string())
+                );
             }
         }
         if json {
@@ -202,7 +203,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
     };
     let tree = walk::walk(&args.dir).map_err(|e| Fatal(format!("{}: {e}", args.dir.display())))?;
     for s in tree.skipped.iter().chain(&tree.special) {
-        eprintln!("linkbase: {}", crate::text::escape_controls(s));
+        eprintln!("linkbase: {}", linkbase::text::escape_controls(s));
     }
     tree.add_to(&mut site);
     tree::set_layout(&mut site, args.layout, &args.dir);
@@ -252,7 +253,7 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
             writeln!(
                 out,
                 "file\tverdict\ttarget\t{}",
-                crate::text::TSV_COLUMNS.join("\t")
+                linkbase::text::TSV_COLUMNS.join("\t")
             )?;
         }
         let (totals, counts) = walk::check_tree(
@@ -318,9 +319,9 @@ fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
                             write!(
                                 out,
                                 "{}\t{}\t{}\t",
-                                crate::text::tsv_escape(&r.file),
+                                linkbase::text::tsv_escape(&r.file),
                                 r.verdict.name(),
-                                crate::text::tsv_escape(r.target.as_deref().unwrap_or(""))
+                                linkbase::text::tsv_escape(r.target.as_deref().unwrap_or(""))
                             )?;
                             out.write_all(&line)?;
                         }

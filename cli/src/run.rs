@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::fsout;
+use linkbase::fs as fsout;
 
 /// The documented exit codes (CONTRACT.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

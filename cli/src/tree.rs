@@ -2,12 +2,14 @@
 
 use std::path::Path;
 
-use crate::text::escape_controls;
 use linkbase::pipeline::Options;
+use linkbase::text::escape_controls;
 
 use crate::args::{LayoutArg, RewriteArgs};
 use crate::load::options;
-use crate::{fsout, say, set_jobs, walk, Exit, Failure, Fatal};
+use crate::{set_jobs, walk, Exit, Failure, Fatal};
+use linkbase::fs as fsout;
+use linkbase::text as say;
 
 /// The site `--site-url` names (the library's error says what is wrong with it, the flag is ours).
 pub(crate) fn site(url: &str) -> Result<linkbase::site::Site, Fatal> {
@@ -56,7 +58,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     };
     let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
     for s in tree.skipped.iter().chain(&tree.special) {
-        eprintln!("linkbase: {}", crate::text::escape_controls(s));
+        eprintln!("linkbase: {}", linkbase::text::escape_controls(s));
     }
     set_jobs(args.jobs)?;
     let mut implied_drop = false;
@@ -74,7 +76,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     // are on disk when it returns.
     let synced = written.sync();
     if let Err(e) = &synced {
-        eprintln!("linkbase: {}", crate::text::escape_controls(e));
+        eprintln!("linkbase: {}", linkbase::text::escape_controls(e));
     }
     let load = |n: &std::sync::atomic::AtomicUsize| n.load(std::sync::atomic::Ordering::Relaxed);
     let unresolved_pages = load(&counts.unresolved_pages);

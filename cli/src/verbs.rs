@@ -13,9 +13,10 @@ use rayon::prelude::*;
 use crate::args::{BaseArgs, BaseFormat, LinksArgs, LinksFormat, RewriteArgs};
 use crate::load::{self, options};
 use crate::said::{self, Said, Verb};
-use crate::text::{escape_controls, write_tsv};
 use crate::tree::{run_rewrite_tree, single_relative};
-use crate::{fsout, page, warc, with_output, Exit, Failure, Fatal};
+use crate::{page, warc, with_output, Exit, Failure, Fatal};
+use linkbase::fs as fsout;
+use linkbase::text::{escape_controls, write_tsv};
 
 /// The documents of a batch (an archive's records, a message's parts) on every core.
 pub(crate) struct Pool;
@@ -55,7 +56,7 @@ impl Printer<'_, '_> {
         match &mut self.printed {
             Printed::Bases(_, _, true) if b.origin.root == Some(false) => Ok(()),
             Printed::Bases(out, BaseFormat::Jsonl, _) => write_jsonl(out, std::slice::from_ref(b)),
-            Printed::Bases(out, BaseFormat::Text, _) => crate::text::write_base_line(out, b),
+            Printed::Bases(out, BaseFormat::Text, _) => linkbase::text::write_base_line(out, b),
             _ => Ok(()),
         }
     }

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::fsout::{self, Contents, Target as FileTarget};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use linkbase::fs::{self as fsout, Contents, Target as FileTarget};
 use linkbase::pipeline::{self, HtmlInput, Options};
 use linkbase::site::{Site, Verdict};
 use linkbase::BaseLayers;
@@ -106,7 +106,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
         for child in children {
             let name = child.file_name();
             // Our own temporary files and lock are never part of the site.
-            if crate::fsout::is_own_name(name.as_encoded_bytes()) {
+            if linkbase::fs::is_own_name(name.as_encoded_bytes()) {
                 continue;
             }
             let rel = rel_dir.join(&name);
@@ -261,7 +261,7 @@ impl Tree {
             return Err(crate::Fatal(format!(
                 "{dir}: nothing to check: --exclude-path leaves out every page and stylesheet \
                  in it ({})",
-                crate::say::n(checked, "file")
+                linkbase::text::n(checked, "file")
             )));
         }
         Ok(())
@@ -417,7 +417,7 @@ pub fn base_removed(base: &linkbase::BaseRecord) -> bool {
 /// A path for a message: control characters made visible, so a hostile name cannot forge lines
 /// or drive the terminal.
 pub fn visible_path(path: &Path) -> String {
-    crate::text::escape_controls(&path.to_string_lossy()).into_owned()
+    linkbase::text::escape_controls(&path.to_string_lossy()).into_owned()
 }
 
 /// Prints a file's failure and counts it.
@@ -425,8 +425,8 @@ fn fail(counts: &Counts, rel: &str, message: impl std::fmt::Display) {
     counts.failed.fetch_add(1, Ordering::Relaxed);
     eprintln!(
         "linkbase: {}: {}",
-        crate::text::escape_controls(rel),
-        crate::text::escape_controls(&message.to_string())
+        linkbase::text::escape_controls(rel),
+        linkbase::text::escape_controls(&message.to_string())
     );
 }
 

@@ -142,12 +142,12 @@ impl Cache {
         let path = file.path();
         // Never through a symbolic link (the tree may come from elsewhere).
         let opened = match file {
-            CacheFile::Below { dir, rel } => crate::fsout::open_tree_file(dir, rel),
+            CacheFile::Below { dir, rel } => linkbase::fs::open_tree_file(dir, rel),
             CacheFile::Named(p) => {
                 if std::fs::symlink_metadata(p).is_err() {
                     return cache;
                 }
-                crate::fsout::open_regular(p, None, false).map(Some)
+                linkbase::fs::open_regular(p, None, false).map(Some)
             }
         };
         let keep = Keep {
@@ -177,7 +177,7 @@ impl Cache {
             Err(e) => eprintln!(
                 "linkbase: {}: not used as a cache (it will be replaced): {}",
                 path.display(),
-                crate::text::escape_controls(&crate::text::excerpt(&e, 160))
+                linkbase::text::escape_controls(&linkbase::text::excerpt(&e, 160))
             ),
         }
         cache
@@ -208,21 +208,21 @@ impl Cache {
     pub(super) fn save(&self, file: &CacheFile) -> Result<(), String> {
         let mut text = serde_json::to_vec_pretty(self).map_err(|e| e.to_string())?;
         text.push(b'\n');
-        let contents = crate::fsout::Contents::Bytes(&text);
+        let contents = linkbase::fs::Contents::Bytes(&text);
         match file {
             CacheFile::Below { dir, rel } => {
-                let dir = crate::fsout::Dir::open(dir, false)?;
+                let dir = linkbase::fs::Dir::open(dir, false)?;
                 let (dir, name) = dir.file_of(rel, false)?;
-                crate::fsout::write_in(
+                linkbase::fs::write_in(
                     &dir,
                     name,
                     contents,
-                    crate::fsout::Target::Output,
-                    crate::fsout::Durability::Each,
+                    linkbase::fs::Target::Output,
+                    linkbase::fs::Durability::Each,
                 )
             }
             CacheFile::Named(path) => {
-                crate::fsout::write(path, contents, crate::fsout::Target::Output)
+                linkbase::fs::write(path, contents, linkbase::fs::Target::Output)
             }
         }
     }

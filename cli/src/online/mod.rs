@@ -101,7 +101,7 @@ impl Tls {
             return Ok(Tls::Mozilla);
         };
         let bad = |why: String| Fatal(format!("--cacert {}: {why}", file.display()));
-        let pem = crate::fsout::read_named_file(file, MAX_CACERT).map_err(bad)?;
+        let pem = linkbase::fs::read_named_file(file, MAX_CACERT).map_err(bad)?;
         let mut certs = Vec::new();
         for item in ureq::tls::parse_pem(&pem) {
             if let ureq::tls::PemItem::Certificate(c) = item.map_err(|e| bad(e.to_string()))? {
@@ -670,8 +670,8 @@ pub fn check(
         eprintln!(
             "linkbase: {}: RFC 3986 reads the host {} in it, browsers {requested}: requested \
              where browsers go, without --header",
-            crate::text::escape_controls(url),
-            crate::text::escape_controls(host),
+            linkbase::text::escape_controls(url),
+            linkbase::text::escape_controls(host),
         );
     }
     let mut cache = match &config.cache {
@@ -711,8 +711,8 @@ pub fn check(
             if let Some(Fragment::NotChecked(why)) = &found {
                 eprintln!(
                     "linkbase: {}: fragment {}",
-                    crate::text::escape_controls(&format!("{}#{fragment}", job.target)),
-                    crate::text::escape_controls(why)
+                    linkbase::text::escape_controls(&format!("{}#{fragment}", job.target)),
+                    linkbase::text::escape_controls(why)
                 );
             }
             let mut answer = page.clone();
@@ -739,8 +739,8 @@ pub fn check(
     for (url, outcome) in refused {
         eprintln!(
             "linkbase: {}: excluded: {}",
-            crate::text::escape_controls(url),
-            crate::text::escape_controls(&outcome.detail())
+            linkbase::text::escape_controls(url),
+            linkbase::text::escape_controls(&outcome.detail())
         );
     }
     if let Some((file, _)) = &config.cache {
