@@ -114,6 +114,10 @@ pub mod archive;
 pub mod site;
 #[cfg(unix)]
 pub mod fs;
+#[cfg(unix)]
+pub mod walk;
+#[cfg(unix)]
+pub mod check;
 #[cfg(test)]
 mod testutil;
 
