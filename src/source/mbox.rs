@@ -210,7 +210,7 @@ impl<'a> Reader<'a> for Mbox<'a> {
             let (m, splices) = self
                 .held
                 .drain(..=at)
-                .last()
+                .next_back()
                 .unwrap_or_else(|| unreachable!("`at` is in range"));
             self.copy_to(m.offset, out)?;
             let bytes = (!splices.is_empty()).then(|| splice(&m.bytes, splices));
