@@ -634,19 +634,6 @@ pub enum LayoutArg {
     Httrack,
 }
 
-impl LayoutArg {
-    /// The layout chosen; `None`: detected.
-    pub fn layout(self) -> Option<linkbase::layout::Layout> {
-        use linkbase::layout::Layout;
-        match self {
-            LayoutArg::Auto => None,
-            LayoutArg::Plain => Some(Layout::Plain),
-            LayoutArg::Wget => Some(Layout::Wget),
-            LayoutArg::Httrack => Some(Layout::Httrack),
-        }
-    }
-}
-
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Switch {
     On,

@@ -6,7 +6,6 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 
 use linkbase::check::{self, CheckOptions, CheckSink, CheckTotals, Grouped, OnlineOptions, Page};
-use linkbase::fs as fsout;
 use linkbase::pipeline::Options;
 use linkbase::report::write_jsonl;
 use linkbase::text::{escape_controls, tsv_escape, write_tsv, TSV_COLUMNS};
@@ -16,7 +15,7 @@ use crate::args::{CheckArgs, CheckFormat, OnlineArgs};
 use crate::load::default_encoding;
 use crate::verbs::Pool;
 use crate::walk::Progress;
-use crate::{config, set_jobs, Exit, Failure, Fatal};
+use crate::{config, set_jobs, with_output, Exit, Failure, Fatal};
 
 /// `check DIR --site-url URL` (or `--local`).
 pub(crate) fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
@@ -24,7 +23,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         dir: args.dir.clone(),
         site_url: args.site_url.clone(),
         root_dir: args.root_dir.clone(),
-        layout: args.layout.layout(),
+        layout: crate::tree::layout(args.layout),
         options: Options {
             rewrite: RewriteOptions {
                 resolve: args.resolution.options(),
@@ -57,74 +56,42 @@ pub(crate) fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         broken_only: args.broken_only,
     };
     let progress = Progress::new(0, "check: ids", "pages");
-    let mut report = |out: &mut dyn Write| -> Result<check::Summary, Failure> {
+    with_output(args.output.as_deref(), |out| {
         let mut out = BufWriter::new(out);
         if format == CheckFormat::Tsv {
             writeln!(out, "file\tverdict\ttarget\t{}", TSV_COLUMNS.join("\t"))?;
         }
-        let summary = {
-            let mut sink = Sink {
-                printer: &mut printer,
-                out: &mut out,
-            };
-            check::run(&options, &Pool, &progress, &mut sink).map_err(|e| match e {
-                check::CheckError::Io(e) => Failure::from(e),
-                e => Fatal(e.to_string()).into(),
-            })?
+        let mut sink = Sink {
+            printer: &mut printer,
+            out: &mut out,
         };
-        printer.finish(&mut out, &summary.totals, &args.dir)?;
+        let summary = check::run(&options, &Pool, &progress, &mut sink).map_err(|e| match e {
+            check::CheckError::Io(e) => Failure::from(e),
+            e => Fatal(e.to_string()).into(),
+        })?;
+        let totals = &summary.totals;
+        printer.finish(&mut out, totals, &args.dir)?;
         out.flush()?;
-        Ok(summary)
-    };
-    let summary = match &args.output {
-        None => report(&mut io::stdout().lock())?,
-        Some(path) => {
-            let mut result = None;
-            let mut write = |w: &mut fsout::Output<'_>| match report(w) {
-                Ok(summary) => {
-                    result = Some(Ok(summary));
-                    Ok(())
-                }
-                Err(e) => {
-                    result = Some(Err(e));
-                    Err(io::Error::other("not written"))
-                }
-            };
-            let written = fsout::write(
-                path,
-                fsout::Contents::Written(&mut write),
-                fsout::Target::Output,
+        // Said on stderr in every format, so a CI log shows it whatever the report's form;
+        // once on a terminal.
+        if summary_on_stderr(
+            format,
+            args.output.is_none(),
+            io::stdout().is_terminal(),
+            io::stderr().is_terminal(),
+        ) {
+            eprintln!(
+                "linkbase: check: {}",
+                check::summary(totals, printer.grouped.targets().len())
             );
-            match result {
-                Some(Err(e)) => return Err(e),
-                Some(Ok(summary)) => {
-                    written.map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
-                    summary
-                }
-                None => return Err(Fatal(format!("{}: not written", path.display())).into()),
-            }
         }
-    };
-    let totals = &summary.totals;
-    // Said on stderr in every format, so a CI log shows it whatever the report's form; once
-    // on a terminal.
-    if summary_on_stderr(
-        format,
-        args.output.is_none(),
-        io::stdout().is_terminal(),
-        io::stderr().is_terminal(),
-    ) {
-        eprintln!(
-            "linkbase: check: {}",
-            check::summary(totals, printer.grouped.targets().len())
-        );
-    }
-    Ok(if summary.failed > 0 {
-        Exit::Unusable
-    } else if totals.broken > 0 || (args.fail_on_unchecked && totals.unchecked() > 0) {
-        Exit::Problems
-    } else {
-        Exit::Ok
+        Ok(if summary.failed > 0 {
+            Exit::Unusable
+        } else if totals.broken > 0 || (args.fail_on_unchecked && totals.unchecked() > 0) {
+            Exit::Problems
+        } else {
+            Exit::Ok
+        })
     })
 }
 

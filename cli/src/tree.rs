@@ -5,7 +5,7 @@ use std::path::Path;
 use linkbase::pipeline::Options;
 use linkbase::text::escape_controls;
 
-use crate::args::RewriteArgs;
+use crate::args::{LayoutArg, RewriteArgs};
 use crate::load::options;
 use crate::{set_jobs, walk, Exit, Failure, Fatal};
 use linkbase::fs as fsout;
@@ -67,7 +67,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     for entry in &tree.entries {
         site.add_file(&entry.rel);
     }
-    linkbase::walk::set_layout(&mut site, args.layout.layout(), root, &mut |m| {
+    linkbase::walk::set_layout(&mut site, layout(args.layout), root, &mut |m| {
         eprintln!("linkbase: {m}")
     });
     if args.relative {
@@ -313,7 +313,7 @@ pub(crate) fn single_relative(
     for entry in &tree.entries {
         site.add_file(&entry.rel);
     }
-    linkbase::walk::set_layout(&mut site, args.layout.layout(), root, &mut |m| {
+    linkbase::walk::set_layout(&mut site, layout(args.layout), root, &mut |m| {
         eprintln!("linkbase: {m}")
     });
     let file = fsout::resolve_path(Path::new(&args.input.input))
@@ -370,4 +370,15 @@ pub(crate) fn refuse_nested_output(root: &Path, out: &Path) -> Result<(), Fatal>
         )));
     }
     Ok(())
+}
+
+/// `--layout`: the layout chosen; `None`: detected.
+pub(crate) fn layout(arg: LayoutArg) -> Option<linkbase::layout::Layout> {
+    use linkbase::layout::Layout;
+    match arg {
+        LayoutArg::Auto => None,
+        LayoutArg::Plain => Some(Layout::Plain),
+        LayoutArg::Wget => Some(Layout::Wget),
+        LayoutArg::Httrack => Some(Layout::Httrack),
+    }
 }

@@ -4,15 +4,17 @@
 //! A file that fails is reported and counted, and the run goes on.
 
 use std::io::{self, IsTerminal};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use linkbase::fs::{self as fsout, Contents, Target as FileTarget};
+use linkbase::fs::{
+    self as fsout, copy_unchanged, refuse_same_file, Contents, DirCache, Target as FileTarget,
+};
 use linkbase::pipeline::{self, HtmlInput, Options};
 use linkbase::site::Site;
-pub(crate) use linkbase::walk::{visible_path, walk, Entry, FileKind, Tree};
+pub(crate) use linkbase::walk::{walk, Entry, FileKind, Tree};
 use linkbase::BaseLayers;
 use rayon::prelude::*;
 
@@ -102,11 +104,11 @@ pub struct Counts {
     pub copied_unchanged: AtomicUsize,
     /// Symbolic links leaving the tree whose file was copied into OUT (`--copy-outside-links`).
     pub outside_copied: AtomicUsize,
-    /// Pages with links left relative or unresolvable, and how many such links (issue 10).
+    /// Pages with links left relative or unresolvable, and how many such links.
     pub unresolved_pages: AtomicUsize,
     pub unresolved_links: AtomicUsize,
-    /// MIME messages with parts left as they were (`part-skipped`, issue 21) or read past damage
-    /// (`mime-malformed`, issue 23), each said.
+    /// MIME messages with parts left as they were (`part-skipped`) or read past damage
+    /// (`mime-malformed`), each said.
     pub skipped_parts: AtomicUsize,
     /// `rewrite DIR`: pages (HTML files and MIME messages) rewritten, their links (same-document
     /// references aside), the files that are not pages (copied to OUT, or left in place), and
@@ -144,14 +146,8 @@ impl PageTally {
             self.unresolved += summary.unresolved;
             self.reasons.push(summary.reason);
         }
-        self.base_removed |= drop_base && base_removed(base);
+        self.base_removed |= drop_base && base.base_removed();
     }
-}
-
-/// Whether `--drop-base` took a `<base>` element out of the document `base` describes: one set
-/// the base or was ignored (relative, unusable), and none was kept for links that need it.
-pub fn base_removed(base: &linkbase::BaseRecord) -> bool {
-    base.base_removed()
 }
 
 /// Prints a file's failure and counts it.
@@ -287,74 +283,6 @@ pub fn rewrite_tree(
     counts
 }
 
-/// The directory of the last file a worker wrote: entries are sorted, so the files of a
-/// directory come in a row and each directory is opened about once per worker instead of once
-/// per file (100,000 files: 200,000 fewer system calls).
-#[derive(Default)]
-struct DirCache {
-    parent: PathBuf,
-    dir: Option<fsout::Dir>,
-}
-
-impl DirCache {
-    /// [`fsout::Dir::file_of`], through the cache.
-    fn file_of<'r>(
-        &mut self,
-        root: &fsout::Dir,
-        rel: &'r Path,
-        create: bool,
-    ) -> Result<(&fsout::Dir, &'r std::ffi::OsStr), String> {
-        let name = rel
-            .file_name()
-            .ok_or_else(|| format!("{}: not a file name", visible_path(rel)))?;
-        let parent = rel.parent().unwrap_or(Path::new(""));
-        let dir = match self.dir.take() {
-            Some(dir) if self.parent == parent => dir,
-            _ => root.sub(parent, create)?,
-        };
-        self.parent = parent.to_path_buf();
-        Ok((self.dir.insert(dir), name))
-    }
-}
-
-/// Copies the open `source` to `out/rel` through a temporary file, creating directories below
-/// `out` without going through symbolic links.
-fn copy_unchanged(
-    source: &mut std::fs::File,
-    out: &fsout::Dir,
-    rel: &Path,
-    dirs: &mut DirCache,
-) -> Result<(), String> {
-    let (dir, name) = dirs.file_of(out, rel, true)?;
-    let snapshot = source.metadata().map_err(|e| e.to_string())?;
-    refuse_same_file(&fsout::Snapshot::of(&snapshot), dir, name)?;
-    fsout::write_in(
-        dir,
-        name,
-        Contents::CopyOf(source),
-        FileTarget::Output,
-        fsout::Durability::AtEnd,
-    )
-}
-
-/// An output that is the input file itself (through links, or a tree nested in a way the
-/// up-front check cannot see) would lose it.
-fn refuse_same_file(
-    source: &fsout::Snapshot,
-    dir: &fsout::Dir,
-    name: &std::ffi::OsStr,
-) -> Result<(), String> {
-    if let Ok(b) = dir.stat_at(name) {
-        if source.same_file(&b) {
-            return Err(format!(
-                "{}: the output is the input file itself; not written",
-                visible_path(&dir.path().join(name))
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Rewrites one file; says how many of its links were left relative or unresolvable.
 fn rewrite_one(
     entry: &Entry,
@@ -375,9 +303,9 @@ fn rewrite_one(
     }
     if entry.kind == FileKind::OutsideLink {
         if let (Some(out), true) = (out, copy_outside) {
-            // A portable mirror (issue 24 item 5): the file the link names, as a file, so the
+            // A portable mirror: the file the link names, as a file, so the
             // mirror keeps it when moved. Only on request: by default nothing outside the tree
-            // is read (issue 21). The walk saw the link, not its file: opened regular-only.
+            // is read. The walk saw the link, not its file: opened regular-only.
             let mut file = fsout::open_regular(&entry.path, None, true)?;
             copy_unchanged(&mut file, out, rel, dirs)?;
             counts.outside_copied.fetch_add(1, Ordering::Relaxed);

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use linkbase::check::{CheckError, CheckOptions, CheckSink, NoProgress, OnlineOptions, Page, Record};
+use linkbase::check::{
+    CheckError, CheckOptions, CheckSink, NoProgress, OnlineOptions, Page, Record,
+};
 use linkbase::pipeline::Options;
 use linkbase::site::CheckRecord;
 use linkbase::verb::Workers;
@@ -87,6 +89,8 @@ impl CheckSink for Collect {
 ///     exclude, include, exclude_path, remap, index_files, fallback_extensions: as the CLI's
 ///         flags of the same names (lists of str; index_files None: the default).
 ///     profile: rfc2396 (default), rfc1808, rfc3986 or whatwg.
+///     default_charset: the encoding of a page that declares none (a WHATWG label), instead of
+///         windows-1252.
 ///     timeout, max_retries, max_redirects, accept, user_agent, headers: as the CLI's --online
 ///         flags (headers: "HOST: NAME: VALUE" strings).
 ///     broken_only: only the broken links' records.
@@ -114,7 +118,7 @@ impl CheckSink for Collect {
 #[pyo3(signature = (
     path, *, site_url = None, local = false, online = false, allow_private = false,
     exclude = Vec::new(), include = Vec::new(), exclude_path = Vec::new(), remap = Vec::new(),
-    index_files = None, fallback_extensions = Vec::new(), profile = "rfc2396",
+    index_files = None, fallback_extensions = Vec::new(), profile = "rfc2396", default_charset = None,
     timeout = "20s".to_owned(), max_retries = 3, max_redirects = 10,
     accept = "200..=299".to_owned(), user_agent = None, headers = Vec::new(),
     broken_only = false, jobs = None
@@ -134,6 +138,7 @@ pub(crate) fn check<'py>(
     index_files: Option<Vec<String>>,
     fallback_extensions: Vec<String>,
     profile: &str,
+    default_charset: Option<&str>,
     timeout: String,
     max_retries: usize,
     max_redirects: usize,
@@ -151,12 +156,16 @@ pub(crate) fn check<'py>(
             ))
         }
         (Some(_), true) => {
-            return Err(UsageError::new_err("site_url and local=True: one or the other"))
+            return Err(UsageError::new_err(
+                "site_url and local=True: one or the other",
+            ))
         }
         _ => {}
     }
     let mut options = Options::default();
     options.rewrite.resolve = linkbase::ResolveOptions::for_profile(self::profile(profile)?);
+    options.default_encoding = Options::default_encoding_for(default_charset, "default_charset")
+        .map_err(UsageError::new_err)?;
     let options = CheckOptions {
         dir: path,
         site_url,

@@ -118,7 +118,7 @@ fn acl(entries: &[(u16, u16, u32)]) -> Vec<u8> {
     out
 }
 
-/// Issue 21, D9: the replacement keeps extended attributes and the ACL, so the owning group
+/// The replacement keeps extended attributes and the ACL, so the owning group
 /// keeps `r--` (the mode's group bits show the ACL mask, `rw-`).
 #[test]
 fn in_place_write_keeps_extended_attributes_and_the_acl() {

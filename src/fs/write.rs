@@ -12,6 +12,7 @@ use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 
 use super::read::*;
+use crate::text::escape_controls;
 
 /// The buffer of a document written as it is produced: a page is written in spliced pieces
 /// (the bytes between URL values, then a value), so 64 KiB writes rather than std's 8 KiB keep
@@ -490,4 +491,71 @@ pub fn say_removed(removed: &[String]) {
             crate::text::escape_controls(stale)
         );
     }
+}
+
+/// The directory of the last file a worker wrote: entries are sorted, so the files of a
+/// directory come in a row and each directory is opened about once per worker instead of once
+/// per file (100,000 files: 200,000 fewer system calls).
+#[derive(Default)]
+pub struct DirCache {
+    parent: PathBuf,
+    dir: Option<Dir>,
+}
+
+impl DirCache {
+    /// [`Dir::file_of`], through the cache.
+    pub fn file_of<'r>(
+        &mut self,
+        root: &Dir,
+        rel: &'r Path,
+        create: bool,
+    ) -> Result<(&Dir, &'r OsStr), String> {
+        let name = rel.file_name().ok_or_else(|| {
+            format!(
+                "{}: not a file name",
+                escape_controls(&rel.to_string_lossy())
+            )
+        })?;
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        let dir = match self.dir.take() {
+            Some(dir) if self.parent == parent => dir,
+            _ => root.sub(parent, create)?,
+        };
+        self.parent = parent.to_path_buf();
+        Ok((self.dir.insert(dir), name))
+    }
+}
+
+/// Copies the open `source` to `out/rel` through a temporary file, creating directories below
+/// `out` without going through symbolic links.
+pub fn copy_unchanged(
+    source: &mut std::fs::File,
+    out: &Dir,
+    rel: &Path,
+    dirs: &mut DirCache,
+) -> Result<(), String> {
+    let (dir, name) = dirs.file_of(out, rel, true)?;
+    let snapshot = source.metadata().map_err(|e| e.to_string())?;
+    refuse_same_file(&Snapshot::of(&snapshot), dir, name)?;
+    write_in(
+        dir,
+        name,
+        Contents::CopyOf(source),
+        Target::Output,
+        Durability::AtEnd,
+    )
+}
+
+/// An output that is the input file itself (through links, or a tree nested in a way the
+/// up-front check cannot see) would lose it.
+pub fn refuse_same_file(source: &Snapshot, dir: &Dir, name: &OsStr) -> Result<(), String> {
+    if let Ok(b) = dir.stat_at(name) {
+        if source.same_file(&b) {
+            return Err(format!(
+                "{}: the output is the input file itself; not written",
+                escape_controls(&dir.path().join(name).to_string_lossy())
+            ));
+        }
+    }
+    Ok(())
 }

@@ -1,4 +1,4 @@
-//! `check --online` (issue 25): the links that leave the site, fetched. Every distinct
+//! `check --online`: the links that leave the site, fetched. Every distinct
 //! `http(s)` URL of the run is requested once, on a pool of threads bounded over all hosts and
 //! per host; `mailto:` and `tel:` are checked by syntax; a `#fragment` is looked up among the
 //! ids of the remote page with the library's own id rules (those of local pages), read as the
