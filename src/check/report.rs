@@ -494,7 +494,7 @@ fn xml(s: &str) -> String {
 /// JUnit XML: a test case per broken target (named by it, its class the verdict), failing
 /// with every link to it; a page that could not be read is an error case; one passing case
 /// stands for every other link (its output the summary line), so a clean run has a test too.
-/// Names are unique, since CI views merge cases of one name (lychee: https://github.com/lycheeverse/lychee/issues/2302).
+/// Names are unique, since CI views merge cases of one name (lychee: <https://github.com/lycheeverse/lychee/issues/2302>).
 ///
 /// A case's `file` and `line` attributes (not in Ant's schema, but what test reporters read
 /// to link a case to its source: GitLab's unit test reports read `file`, as pytest writes

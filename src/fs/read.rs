@@ -195,7 +195,7 @@ impl Dir {
     }
 
     /// Commits everything written on this directory's file system to disk (syncfs(2)): the
-    /// one sync of a [`Durability::AtEnd`] run.
+    /// one sync of a [`Durability::AtEnd`](super::Durability::AtEnd) run.
     pub fn sync(&self) -> Result<(), String> {
         rustix::fs::syncfs(&self.fd)
             .map_err(|e| format!("{}: cannot sync: {e}", self.path.display()))
