@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real-page corpus of the HTML pipeline benchmark (issue 3): every *.html file of Debian's
+# The real-page corpus of the HTML pipeline benchmark: every *.html file of Debian's
 # python3.11-doc and cppreference-doc-en-html (about 215 MB in 4,954 files).
 #
 # Installs the two packages with apt-get when they are missing (after one `apt-get update`),

@@ -1,4 +1,4 @@
-//! MIME/MHTML throughput (issue 4): `rewrite_message` and `links_message` on the two large real
+//! MIME/MHTML throughput: `rewrite_message` and `links_message` on the two large real
 //! samples, beside the plain HTML pipeline (`pipeline::rewrite` / `pipeline::links`) on the same
 //! HTML parts' transfer-decoded bodies, in the same run.
 //!
@@ -15,7 +15,7 @@
 //! `thismessage:/` there). When `../shared` is missing the bench says so and measures nothing.
 //!
 //! `mhtml/hostile` measures `links_message` on generated messages of 10,000 and 20,000 parts, each
-//! linked from the root page (issue 21, D7: the throughput stays the same when the size doubles).
+//! linked from the root page (the throughput stays the same when the size doubles).
 //!
 //! Run: `cargo bench --bench mhtml -- --warm-up-time 2 --measurement-time 10`.
 #![allow(
@@ -66,7 +66,7 @@ fn html_parts(bytes: &[u8]) -> Vec<HtmlPart> {
         .collect()
 }
 
-/// The `parts N` message of `benches/hostile/mime.py` (issue 21, D7): a multipart/related of `n`
+/// The `parts N` message of `benches/hostile/mime.py`: a multipart/related of `n`
 /// image parts and a root page linking to each by a relative URL.
 fn many_parts(n: usize) -> Vec<u8> {
     let mut s = String::from(
@@ -85,7 +85,7 @@ fn many_parts(n: usize) -> Vec<u8> {
     s.into_bytes()
 }
 
-/// Hostile messages (issue 21): throughput in bytes must not fall as the message doubles.
+/// Hostile messages: throughput in bytes must not fall as the message doubles.
 fn hostile(c: &mut Criterion) {
     let options = Options::default();
     let mut group = c.benchmark_group("mhtml/hostile");

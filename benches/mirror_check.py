@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent check of an offline mirror made by `linkbase rewrite DIR --relative` (issue 11),
+"""An independent check of an offline mirror made by `linkbase rewrite DIR --relative`,
 written with Python's standard library only (html.parser, urllib.parse), sharing no code with
 linkbase.
 

@@ -1,4 +1,4 @@
-//! HTML pipeline throughput (issue 3) on a fixed subset of the real-page corpus: 20 pages of
+//! HTML pipeline throughput on a fixed subset of the real-page corpus: 20 pages of
 //! Debian's `python3.11-doc` and `cppreference-doc-en-html` (1.88 MB), listed in [`PAGES`].
 //! `bash benches/corpus.sh` installs the packages; without them the bench prints a message and
 //! measures nothing.
@@ -8,7 +8,7 @@
 //! - `html5ever`: decode → `html5ever::parse_document` into a bare `RcDom` → html5ever's
 //!   serializer → encode (html5ever alone, without our façade);
 //! - `floor`: decode → `Document::parse` → `to_html` → encode (no base, no plan, no edits);
-//! - `lol_html-naive`: the baseline a Rust user would write instead (issue 9): lol_html 3
+//! - `lol_html-naive`: the baseline a Rust user would write instead: lol_html 3
 //!   rewriting `href` and `src` through its mutation API with one `Url::join` per value;
 //! - `links`, `rewrite`: `pipeline::links` / `pipeline::rewrite` (the streaming engine);
 //! - `links-dom`, `rewrite-dom`: the same with `EngineChoice::Dom` (the html5ever tree).

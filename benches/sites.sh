@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole-site benchmark (issue 5): `linkbase check` and `linkbase rewrite -o` on Debian's
+# The whole-site benchmark: `linkbase check` and `linkbase rewrite -o` on Debian's
 # python3.11-doc HTML tree, on one thread and on every core, side by side in the same run with
 # peer link checkers on the same tree, each run offline.
 #
@@ -47,7 +47,7 @@ pages=$(find "$TREE" -name '*.html' -type f | wc -l)
 bytes=$(find "$TREE" -name '*.html' -type f -printf '%s\n' | awk '{s += $1} END {print s}')
 echo "tree: $TREE, $pages pages, $bytes bytes of HTML; $(nproc) cores; RUNS=$RUNS" >&2
 
-# linkchecker is timed in its default configuration, as the issue's command runs it: no fragment
+# linkchecker is timed in its default configuration, as its documentation's command runs it: no fragment
 # checks (its AnchorCheck plugin did not finish this tree in 30 minutes, and reports missing
 # anchors only as warnings, which --no-warnings hides).
 linkchecker_cmd="linkchecker --no-status --no-warnings -o text \

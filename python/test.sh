@@ -37,7 +37,7 @@ VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin build --release --locked --qu
 wheel=("$root"/target/wheels/linkbase-*.whl)
 bash "$root/python/spark-env.sh" "${wheel[0]}" "$root/target/py-spark-env.tar.gz" "$venv/bin/python"
 
-# Issue 26 item 6: the wheel is the one file a user needs. An abi3 wheel (one build for CPython
+# The wheel is the one file a user needs. An abi3 wheel (one build for CPython
 # 3.9+), installed offline (--no-index: nothing from PyPI) into a fresh venv without maturin or
 # Rust, imports and rewrites a page.
 echo "== python: the wheel installs offline in a fresh venv and rewrites a page"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check that a page written to disk opens from file:// with everything it loads (issue 26).
+"""Check that a page written to disk opens from file:// with everything it loads.
 
     python3 scripts/check-page.py PAGE.html
 

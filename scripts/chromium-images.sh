@@ -1,7 +1,7 @@
 #!/bin/sh
 # Open an extracted page in headless Chromium from file:// and print every image it shows
 # (<img>, CSS background images from attributes, <style> and stylesheets) with whether it
-# loaded (issue 26: "the mail opens from file:// with its images"). Not run in CI (Chromium is
+# loaded ("the mail opens from file:// with its images"). Not run in CI (Chromium is
 # large): `apt-get install chromium`, then
 #     sh scripts/chromium-images.sh DIR/message/index.html
 # A copy of the page with a probe script appended sits beside it (same directory, so relative

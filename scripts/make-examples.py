@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the bundled examples the README and docs/ run (issue 26), from this script alone.
+"""Write the bundled examples the README and docs/ run, from this script alone.
 
     python3 scripts/make-examples.py          # (re)write them under examples/
     python3 scripts/make-examples.py --check  # exit 1 when a committed file differs

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Does an offline mirror browse from file://? An independent check (stdlib only, issue 24).
+"""Does an offline mirror browse from file://? An independent check (stdlib only).
 
     python3 scripts/mirror-check.py MIRROR_DIR --warc CRAWL.warc.gz [--json]
 

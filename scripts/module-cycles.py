@@ -226,7 +226,7 @@ def check(package, root_name):
         for m in sorted(c, key=shown):
             inside = sorted(shown(t) for t in edges[m] if t in c)
             print("  %s -> %s" % (shown(m), ", ".join(inside)))
-    # Issue 22: the URL rules know neither engine (an engine hands in what the rules need).
+    # The URL rules know neither engine (an engine hands in what the rules need).
     layering = [
         (m, t)
         for m in mods

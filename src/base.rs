@@ -70,7 +70,7 @@ impl Base {
     }
 }
 
-/// How header fields from `--header`/`--headers` count toward the base (issue #3: HTTP changed
+/// How header fields from `--header`/`--headers` count toward the base (HTTP changed
 /// its mind, so both readings are offered).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HeaderBase {
@@ -557,7 +557,7 @@ mod tests {
                 ..
             })
         ));
-        // The layer is named, not a command-line option the caller may not have used (issue 21).
+        // The layer is named, not a command-line option the caller may not have used.
         assert!(e
             .err()
             .unwrap()
@@ -622,7 +622,7 @@ mod tests {
         (l.retrieval_uri, d.into_iter().map(|d| d.message).collect())
     }
 
-    /// Issue 21 D5: 20 redirects are followed (Fetch §4.4); a longer chain is refused with one
+    /// 20 redirects are followed (Fetch §4.4); a longer chain is refused with one
     /// short diagnostic and the retrieval URI as given, and the block keeps only what that needs.
     #[test]
     fn redirect_chains_stop_at_twenty_hops() {
@@ -646,7 +646,7 @@ mod tests {
         }
     }
 
-    /// Issue 21: a library message names the layer, not a command-line option.
+    /// A library message names the layer, not a command-line option.
     #[test]
     fn an_unresolvable_hop_names_the_missing_layer() {
         let h =

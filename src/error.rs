@@ -36,7 +36,8 @@ pub enum Error {
     /// A base layer the caller gave (the retrieval URI, the default base) is not a usable URI.
     #[error("{option} {value:?}: {source}")]
     BadBase {
-        /// The layer: `the retrieval URI` (`--url`, a WARC-Target-URI) or `the default base`.
+        /// The layer: `the retrieval URI` (`--url`, a WARC-Target-URI), `the default base`,
+        /// `the Content-Base` or `the Content-Location`.
         option: &'static str,
         /// Its value.
         value: String,
@@ -44,8 +45,7 @@ pub enum Error {
         #[source]
         source: ResolveError,
     },
-    /// Rewriting would replace the document's malformed bytes with U+FFFD and lose text (issue
-    /// 14): nothing is written. `links` and `base` still report, with a diagnostic.
+    /// Rewriting would replace the document's malformed bytes with U+FFFD and lose text: nothing is written. `links` and `base` still report, with a diagnostic.
     #[error("{input}: {}", crate::decode::text_loss_reason(encoding, *encoding_source))]
     TextLoss {
         /// The input's name.
@@ -174,7 +174,7 @@ pub enum DiagnosticCode {
     Mime,
     /// A MIME part left as it was, and why.
     PartSkipped,
-    /// A MIME structure read past damage (issue 23): a multipart whose boundary never occurs or
+    /// A MIME structure read past damage: a multipart whose boundary never occurs or
     /// is not declared (its delimiter sniffed, or its body read as one part), a multipart without
     /// its closing delimiter (its last part ends at the end of the input). Says what was read.
     MimeMalformed,
@@ -187,7 +187,7 @@ pub enum DiagnosticCode {
     /// limit: left as it was, its links neither reported nor rewritten.
     NestingLimit,
     /// RFC 2396 and the URL Standard (the whatwg profile) resolve this link to different URLs
-    /// (`?y`, `..` above the root, `\`): the message gives both (issue 24). A mirror or a
+    /// (`?y`, `..` above the root, `\`): the message gives both. A mirror or a
     /// checker meant to match browsers should use `--profile whatwg`.
     ProfileSensitive,
 }
@@ -243,7 +243,7 @@ pub struct Diagnostic {
     /// A sentence for people.
     pub message: String,
     /// Where in the input file it is, for damage to a container (a MIME structure, a part
-    /// skipped; issue 23): serialized as `offset` (and `within`), absent otherwise.
+    /// skipped): serialized as `offset` (and `within`), absent otherwise.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub at: Option<Place>,
 }

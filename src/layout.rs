@@ -1,5 +1,5 @@
 //! How a crawler names the files of a mirror: the one URL → file rule that `rewrite DIR
-//! --relative`, `check` and `rewrite --extract` share (issue 24).
+//! --relative`, `check` and `rewrite --extract` share.
 //!
 //! - [`Layout::Plain`]: the tree is what a server serves: a URL's path names the file and its
 //!   query is not part of the name (`page.html?x=1` is `page.html`).

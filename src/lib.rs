@@ -127,6 +127,9 @@ pub use decode::{DecodeError, EncodingSource};
 #[doc(hidden)]
 pub use engine::dom;
 pub use engine::dom::{LimitHit, NodeId, ParseLimits};
+#[cfg(feature = "oracle")]
+#[doc(hidden)]
+pub use engine::stream::with_lol_html;
 pub use error::{Diagnostic, DiagnosticCode, Error, MimeError, Place};
 pub use input::Headers;
 pub use position::Position;

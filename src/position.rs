@@ -1,5 +1,5 @@
 //! ⑦ Where a link is: the line and column of a byte offset an engine recorded
-//! ([`crate::rewrite::Link::offset`]), for reports and CI annotations (issue 25).
+//! ([`crate::rewrite::Link::offset`]), for reports and CI annotations.
 //!
 //! Lines are 1-based and end at LF (U+000A; a CRLF ends one line, a lone CR none), and columns
 //! are 1-based and count characters (Unicode scalar values) of the document as decoded, as

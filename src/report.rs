@@ -1,5 +1,5 @@
 //! ⑦ What linkbase tells link checkers: the base of each document and every link with its
-//! resolution and base provenance (CONTRACT.md `links` and `base`).
+//! resolution and base provenance (docs/usage.md, `links` and `base`).
 
 use std::io::{self, Write};
 
@@ -227,7 +227,7 @@ macro_rules! wire {
 // An origin alone is written as a record writes it.
 wire!(Origin, |o| o, {});
 
-// The JSON form of a link record (CONTRACT.md `links`).
+// The JSON form of a link record (docs/usage.md, `links`).
 wire!(LinkRecord, |r| &r.origin, {
     element: &'a str = &r.element,
     attribute: &'a Option<String> = &r.attribute,
@@ -245,7 +245,7 @@ wire!(LinkRecord, |r| &r.origin, {
     column: Option<usize> = r.column,
 });
 
-// The JSON form of a base record (CONTRACT.md `base`).
+// The JSON form of a base record (docs/usage.md, `base`).
 wire!(BaseRecord, |r| &r.origin, {
     base: &'a Option<String> = &r.base,
     base_source: BaseSource = r.base_source,
@@ -263,7 +263,7 @@ pub struct Report {
     pub links: Vec<LinkRecord>,
 }
 
-/// How many links of a document were left relative or unresolvable, and why (issue 10: a
+/// How many links of a document were left relative or unresolvable, and why (a
 /// `rewrite` that could not make links absolute must not pass for one that did).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UnresolvedSummary {
@@ -360,6 +360,12 @@ impl LinkTally {
             .is_some_and(|d| d.code == DiagnosticCode::ProfileSensitive);
         self.count(link.same_document, link.resolved.is_some(), link.relinked);
         self.profile_sensitive += usize::from(sensitive);
+    }
+
+    /// Counts a link the engine did not keep, by what a count reads of it.
+    pub(crate) fn add_facts(&mut self, facts: &crate::rewrite::LinkFacts) {
+        self.count(facts.same_document, facts.resolved, facts.relinked);
+        self.profile_sensitive += usize::from(facts.profile_sensitive);
     }
 
     fn count(&mut self, same_document: bool, resolved: bool, relinked: Option<Relinked>) {
@@ -545,4 +551,18 @@ pub fn needs_escape(c: char) -> bool {
                 | '\u{2028}'..='\u{202e}'
                 | '\u{2066}'..='\u{2069}'
         )
+}
+
+/// One line of `resolve --format jsonl`: a reference, its resolution (or why there is none).
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolveRecord<'a> {
+    /// The reference as given.
+    #[serde(rename = "ref")]
+    pub reference: &'a str,
+    /// Its absolute form, or `None` when it could not be resolved.
+    pub resolved: Option<&'a str>,
+    /// Whether it names the base document itself (RFC 2396 §4.2).
+    pub same_document: bool,
+    /// Why it could not be resolved.
+    pub error: Option<String>,
 }

@@ -192,7 +192,7 @@ impl Site {
         if !text.ends_with('/') {
             text.push('/');
         }
-        let url = Uri::parse(&text).map_err(|_| SiteError::BadUrl(url.to_owned()))?;
+        let url = Uri::parse_stated(&text).map_err(|_| SiteError::BadUrl(url.to_owned()))?;
         let decoded_path = url
             .as_ref()
             .path
@@ -1315,9 +1315,7 @@ pub fn read_page_ids(
     match ids {
         Ok(ids) => Ok(FragmentIds::new(ids.iter().map(String::as_str))),
         Err(crate::engine::stream::StreamError::Io(e)) => Err(read_err(e)),
-        Err(crate::engine::stream::StreamError::Fallback(why)) => {
-            Err(PageIdsError::NeedsTree(why.describe()))
-        }
+        Err(e) => Err(PageIdsError::NeedsTree(e.fallback().describe())),
     }
 }
 

@@ -26,6 +26,33 @@ pub(crate) fn write_spliced(
     out.write_all(bytes.get(at..).unwrap_or_default())
 }
 
+/// `bytes` with the splices of two lists (each sorted) written in, in source order.
+pub(crate) fn write_merged(
+    bytes: &[u8],
+    first: &[(Range<usize>, Vec<u8>)],
+    second: &[(Range<usize>, Vec<u8>)],
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    if second.is_empty() {
+        return write_spliced(bytes, first, out);
+    }
+    let mut merged: Vec<_> = first.iter().chain(second).cloned().collect();
+    merged.sort_by_key(|(r, _)| r.start);
+    write_spliced(bytes, &merged, out)
+}
+
+/// The splice that gives the attribute value at `range` of `bytes` the value `new`: escaped for
+/// its quoting ([`escaped`]) and encoded in the document's `encoding`.
+pub(crate) fn attribute(
+    bytes: &[u8],
+    range: Range<usize>,
+    new: &str,
+    encoding: &'static Encoding,
+) -> Option<(Range<usize>, Vec<u8>)> {
+    let (range, text) = escaped(bytes, range, new);
+    Some((range, encoding.encode(&text).0.into_owned()))
+}
+
 /// `bytes` with `splices` written in.
 pub(crate) fn apply(bytes: &[u8], splices: &[(Range<usize>, Vec<u8>)]) -> Vec<u8> {
     let extra: usize = splices.iter().map(|(_, b)| b.len()).sum();

@@ -23,19 +23,37 @@ pub const TSV_COLUMNS: [&str; 12] = [
     "column",
 ];
 
+/// The column `links --format tsv` adds after [`TSV_COLUMNS`] for an mbox: the message's place
+/// in the file, from 0 (the JSON records' `mbox_message`).
+pub const TSV_MBOX_COLUMN: &str = "mbox_message";
+
 /// Writes link records as tab-separated values with a header line. Tabs, newlines and
 /// backslashes inside values are escaped as `\t`, `\n`, `\r`, `\\`; an absent value is empty.
+/// With `mbox`, each row ends with its message's place ([`TSV_MBOX_COLUMN`]).
 ///
 /// # Errors
 /// The writer's.
-pub fn write_tsv(out: &mut impl Write, records: &[LinkRecord], header: bool) -> io::Result<()> {
+pub fn write_tsv(
+    out: &mut impl Write,
+    records: &[LinkRecord],
+    header: bool,
+    mbox: bool,
+) -> io::Result<()> {
     if header {
-        writeln!(out, "{}", TSV_COLUMNS.join("\t"))?;
+        write!(out, "{}", TSV_COLUMNS.join("\t"))?;
+        if mbox {
+            write!(out, "\t{TSV_MBOX_COLUMN}")?;
+        }
+        writeln!(out)?;
     }
     for r in records {
         let same = if r.same_document { "true" } else { "false" };
         let number = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
         let (line, column) = (number(r.line), number(r.column));
+        let message = match (mbox, &r.origin.mbox) {
+            (true, m) => Some(number(m.as_ref().map(|m| m.mbox_message))),
+            (false, _) => None,
+        };
         let fields = [
             r.origin.part.as_deref().unwrap_or(""),
             &r.element,
@@ -50,7 +68,12 @@ pub fn write_tsv(out: &mut impl Write, records: &[LinkRecord], header: bool) -> 
             &line,
             &column,
         ];
-        let line: Vec<String> = fields.iter().map(|f| tsv_escape(f)).collect();
+        let line: Vec<String> = fields
+            .iter()
+            .copied()
+            .chain(message.as_deref())
+            .map(tsv_escape)
+            .collect();
         writeln!(out, "{}", line.join("\t"))?;
     }
     Ok(())

@@ -21,6 +21,14 @@ pub(crate) fn settings<'h, 's>(encoding: &'static Encoding) -> Option<lol_html::
     )
 }
 
+/// Whether a document in `encoding` can be read by its bytes: lol_html, and the streaming
+/// engine's scanner, read ASCII-compatible encodings only (not UTF-16, ISO-2022-JP or the
+/// replacement encoding), where every byte below 0x80 is the ASCII character.
+pub(crate) fn reads(encoding: &'static Encoding) -> bool {
+    encoding != encoding_rs::REPLACEMENT
+        && lol_html::AsciiCompatibleEncoding::new(encoding).is_some()
+}
+
 /// Runs the handlers of `settings` over the whole of `bytes`; `false` when lol_html stopped (a
 /// handler's error, or the memory bound).
 pub(crate) fn read_all(bytes: &[u8], settings: lol_html::Settings<'_, '_>) -> bool {

@@ -56,7 +56,7 @@ pub struct Tree {
     /// The files, sorted by `rel`.
     pub entries: Vec<Entry>,
     /// Symbolic links not followed, and unreadable directories: reported, not fatal.
-    pub skipped: Vec<String>,
+    pub skipped: Vec<Passed>,
     /// Regular files whose path is not UTF-8, relative to the root, and what the walk saw.
     pub undecodable: Vec<(PathBuf, fs::Snapshot)>,
     /// FIFOs, sockets and device nodes: never read (a FIFO would block the run), never copied,
@@ -65,6 +65,15 @@ pub struct Tree {
     /// The directories below the root (`/`-separated), empty ones included: link targets when
     /// a directory is its own index (`check --index-files .`).
     pub dirs: Vec<String>,
+}
+
+/// What the walk passed over, in the order met: said by the command that walked, which knows
+/// what becomes of a symbolic link leaving the root ([`Tree::notices`]).
+pub enum Passed {
+    /// Said as it is: a symbolic link not followed, a directory that cannot be read.
+    Said(String),
+    /// A symbolic link to a file outside the root (its path in the tree).
+    LeavingRoot(String),
 }
 
 fn kind_of(path: &Path) -> FileKind {
@@ -101,7 +110,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
         let mut children: Vec<_> = match std::fs::read_dir(&dir) {
             Ok(rd) => rd.filter_map(Result::ok).collect(),
             Err(e) => {
-                skipped.push(format!("{}: {e}", dir.display()));
+                skipped.push(Passed::Said(format!("{}: {e}", dir.display())));
                 continue;
             }
         };
@@ -110,7 +119,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
         for child in children {
             let name = child.file_name();
             // Our own temporary files and lock are never part of the site.
-            if fs::is_own_name(name.as_encoded_bytes()) {
+            if crate::fs::is_own_name(name.as_encoded_bytes()) {
                 continue;
             }
             let rel = rel_dir.join(&name);
@@ -118,7 +127,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
             let meta = match child.metadata() {
                 Ok(meta) => meta,
                 Err(e) => {
-                    skipped.push(format!("{}: {e}", visible_path(&rel)));
+                    skipped.push(Passed::Said(format!("{}: {e}", visible_path(&rel))));
                     continue;
                 }
             };
@@ -139,10 +148,10 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                 } else if file_type.is_file() {
                     undecodable.push((rel, fs::Snapshot::of(&meta)));
                 } else {
-                    skipped.push(format!(
+                    skipped.push(Passed::Said(format!(
                         "{}: the name is not UTF-8; not followed",
                         visible_path(&rel)
-                    ));
+                    )));
                 }
                 continue;
             };
@@ -154,9 +163,9 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                         match std::fs::metadata(&target) {
                             Ok(t) if t.is_file() => id = fs::Snapshot::of(&t),
                             Ok(t) if t.is_dir() => {
-                                skipped.push(format!(
+                                skipped.push(Passed::Said(format!(
                                     "{rel_str}: a symbolic link to a directory; not followed"
-                                ));
+                                )));
                                 continue;
                             }
                             Ok(t) => {
@@ -167,19 +176,21 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                                 continue;
                             }
                             Err(_) => {
-                                skipped.push(format!("{rel_str}: a dangling symbolic link"));
+                                skipped.push(Passed::Said(format!(
+                                    "{rel_str}: a dangling symbolic link"
+                                )));
                                 continue;
                             }
                         }
                     }
                     Ok(target) if target.is_dir() => {
-                        skipped.push(format!(
+                        skipped.push(Passed::Said(format!(
                             "{rel_str}: a symbolic link to a directory; not followed"
-                        ));
+                        )));
                         continue;
                     }
                     Ok(_) => {
-                        skipped.push(format!("{rel_str}: a symbolic link leaving the site root; counted as present, not read"));
+                        skipped.push(Passed::LeavingRoot(rel_str.clone()));
                         entries.push(Entry {
                             kind: FileKind::OutsideLink,
                             path: root.join(&rel),
@@ -190,7 +201,7 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
                         continue;
                     }
                     Err(_) => {
-                        skipped.push(format!("{rel_str}: a dangling symbolic link"));
+                        skipped.push(Passed::Said(format!("{rel_str}: a dangling symbolic link")));
                         continue;
                     }
                 }
@@ -224,6 +235,21 @@ pub fn walk(root: &Path) -> io::Result<Tree> {
 }
 
 impl Tree {
+    /// What the walk passed over, then the files that are not regular files, each a line to
+    /// say; a symbolic link leaving the root is said with `leaving`, what the command does
+    /// with it.
+    pub fn notices<'a>(&'a self, leaving: &'a str) -> impl Iterator<Item = String> + 'a {
+        self.skipped
+            .iter()
+            .map(move |p| match p {
+                Passed::Said(s) => s.clone(),
+                Passed::LeavingRoot(rel) => {
+                    format!("{rel}: a symbolic link leaving the site root; {leaving}")
+                }
+            })
+            .chain(self.special.iter().cloned())
+    }
+
     /// The tree's files and directories recorded in `site`, as link targets.
     pub fn add_to(&self, site: &mut Site) {
         for entry in &self.entries {

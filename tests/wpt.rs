@@ -1,6 +1,6 @@
 //! The URL Standard's own test vectors (WPT `url/resources/urltestdata.json`, BSD-3-Clause, of
 //! 2026-07-11; see `tests/wpt/README.md`), run through the `whatwg`
-//! profile: one trial per case that resolves an input against a base (issue 10), and one per case
+//! profile: one trial per case that resolves an input against a base, and one per case
 //! without a base, read as the profile reads an absolute URL of a document without a base (and a
 //! URL it wrote, read back): the `url` crate's parser with the profile's corrections. The two
 //! must agree where an absolute URL is both (fuzz/pipeline.rs found a `file:` host that one

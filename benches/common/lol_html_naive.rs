@@ -1,4 +1,4 @@
-//! lol_html's naive absolutizer, the baseline of issue 9's speed figures: what a Rust user would
+//! lol_html's naive absolutizer, the baseline of the streaming engine's speed figures: what a Rust user would
 //! write instead of linkbase. Every `href` and `src` is joined with the page URL (one
 //! `url::Url::join` each) and set through lol_html's mutation API (which rebuilds the tag). No
 //! `<base>`, `srcset`, CSS or encoding rules. Shared by `benches/pipeline.rs` (in process) and

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Hostile inputs of issue 21 (budgets and WARC recovery), written to DIR (default: ./hostile).
+"""Hostile inputs (budgets and WARC recovery), written to DIR (default: ./hostile).
 
-  redirects-N.headers   N relative `Location:` hops in a `--headers` file (D5)
-  heads.warc.gz         one response record whose payload is HTTP/ heads only, gzip (D5)
-  bomb.warc             a response record with `Content-Encoding: gzip` that inflates ~1000x (D6)
-  anchors-NM.html       `<a href=a>` repeated, unclosed, N MB (D6)
+  redirects-N.headers   N relative `Location:` hops in a `--headers` file
+  heads.warc.gz         one response record whose payload is HTTP/ heads only, gzip
+  bomb.warc             a response record with `Content-Encoding: gzip` that inflates ~1000x
+  anchors-NM.html       `<a href=a>` repeated, unclosed, N MB
 
 Measure with: /usr/bin/time -v target/release/linkbase base --url http://h/ --headers FILE page.html
 """

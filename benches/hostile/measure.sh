@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak RSS and time of the release CLI on the hostile inputs of issue 21 (budgets, WARC
+# Peak RSS and time of the release CLI on the hostile inputs (budgets, WARC
 # recovery): generates them with gen.py into DIR (default: target/hostile), then runs each under
 # /usr/bin/time -v. Build first: cargo build --release -p linkbase-cli
 set -euo pipefail

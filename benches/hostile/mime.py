@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""Hostile MIME messages for linkbase issue 21 (D7, D8): time and memory must grow linearly.
+"""Hostile MIME messages for linkbase: time and memory must grow linearly.
 
     python3 benches/hostile/mime.py SHAPE SIZE > FILE
     /usr/bin/time -v target/release/linkbase links FILE > /dev/null
 
 Shapes (SIZE is the count named; each doubles to show linearity):
 - parts N: one multipart/related of N image parts, each with its own Content-Location, and an
-  HTML root that links to every one of them (D7: every link was matched against every part).
+  HTML root that links to every one of them (a quadratic matcher once matched every link
+  against every part).
 - cids N: the same with Content-IDs and `cid:` links.
 - deep N: N bytes of HTML parts inside multiparts nested 90 levels deep, none of them closed
   (each level's delimiters are searched through everything below it; every link matched).
 - dashes N: one multipart of N bytes whose boundary is N / 2500 dashes and whose body is lines
-  of one dash more (D8: every byte starts a near-delimiter, a naive search costs N * N / 2500).
+  of one dash more (every byte starts a near-delimiter, a naive search costs N * N / 2500).
 - fields N: one part whose heading has N fields (memory: only the first 1,000 are read).
 """
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The site of the online benchmark (issue 25): 100 pages holding 2,000 distinct external URLs
+"""The site of the online benchmark: 100 pages holding 2,000 distinct external URLs
 over 20 host names (host01.bench.invalid … host20.bench.invalid, 100 URLs each), every page
 also linking the next one. Paths say what the server answers: /ok/ 200, /gone/ 404,
 /moved/ a 301 to /ok/. Usage: gen.py DIR"""

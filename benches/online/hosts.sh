@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CPU of `check --online` with 20,000 and 40,000 distinct hosts (hosts.py: one URL per host,
 # each refused at once by a loopback address where nothing listens): the scheduler must stay
-# linear in hosts (issue 35 asks 40,000 at most 2.5× the CPU of 20,000).
+# linear in hosts (the bar: 40,000 hosts cost at most 2.5× the CPU of 20,000).
 # Usage: benches/online/hosts.sh [BINARY [EXTRA FLAGS...]]
 # (build first: cargo build --release -p linkbase-cli)
 set -euo pipefail

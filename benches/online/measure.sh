@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The online benchmark of issue 25: `linkbase check --online` against lychee on the same
+# The online benchmark: `linkbase check --online` against lychee on the same
 # generated site (gen.py: 2,000 distinct external URLs over 20 host names) and the same local
 # server (server.py: a server per host on 127.0.0.1-20, 50 ms per answer, counting requests
 # in flight per host). Both tools reach it through --remap: hostNN.bench.invalid becomes

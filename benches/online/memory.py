@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The inputs of the memory benchmark of `check` (issue 35 item 6), each one that grows
+"""The inputs of the memory benchmark of `check`, each one that grows
 linearly: N hostile remote pages read for their fragment ids, 40,000 exclude patterns, a cache
 file of a million entries, one page with 200,000 broken links. Writes them under DIR, and with
 `serve PORT` serves the hostile pages on 127.0.0.1:PORT (8 MiB each: /frames/N, a frameset and

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Peak memory (maximum resident set, /usr/bin/time -v) of `check` on the inputs that grow
 # linearly (memory.py): 96 hostile remote pages read for their ids, 40,000 exclude patterns,
-# a cache of a million entries, one page with 200,000 broken links. Issue 35 asks at most
+# a cache of a million entries, one page with 200,000 broken links. The bar: at most
 # 256 MB for each.
 # Usage: benches/online/memory.sh [BINARY [EXTRA ONLINE FLAGS...]]
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The server of the online benchmark (issue 25): one HTTP/1.1 server per host on
+"""The server of the online benchmark: one HTTP/1.1 server per host on
 127.0.0.N:PORT (N = 1…20; Linux routes all of 127.0.0.0/8 to loopback), each answering after
 LATENCY seconds (default 0.05): /ok/… 200, /gone/… 404, /moved/X a 301 to /ok/X. Each counts
 the requests it serves and the most it served at once; GET /__stats on 127.0.0.1 returns them

@@ -549,7 +549,8 @@ pub struct RewriteArgs {
     /// (the root HTML part) and every part it references as files, cid: and Content-Location
     /// references made relative paths to them, so the page opens from file:// with its images
     /// (DIR/host/path for a part whose Content-Location has a host, else DIR/message/NAME);
-    /// parts nothing references are named, not written.
+    /// parts nothing references are named, not written. With an mbox: each message's page so
+    /// below DIR/N, N its place in the mbox from 0.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "in_place"], help_heading = "Output")]
     pub extract: Option<std::path::PathBuf>,
     /// Remove the <base> element instead of making its href absolute.

@@ -9,7 +9,6 @@ use linkbase::check::{self, CheckOptions, CheckSink, CheckTotals, Grouped, Onlin
 use linkbase::pipeline::Options;
 use linkbase::report::write_jsonl;
 use linkbase::text::{escape_controls, tsv_escape, write_tsv, TSV_COLUMNS};
-use linkbase::RewriteOptions;
 
 use crate::args::{CheckArgs, CheckFormat, OnlineArgs};
 use crate::load::default_encoding;
@@ -19,23 +18,18 @@ use crate::{config, set_jobs, with_output, Exit, Failure, Fatal};
 
 /// `check DIR --site-url URL` (or `--local`).
 pub(crate) fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
+    let mut options = Options::default();
+    options.rewrite.resolve = args.resolution.options();
+    options.default_encoding = default_encoding(
+        args.default_charset.as_deref(),
+        "--default-charset (--charset)",
+    )?;
     let options = CheckOptions {
         dir: args.dir.clone(),
         site_url: args.site_url.clone(),
         root_dir: args.root_dir.clone(),
         layout: crate::tree::layout(args.layout),
-        options: Options {
-            rewrite: RewriteOptions {
-                resolve: args.resolution.options(),
-                drop_base: false,
-                relink: None,
-            },
-            default_encoding: default_encoding(
-                args.default_charset.as_deref(),
-                "--default-charset (--charset)",
-            )?,
-            ..Options::default()
-        },
+        options,
         exclude: args.exclude.clone(),
         include: args.include.clone(),
         exclude_path: args.exclude_path.clone(),
@@ -74,8 +68,11 @@ pub(crate) fn run_check(args: &CheckArgs) -> Result<Exit, Failure> {
         out.flush()?;
         // Said on stderr in every format, so a CI log shows it whatever the report's form;
         // once on a terminal.
-        if summary_on_stderr(
-            format,
+        if check::summary_on_stderr(
+            matches!(
+                format,
+                CheckFormat::Human | CheckFormat::Markdown | CheckFormat::Github
+            ),
             args.output.is_none(),
             io::stdout().is_terminal(),
             io::stderr().is_terminal(),
@@ -149,7 +146,7 @@ impl Printer {
                 _ => {
                     for r in records.map(|r| r.record) {
                         let mut line = Vec::new();
-                        write_tsv(&mut line, std::slice::from_ref(&r.link), false)?;
+                        write_tsv(&mut line, std::slice::from_ref(&r.link), false, false)?;
                         write!(
                             out,
                             "{}\t{}\t{}\t",
@@ -208,42 +205,5 @@ impl CheckSink for Sink<'_, '_> {
 
     fn say(&mut self, message: &str) {
         eprintln!("linkbase: {message}");
-    }
-}
-
-/// Whether the summary line goes to stderr too. It does in every format, so a CI log shows it
-/// whatever the report's form, except when the report itself ends with it (human, markdown)
-/// and is written to stdout while stdout and stderr are both terminals: the user would read
-/// the same line twice.
-fn summary_on_stderr(
-    format: CheckFormat,
-    to_stdout: bool,
-    stdout_terminal: bool,
-    stderr_terminal: bool,
-) -> bool {
-    let report_has_it = matches!(
-        format,
-        CheckFormat::Human | CheckFormat::Markdown | CheckFormat::Github
-    );
-    !(report_has_it && to_stdout && stdout_terminal && stderr_terminal)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_summary_is_said_once_on_a_terminal() {
-        use crate::args::CheckFormat::{Human, Json, Jsonl, Markdown};
-        // Report on a terminal that is also stderr: the report's last line is the summary.
-        assert!(!summary_on_stderr(Human, true, true, true));
-        assert!(!summary_on_stderr(Markdown, true, true, true));
-        // Piped, redirected, or written with -o: stderr has the only copy a log sees.
-        assert!(summary_on_stderr(Human, true, false, true));
-        assert!(summary_on_stderr(Human, true, true, false));
-        assert!(summary_on_stderr(Human, false, true, true));
-        // Formats whose report has no summary line say it on stderr, terminal or not.
-        assert!(summary_on_stderr(Json, true, true, true));
-        assert!(summary_on_stderr(Jsonl, true, true, true));
     }
 }

@@ -47,12 +47,16 @@ fn read_stdin(
 }
 
 /// The input named by `args` (a path, or `-` for stdin), opened with the layers, header fields
-/// and charset its options give. The library's errors about what the user gave name the flag.
-pub(crate) fn open(args: &InputArgs) -> Result<Opened, Fatal> {
+/// and charset its options give, for `verb` (`rewrite`, `links`, `base`). The library's errors
+/// about what the user gave name the flag.
+pub(crate) fn open(args: &InputArgs, verb: &str) -> Result<Opened, Fatal> {
     let name = args.input.clone();
     let (content, spool) = match name.as_str() {
         "-" => read_stdin(args.stream_threshold)?,
-        _ => (Content::Path(name.clone().into()), None),
+        _ => {
+            not_a_url(&name, verb)?;
+            (Content::Path(name.clone().into()), None)
+        }
     };
     let mut headers = match &args.headers_file {
         Some(path) => {
@@ -105,6 +109,24 @@ pub(crate) fn open(args: &InputArgs) -> Result<Opened, Fatal> {
     })
 }
 
+/// An INPUT that is a web address and no file: linkbase reads files and fetches no page, which
+/// is said with how to save one and give its URL (rather than "No such file or directory").
+fn not_a_url(input: &str, verb: &str) -> Result<(), Fatal> {
+    let absent =
+        std::fs::symlink_metadata(input).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+    if !(absent && linkbase::layout::of_the_web(input)) {
+        return Ok(());
+    }
+    // For a shell: in single quotes, a quote in the URL percent-encoded (RFC 3986 §2.1; the
+    // message is printed with its backslashes escaped, so `'\''` would not survive).
+    let quoted = format!("'{}'", input.replace('\'', "%27"));
+    Err(Fatal(format!(
+        "{input}: no such file; linkbase reads pages from files and does not fetch them: save \
+         the page, then give its URL with --url: curl -o page.html {quoted} && linkbase {verb} \
+         page.html --url {quoted}"
+    )))
+}
+
 /// The library's error, naming the flag that gave what it is about (the library names the
 /// layer: it does not know which flag, parameter or record field gave it).
 fn flagged(e: linkbase::Error, args: &InputArgs) -> Fatal {
@@ -116,6 +138,8 @@ fn flagged(e: linkbase::Error, args: &InputArgs) -> Fatal {
         } => {
             let flag = match option {
                 "the default base" => "--default-base",
+                "the Content-Base" => "--content-base",
+                "the Content-Location" => "--content-location",
                 _ => "--url",
             };
             Fatal(format!("{flag} {value:?}: {source}"))

@@ -70,16 +70,6 @@ fn run_man(args: &args::ManArgs) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
-/// One line of `resolve --json` (CONTRACT.md).
-#[derive(serde::Serialize)]
-struct ResolveRecord<'a> {
-    #[serde(rename = "ref")]
-    reference: &'a str,
-    resolved: Option<&'a str>,
-    same_document: bool,
-    error: Option<String>,
-}
-
 fn run_resolve(args: &ResolveArgs) -> Result<Exit, Failure> {
     let resolver = Resolver::new(&args.base, args.resolution.options())
         .map_err(|e| Fatal(format!("--base: {e}")))?;
@@ -113,7 +103,7 @@ fn resolve_to(
                 Ok(same) => (Some(buffer.as_str()), *same, None),
                 Err(e) => (None, false, Some(e.to_string())),
             };
-            let record = ResolveRecord {
+            let record = linkbase::report::ResolveRecord {
                 reference,
                 resolved,
                 same_document,

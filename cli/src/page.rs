@@ -17,6 +17,88 @@ use linkbase::text::escape_controls;
 pub fn extract(input: &MessageInput<'_>, dir: &Path, options: &Options) -> Result<Exit, Failure> {
     let started = std::time::Instant::now();
     let made = page::extract_page(input, options).map_err(Fatal::from)?;
+    write_page(input, made, dir, started)
+}
+
+/// `rewrite MBOX --extract DIR`: each message's page below `DIR/N`, N its place in the mbox
+/// (from 0), as `rewrite MESSAGE --extract DIR/N` writes it; a message with no HTML part is
+/// counted, one that cannot be read said. Exit 1 when one could not be read or written.
+pub fn extract_mbox(
+    source: &mut linkbase::source::Source<'_>,
+    dir: &Path,
+    options: &Options,
+) -> Result<Exit, Failure> {
+    let started = std::time::Instant::now();
+    let (mut pages, mut plain, mut unread) = (0u64, 0u64, 0u64);
+    let mut exit = Exit::Ok;
+    while let Some(next) = source.next_message() {
+        let message = match next {
+            Ok(m) => m,
+            Err(skipped) => {
+                for said in &skipped.said {
+                    eprintln!("linkbase: {}", escape_controls(said));
+                }
+                unread += 1;
+                continue;
+            }
+        };
+        let began = std::time::Instant::now();
+        let input = message.input();
+        let made = match page::extract_page(&input, options) {
+            Ok(made) => made,
+            Err(linkbase::Error::NoHtmlPart { .. }) => {
+                plain += 1;
+                continue;
+            }
+            Err(e) => {
+                eprintln!("linkbase: {}", escape_controls(&e.to_string()));
+                unread += 1;
+                continue;
+            }
+        };
+        let sub = dir.join(message.index.to_string());
+        pages += 1;
+        match write_page(&input, made, &sub, began) {
+            Ok(Exit::Ok) => {}
+            Ok(_) => exit = Exit::Problems,
+            Err(Failure::Fatal(Fatal(e))) => {
+                eprintln!(
+                    "linkbase: {}: {}",
+                    escape_controls(input.name),
+                    escape_controls(&e)
+                );
+                exit = Exit::Problems;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let mut line = format!(
+        "{}: {} written below {} (one directory per message, named by its place from 0)",
+        escape_controls(source.name()),
+        say::n(pages, "page"),
+        escape_controls(&dir.display().to_string()),
+    );
+    if plain > 0 {
+        line += &format!(
+            "; {} without an HTML part, not written",
+            say::n(plain, "message")
+        );
+    }
+    if unread > 0 {
+        line += &format!("; {unread} skipped, see above");
+        exit = Exit::Problems;
+    }
+    eprintln!("linkbase: {line}; {:.2} s", started.elapsed().as_secs_f64());
+    Ok(exit)
+}
+
+/// Writes `made`, the page of `input`, below `dir`, and says what it did.
+fn write_page(
+    input: &MessageInput<'_>,
+    made: page::MessagePage,
+    dir: &Path,
+    started: std::time::Instant,
+) -> Result<Exit, Failure> {
     let name = escape_controls(input.name);
     for c in &made.collisions {
         crate::warc::say_collision(input.name, dir, c);

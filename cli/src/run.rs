@@ -6,7 +6,7 @@ use std::path::Path;
 
 use linkbase::fs as fsout;
 
-/// The documented exit codes (CONTRACT.md).
+/// The documented exit codes (docs/usage.md, "Exit codes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Exit {
     Ok = 0,

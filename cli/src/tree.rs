@@ -8,6 +8,7 @@ use linkbase::text::escape_controls;
 use crate::args::{LayoutArg, RewriteArgs};
 use crate::load::options;
 use crate::{set_jobs, walk, Exit, Failure, Fatal};
+use clap::ValueEnum;
 use linkbase::fs as fsout;
 use linkbase::text as say;
 
@@ -42,7 +43,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
     // Everything that could lose data is refused before anything is written.
     if let Some(out) = &args.output {
-        refuse_nested_output(root, out)?;
+        fsout::refuse_nested_output(root, out).map_err(Fatal)?;
     }
     let locked = match &args.output {
         Some(out) => out.as_path(),
@@ -57,8 +58,16 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         None => walk::Destination::InPlace(&written),
     };
     let tree = walk::walk(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
-    for s in tree.skipped.iter().chain(&tree.special) {
-        eprintln!("linkbase: {}", linkbase::text::escape_controls(s));
+    let leaving = match (&args.output, args.copy_outside_links) {
+        (Some(_), true) => "its file copied into OUTDIR (--copy-outside-links)",
+        (Some(_), false) => {
+            "not read, made again in OUTDIR as an absolute link to the same file \
+             (--copy-outside-links copies the file instead)"
+        }
+        (None, _) => "not read, left as it is",
+    };
+    for s in tree.notices(leaving) {
+        eprintln!("linkbase: {}", linkbase::text::escape_controls(&s));
     }
     set_jobs(args.jobs)?;
     let mut implied_drop = false;
@@ -337,48 +346,11 @@ pub(crate) fn single_relative(
     Ok(())
 }
 
-/// An output tree that is the input tree, or lies inside it, would have its own output read
-/// back (and, before issue 15, truncated every non-HTML file: copying a file onto itself
-/// empties it). Both paths are compared with `.`, `..` and symbolic links resolved.
-pub(crate) fn refuse_nested_output(root: &Path, out: &Path) -> Result<(), Fatal> {
-    let resolved_root =
-        fsout::resolve_path(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
-    let resolved_out =
-        fsout::resolve_path(out).map_err(|e| Fatal(format!("{}: {e}", out.display())))?;
-    if resolved_out == resolved_root {
-        return Err(Fatal(format!(
-            "{}: the output directory is the input directory; use --in-place to rewrite a tree \
-             in place",
-            out.display()
-        )));
-    }
-    // OUTDIR around DIR: `OUT/site/x.html` of a page `DIR/site/x.html` would be the input file
-    // `DIR/x.html` when DIR is `OUT/site`.
-    if resolved_root.starts_with(&resolved_out) {
-        return Err(Fatal(format!(
-            "{}: the output directory contains the input directory {}; its files could be \
-             overwritten: choose one outside it",
-            out.display(),
-            root.display()
-        )));
-    }
-    if resolved_out.starts_with(&resolved_root) {
-        return Err(Fatal(format!(
-            "{}: the output directory lies inside the input directory {}; choose one outside it",
-            out.display(),
-            root.display()
-        )));
-    }
-    Ok(())
-}
-
-/// `--layout`: the layout chosen; `None`: detected.
+/// `--layout`: the layout chosen (by its name); `None`: detected.
 pub(crate) fn layout(arg: LayoutArg) -> Option<linkbase::layout::Layout> {
     use linkbase::layout::Layout;
-    match arg {
-        LayoutArg::Auto => None,
-        LayoutArg::Plain => Some(Layout::Plain),
-        LayoutArg::Wget => Some(Layout::Wget),
-        LayoutArg::Httrack => Some(Layout::Httrack),
-    }
+    let name = arg.to_possible_value()?;
+    [Layout::Plain, Layout::Wget, Layout::Httrack]
+        .into_iter()
+        .find(|l| l.name() == name.get_name())
 }

@@ -30,7 +30,8 @@ impl Workers for Pool {
 /// What a run prints on its output: link records, base records, or nothing (a rewrite writes
 /// the input back instead).
 enum Printed<'w> {
-    Links(BufWriter<&'w mut dyn Write>, LinksFormat),
+    /// With an mbox's column (TSV).
+    Links(BufWriter<&'w mut dyn Write>, LinksFormat, bool),
     /// `--root`: but the records of a message's parts that are not its root.
     Bases(BufWriter<&'w mut dyn Write>, BaseFormat, bool),
     Nothing,
@@ -46,8 +47,8 @@ struct Printer<'w, 'a> {
 impl Printer<'_, '_> {
     fn links(&mut self, links: &[LinkRecord]) -> io::Result<()> {
         match &mut self.printed {
-            Printed::Links(out, LinksFormat::Jsonl) => write_jsonl(out, links),
-            Printed::Links(out, LinksFormat::Tsv) => write_tsv(out, links, false),
+            Printed::Links(out, LinksFormat::Jsonl, _) => write_jsonl(out, links),
+            Printed::Links(out, LinksFormat::Tsv, mbox) => write_tsv(out, links, false, *mbox),
             _ => Ok(()),
         }
     }
@@ -63,7 +64,7 @@ impl Printer<'_, '_> {
 
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.printed {
-            Printed::Links(out, _) | Printed::Bases(out, ..) => out.flush(),
+            Printed::Links(out, ..) | Printed::Bases(out, ..) => out.flush(),
             Printed::Nothing => Ok(()),
         }
     }
@@ -109,14 +110,16 @@ impl Sink for Printer<'_, '_> {
 
 pub(crate) fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
     with_output(args.output.as_deref(), |out| {
-        let mut opened = load::open(&args.input)?;
+        let mut opened = load::open(&args.input, "links")?;
         let options = options(&args.input, false, None)?;
         let mut out = BufWriter::new(out);
+        // An mbox's records say their message (`mbox_message`, as in JSON).
+        let mbox = opened.source.kind() == linkbase::input::InputKind::Mbox;
         if matches!(args.format, LinksFormat::Tsv) {
-            write_tsv(&mut out, &[], true)?;
+            write_tsv(&mut out, &[], true, mbox)?;
         }
         let mut printer = Printer {
-            printed: Printed::Links(out, args.format),
+            printed: Printed::Links(out, args.format, mbox),
             said: Said::new(Verb::Links),
         };
         verb::links(&mut opened.source, &options, &Pool, &mut printer)?;
@@ -127,7 +130,7 @@ pub(crate) fn run_links(args: &LinksArgs) -> Result<Exit, Failure> {
 
 pub(crate) fn run_base(args: &BaseArgs) -> Result<Exit, Failure> {
     with_output(args.output.as_deref(), |out| {
-        let mut opened = load::open(&args.input)?;
+        let mut opened = load::open(&args.input, "base")?;
         let options = options(&args.input, false, None)?;
         let mut printer = Printer {
             printed: Printed::Bases(BufWriter::new(out), args.format, args.root),
@@ -156,10 +159,10 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
             .map(|m| fsout::Snapshot::of(&m)),
     };
     if let (Some(output), false) = (&args.output, args.in_place) {
-        refuse_output_is_input(input_path, output, snapshot.as_ref())?;
+        fsout::refuse_output_is_input(input_path, output, snapshot.as_ref()).map_err(Fatal)?;
     }
     let started = std::time::Instant::now();
-    let mut opened = load::open(&args.input)?;
+    let mut opened = load::open(&args.input, "rewrite")?;
     let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
     let archive = matches!(
         opened.source.write_back(),
@@ -169,7 +172,7 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
         single_relative(args, &mut opened.source, &mut options)?;
     }
     if let Some(dir) = &args.extract {
-        return extract(args, &opened, dir, &options, started);
+        return extract(args, &mut opened, dir, &options, started);
     }
     refuse_for_archive(args, opened.source.write_back())?;
     let mut printer = Printer {
@@ -189,12 +192,12 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
 /// it references, below DIR.
 fn extract(
     args: &RewriteArgs,
-    opened: &load::Opened,
+    opened: &mut load::Opened,
     dir: &Path,
     options: &linkbase::pipeline::Options,
     started: std::time::Instant,
 ) -> Result<Exit, Failure> {
-    let source = &opened.source;
+    let source = &mut opened.source;
     if let Some(archive) = source.archive() {
         if args.in_place {
             return Err(Fatal(IN_PLACE_WARC.into()).into());
@@ -204,10 +207,11 @@ fn extract(
     match source.message() {
         Some(message) => page::extract(&message, dir, options),
         None if source.kind() == linkbase::input::InputKind::Mbox => {
-            Err(Fatal("--extract DIR needs a WARC file as INPUT".into()).into())
+            page::extract_mbox(source, dir, options)
         }
         None => Err(Fatal(
-            "--extract DIR needs a WARC or ARC file, or a MIME message (.eml, .mht), as INPUT"
+            "--extract DIR needs a WARC or ARC file, a MIME message (.eml, .mht) or an mbox, \
+             as INPUT"
                 .into(),
         )
         .into()),
@@ -268,30 +272,6 @@ pub(crate) fn written_tail(what: &str, args: &RewriteArgs, started: std::time::I
         },
         started.elapsed().as_secs_f64()
     )
-}
-
-/// `-o FILE` naming the input itself (or a link to it) would replace the input: that is what
-/// `--in-place` is for, so it must be said.
-fn refuse_output_is_input(
-    input: &Path,
-    output: &Path,
-    input_snapshot: Option<&fsout::Snapshot>,
-) -> Result<(), Fatal> {
-    let same_path = matches!(
-        (fsout::resolve_path(input), fsout::resolve_path(output)),
-        (Ok(a), Ok(b)) if a == b
-    );
-    let same_file = match (input_snapshot, std::fs::metadata(output)) {
-        (Some(a), Ok(b)) => a.same_file(&fsout::Snapshot::of(&b)),
-        _ => false,
-    };
-    if same_path || same_file {
-        return Err(Fatal(format!(
-            "{}: the output is the input file; use --in-place to rewrite a file in place",
-            output.display()
-        )));
-    }
-    Ok(())
 }
 
 /// What writes a rewrite into its output.

@@ -93,7 +93,7 @@ pub(crate) fn extract(
         let relinker = archive::ExtractRelinker::new(names.clone());
         let mut options = options.clone();
         options.rewrite.relink = Some(linkbase::Relinker(std::sync::Arc::new(relinker)));
-        // Said in the summary, with the count, when some were (issue 26).
+        // Said in the summary, with the count, when some were.
         let by_relative = !options.rewrite.drop_base;
         options.rewrite.drop_base = true;
         return write_extraction(
@@ -300,7 +300,7 @@ fn write_extraction(
     // Records of the crawler's own (wget's `metadata://` arguments and log), and the first one.
     let mut own: (u64, Option<String>) = (0, None);
     let mut bases_removed = 0u64;
-    // Pages given a <meta charset> for the charset only their Content-Type said (issue 24).
+    // Pages given a <meta charset> for the charset only their Content-Type said.
     let mut charsets_declared = 0u64;
     let drop_base = options.rewrite.drop_base;
     run(
@@ -308,7 +308,7 @@ fn write_extraction(
         |h| {
             rewrite_record(h, name, options).map(|(bytes, w)| {
                 let removed = drop_base && w.base.base_removed();
-                // Issue 24 item 3: a file has no transport; the charset it gave is declared.
+                // A file has no transport; the charset it gave is declared.
                 let declared = (w.base.encoding_source == linkbase::EncodingSource::Transport)
                     .then(|| archive::declare_charset(&bytes, w.base.encoding))
                     .flatten();

@@ -44,5 +44,6 @@ mod integration {
     mod readme;
     mod mail_page;
     mod cli_doc;
+    mod byte_faithful;
     mod toy;
 }

@@ -1,4 +1,4 @@
-//! Fuzzes the streaming engine against the DOM engine, its oracle (issue 9 item 6).
+//! Fuzzes the streaming engine against the DOM engine, its oracle.
 //!
 //! Input: the first byte chooses the options (bit 0: profile `rfc2396`/`whatwg`; bit 1: no
 //! retrieval URI), the rest is the document's bytes.
@@ -17,6 +17,9 @@
 //! - idempotence: rewriting the output again changes nothing;
 //! - the fragment targets (`id`, `a@name`, outside `<template>` contents) that `check` uses are
 //!   the same set from both engines;
+//! - the scanner reading every byte alone writes the bytes and reports the links it writes and
+//!   reports with lol_html beside it from the start (`with_lol_html`), wherever both stream,
+//!   and hands no document over that lol_html's reading keeps;
 //! - the file entries (`rewrite_path`, two walks into output written once, and
 //!   `rewrite_path_rewinding`, one walk on a guessed base into output rewound when the guess or
 //!   the engine was wrong), reading 61 bytes at a time, write the in-memory bytes with the same
@@ -124,7 +127,7 @@ fuzz_target!(|data: &[u8]| {
         ..HtmlInput::default()
     };
     // The fragment targets `check` verifies `#id` links against: the same set (a set: the
-    // adoption agency clones elements with their ids in the tree) from both engines (issue 22).
+    // adoption agency clones elements with their ids in the tree) from both engines.
     let ids = |engine| {
         pipeline::fragment_ids(&input, &options(engine))
             .ok()
@@ -143,9 +146,19 @@ fuzz_target!(|data: &[u8]| {
     ) else {
         return;
     };
+    // The scanner alone, and checked by lol_html at every element lol_html reports.
+    if let Ok(checked) =
+        linkbase::with_lol_html(|| pipeline::rewrite(&input, &options(EngineChoice::Auto)))
+    {
+        if checked.engine == pipeline::Engine::Stream {
+            assert_eq!(stream.engine, checked.engine, "the scanner alone hands no more over");
+            assert_eq!(stream.bytes, checked.bytes, "the scanner alone writes the same");
+            assert_eq!(stream.report.links, checked.report.links, "and reports the same");
+        }
+    }
     // The file entries (a document past the stream threshold), read 61 bytes at a time, write
     // what the in-memory rewrite does: walked twice into output written once, and on the
-    // guessed base into output rewound when the guess or the engine was wrong (issue 22).
+    // guessed base into output rewound when the guess or the engine was wrong.
     let path_input = pipeline::PathInput {
         name: "fuzz.html",
         path: std::path::Path::new("fuzz.html"),

@@ -1,5 +1,5 @@
-//! `rewrite --extract DIR` names (issue 21, D1): any text as a WARC-Target-URI through
-//! `archive::extract_path_in`, in every layout and for every kind of record (issue 24: names
+//! `rewrite --extract DIR` names: any text as a WARC-Target-URI through
+//! `archive::extract_path_in`, in every layout and for every kind of record (names
 //! are percent-decoded first, so `%2E%2E`, `%2F` and `%00` must be caught after decoding).
 //! Every name is relative and stays under DIR: each component is
 //! non-empty, not `.` or `..`, holds no `/`, `\`, NUL or other control character, and is at most

@@ -1,4 +1,4 @@
-//! mbox input (issue 23): the split into messages (`From ` envelope lines, `>From ` unquoting),
+//! mbox input: the split into messages (`From ` envelope lines, `>From ` unquoting),
 //! then each message through the MIME path. Properties: no panic, no hang; messages come in
 //! file order at increasing offsets inside the input; a message is never longer than the input;
 //! the bytes before the first message are counted exactly (the preamble), never lost in silence;

@@ -1,5 +1,5 @@
 //! Fuzzes the MIME adapter (`linkbase::input::mime::parse`) and the message stages on top of it:
-//! per-part bases from the headings (MHTML.md §4), part matching, re-encoding and splicing
+//! per-part bases from the headings (docs/mhtml.md §4), part matching, re-encoding and splicing
 //! (`linkbase::message::links_message` / `rewrite_message`, `Options::default()`, no outer
 //! layers).
 //!
@@ -19,8 +19,8 @@
 //! - the limits hold (at most `MAX_PARTS` parts), every skipped part has its own record with a
 //!   `part-skipped` diagnostic, and when nothing was skipped and mailparse reads the message,
 //!   the parts outside enclosed messages are the ones mailparse splits, with the same spans
-//!   (linkbase splits multiparts itself, with a linear search, issue 21), unless a multipart's
-//!   boundary was sniffed or its body read as one part (issue 23).
+//!   (linkbase splits multiparts itself, with a linear search), unless a multipart's
+//!   boundary was sniffed or its body read as one part.
 #![no_main]
 
 use std::collections::BTreeSet;
@@ -69,7 +69,7 @@ fuzz_target!(|data: &[u8]| {
             .diagnostics
             .iter()
             .any(|d| d.message.contains("limit: MIME heading fields"));
-        // A boundary sniffed, or a body read as one part (issue 23): mailparse splits nothing.
+        // A boundary sniffed, or a body read as one part: mailparse splits nothing.
         let framed_as_declared = !tree.diagnostics.iter().any(|d| {
             d.code == linkbase::DiagnosticCode::MimeMalformed
                 && (d.message.contains("of its first delimiter line is used")

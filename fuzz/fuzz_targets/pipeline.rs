@@ -16,7 +16,7 @@
 //! - nothing panics (and nothing hangs: run with `-timeout=10`);
 //! - `rewrite` fails exactly when `links` fails, only with `Error::Decode` (binary input),
 //!   `Error::Limit` (parser bounds) or `Error::ReplacementEncoding`, except
-//!   that `rewrite` alone refuses input whose bytes are malformed in its encoding (issue 14: no
+//!   that `rewrite` alone refuses input whose bytes are malformed in its encoding (no
 //!   text is ever replaced by U+FFFD) while `links` reports it with a diagnostic; and when it
 //!   succeeds its report is the one `links` gives, but for the `reserialized` diagnostic that
 //!   `rewrite` adds exactly when it wrote the document from its tree;

@@ -20,7 +20,7 @@
 //! - rfc2396 and rfc1808: `DotSegments::Error` succeeds only where `Keep` and `Remove` give its
 //!   very result, and `Remove` never leaves more `/../` than `Keep`;
 //! - whatwg: every result parses with `url::Url::parse`, and reads back, as an absolute URL
-//!   without a base, as itself (issue 22: a written URL must mean what was reported);
+//!   without a base, as itself (a written URL must mean what was reported);
 //!
 //! Known upstream bug, skipped: url 2.5.8 trips a `debug_assert!` (and in release returns a wrong
 //! path) when `..` meets a drive-letter-shaped `file:` path segment that is not the first one,

@@ -1,4 +1,4 @@
-//! WARC damage recovery (issue 21): an archive of intact records with fuzz-chosen damage
+//! WARC damage recovery: an archive of intact records with fuzz-chosen damage
 //! between them (garbage) or in one of them (a wrong `Content-Length`), plain and as a
 //! `.warc.gz` of one member per record. Checks: every intact record is read whole, at its offset
 //! and in order, whatever the damage; damage is reported with an offset inside the damaged span;

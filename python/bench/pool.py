@@ -1,12 +1,12 @@
-"""The yardstick of linkbase.spark (issue 27): the same link table written as Parquet by a plain
+"""The yardstick of linkbase.spark: the same link table written as Parquet by a plain
 pool of worker processes, no Spark. Each worker reads byte ranges of the WARC files (the ranges
 linkbase.spark cuts, `--split-size`) and writes a Parquet file per range.
 
     python python/bench/pool.py --processes 2 --split-size 32M OUT_DIR crawl.warc.gz ...
     python python/bench/pool.py --rows ...   # through read_warc's dicts instead of Arrow batches
 
---rows builds each batch from the row API (a Python tuple per link), as the pool measured in issue
-27's report did; the default runs the job's own task, linkbase.spark.write_range (Arrow batches
+--rows builds each batch from the row API (a Python tuple per link), as the first measured pool
+did; the default runs the job's own task, linkbase.spark.write_range (Arrow batches
 from the native reader straight to Parquet).
 """
 

@@ -1,4 +1,4 @@
-//! Link rows in Arrow's columnar layout, built in Rust for `read_warc(...)`'s batches (issue 27):
+//! Link rows in Arrow's columnar layout, built in Rust for `read_warc(...)`'s batches:
 //! no Python object per link.
 
 use pyo3::prelude::*;

@@ -2,7 +2,7 @@
 //! CLI's JSON Lines, one definition in the library) made into dicts, lists, str, int, bool and
 //! None.
 //!
-//! This is the part of a call that must hold the GIL (issue 26 item 5): everything before it —
+//! This is the part of a call that must hold the GIL: everything before it —
 //! parse, resolve, the records as Rust structs — runs without it. So it makes no object it can
 //! share instead: a dict key is made once per call and reused by every record (`Objects`
 //! remembers it, and since every record lists its fields in the same order the next key is

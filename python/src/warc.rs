@@ -57,7 +57,7 @@ fn next_html(
                 damaged.push((d.offset, d.record_id, d.message));
             }
             // A record past a bound is one that could not be read; a revisit whose
-            // original is not in the file (issue 23) is one that cannot be.
+            // original is not in the file is one that cannot be.
             linkbase::archive::Event::Skipped {
                 reference,
                 offset,

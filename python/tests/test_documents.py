@@ -1,4 +1,4 @@
-"""Issues 23 (item 6) and 26 (item 5): what the module takes (HTML, MIME messages, bytes-like
+"""What the module takes (HTML, MIME messages, bytes-like
 objects, str), what it says (warnings, strict=), and how it documents and types itself."""
 
 import doctest
@@ -161,7 +161,7 @@ def test_warc_bytes_point_to_read_warc():
 
 
 def test_arc_bytes_point_to_read_warc_and_base_of_an_mbox_to_bases():
-    # Issue 23: never read as one HTML page.
+    # Never read as one HTML page.
     arc = b"filedesc://a.arc 0.0.0.0 20010101000000 text/plain 70\n1 0 Alexa\n\n"
     with pytest.raises(linkbase.UsageError) as e:
         linkbase.links(arc)

@@ -1,4 +1,4 @@
-"""Issue 23: the module reads mbox files and ARC archives as the CLI does, record for record.
+"""The module reads mbox files and ARC archives as the CLI does, record for record.
 
 mbox: fixtures/mbox/python-mailbox.mbox (written by CPython's mailbox module; see
 fixtures/README.md) through links(), bases() and rewrite(), compared with `linkbase links`,

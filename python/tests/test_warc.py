@@ -71,7 +71,7 @@ def test_records_links_and_provenance(tmp_path):
     assert by_uri["http://ex.org/b.html"]["base"] == "http://cdn.ex.org/r/"
     assert by_uri["http://ex.org/b.html"]["base_source"] == "base-element"
     assert by_uri["http://ex.org/old"]["status"] == 301
-    # Issue 23: the media type each record was read as, on it and on its links.
+    # The media type each record was read as, on it and on its links.
     assert {r["content_type"] for r in records} == {"text/html"}
     assert {l["content_type"] for r in records for l in r["links"]} == {"text/html"}
 
@@ -128,7 +128,7 @@ def test_threads(tmp_path):
 
 
 def test_ctrl_c_stops_a_long_walk_between_records(tmp_path):
-    """Issue 21: one `next()` that walks many records without an HTML one checks for signals
+    """One `next()` that walks many records without an HTML one checks for signals
     between records, so Ctrl-C raises KeyboardInterrupt there instead of after the walk."""
     import _thread
     import gzip
@@ -162,7 +162,7 @@ def test_ctrl_c_stops_a_long_walk_between_records(tmp_path):
 
 
 def test_a_decode_bomb_is_refused_and_listed_as_failed(tmp_path):
-    """Issue 21 D6: a Content-Encoding that inflates past 100 times the stored body (4 MiB at
+    """A Content-Encoding that inflates past 100 times the stored body (4 MiB at
     least) is not decoded; the record is listed with failed, counted, and the next one read."""
     page = gzip.compress(gzip.compress(b"<a href=a>" * 600_000))
     bomb = warcs.response(
@@ -188,7 +188,7 @@ def summary(reader):
 
 @pytest.mark.parametrize("form", ["plain", "members", "one-member"])
 def test_ranges_cut_anywhere_give_every_record_once(tmp_path, form):
-    """Issue 27: read_warc(path, start, end) over ranges that meet gives each record once, the
+    """`read_warc(path, start, end)` over ranges that meet gives each record once, the
     cut falling at every byte: inside a gzip member or an uncompressed record, exactly on a
     boundary. The revisit (r6) whose original (r2) lies before the cut is still resolved."""
     records = warcs.mixed() + warcs.site(2)

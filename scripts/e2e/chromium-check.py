@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Open every page of an offline mirror in headless Chromium and count failed loads (issue 24).
+"""Open every page of an offline mirror in headless Chromium and count failed loads.
 
     python3 scripts/e2e/chromium-check.py MIRROR_DIR [--chromium chromium]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates fixtures/crawl/ (issue 24): scripts/e2e/site.py served on 127.0.0.1:8724, crawled
+# Regenerates fixtures/crawl/: scripts/e2e/site.py served on 127.0.0.1:8724, crawled
 # by GNU Wget in two runs over the same deterministic site:
 #   wget-k/  `wget -r -p -k -E --warc-file=crawl`: wget's own offline mirror and the WARC;
 #   raw/     `wget -r -p -E`: the tree as wget saves it before converting links (our input);

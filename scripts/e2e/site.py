@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A small site for the crawl fixture of issue 24, served on 127.0.0.1 (stdlib only).
+"""A small site for the crawl fixture, served on 127.0.0.1 (stdlib only).
 
 It has what a mirror must survive: `.php` pages and query-string assets (wget keeps the query in
 the file name, -E appends .html or .css), a redirect, a <base>, a Content-Location header, a

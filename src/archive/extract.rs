@@ -17,7 +17,7 @@ use crate::pipeline::Options;
 /// parts are `thismessage://`): the caller leaves out what is not the site's
 /// ([`crate::layout::of_the_web`]).
 ///
-/// The URI is hostile (issue 21): every component of the result is a plain file name. Empty,
+/// The URI is hostile: every component of the result is a plain file name. Empty,
 /// `.` and `..` path segments (decoded) are dropped (a name never climbs out). Inside a
 /// component, `/` (a query may hold one), `\`, NUL and the other control characters are
 /// percent-encoded, and a component longer than [`EXTRACT_NAME_MAX`] bytes is cut and given a
@@ -182,7 +182,7 @@ pub fn is_stylesheet(content_type: Option<&str>) -> bool {
 }
 
 /// The file names of one extraction, decided before anything is written, so that no two URLs
-/// share a file and no file stands where a directory must be (issue 24).
+/// share a file and no file stands where a directory must be.
 ///
 /// The rule, in record order (the first record of a URL decides its place in the order):
 /// - a URL keeps its [`extract_path`] name unless that name is taken; a later capture of the

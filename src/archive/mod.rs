@@ -1,4 +1,4 @@
-//! WARC records through the pipeline (issue 12): each archived HTML response is a document whose
+//! WARC records through the pipeline: each archived HTML response is a document whose
 //! retrieval URI (RFC 2396 §5.1.3) is its `WARC-Target-URI` and whose encapsulating entity
 //! (§5.1.2) is the archived HTTP response, headers and all.
 //!

@@ -58,7 +58,7 @@ fn extract_paths_are_wget_names_inside_the_directory() {
 #[test]
 fn extract_names_never_leave_the_directory() {
     let p = |u: &str| extract_path(u, Kind::Other).map(|p| p.display().to_string());
-    // D1 of issue 21: a `/` in the query no longer makes directories.
+    // A `/` in the query no longer makes directories.
     assert_eq!(
         p("http://ex.org/p?x=/../../../../../ESCAPED.html").as_deref(),
         Some("ex.org/p?x=%2F..%2F..%2F..%2F..%2F..%2FESCAPED.html")
@@ -164,7 +164,7 @@ fn revisits_find_their_original_by_id_target_and_date_or_digest() {
     );
 }
 
-/// Issue 23: a record inside a gzip member that holds several is read back from its place
+/// A record inside a gzip member that holds several is read back from its place
 /// (what a revisit does when its original has left [`RecentRecords`]).
 #[test]
 fn records_inside_a_shared_gzip_member_are_read_back_from_their_place() {
@@ -193,7 +193,7 @@ fn records_inside_a_shared_gzip_member_are_read_back_from_their_place() {
     assert_eq!(recent.bytes, SHARED_MEMBER_CACHE / 2 + 1);
 }
 
-/// Issue 24: two URLs never share a file; a file never takes a directory's name.
+/// Two URLs never share a file; a file never takes a directory's name.
 #[test]
 fn extract_names_never_share_a_file() {
     let (names, collisions) = ExtractNames::assign(
@@ -251,7 +251,7 @@ fn extract_names_never_share_a_file() {
     assert!(f.to_str().unwrap().ends_with("~2.html"));
 }
 
-/// Issue 24: a redirect to an extracted file is followed, in chains, within bounds; one
+/// A redirect to an extracted file is followed, in chains, within bounds; one
 /// with a file of its own, or leading nowhere extracted, is not.
 #[test]
 fn extract_redirects_lead_to_the_file_of_their_target() {
@@ -315,7 +315,7 @@ fn extracted_pages_link_to_each_other_relatively() {
     assert_eq!(rel("http://h/", "http://h/missing.html"), None);
 }
 
-/// Issue 24 item 1: `--extract` names files by the rule trees are read with (wget's, with
+/// `--extract` names files by the rule trees are read with (wget's, with
 /// `-E`): decoded names, the query in the name, `.html` and `.css` ensured, no default port.
 #[test]
 fn extract_names_are_wget_e_names() {

@@ -46,8 +46,8 @@ pub use ci::{write_github, write_sarif};
 pub use filter::{path_globs, CheckRules, Filter, Remap, IGNORE_FILE, MAX_IGNORE_FILE};
 pub use options::{CheckOptions, CheckSink, Page, Record};
 pub use report::{
-    page_path, summary, write_human, write_json, write_junit, write_markdown, BrokenTarget,
-    Grouped, Referrer,
+    page_path, summary, summary_on_stderr, write_human, write_json, write_junit, write_markdown,
+    BrokenTarget, Grouped, Referrer,
 };
 pub use run::{run, CheckError, CheckTotals, Summary};
 pub use settings::{NoProgress, OnlineOptions, Progress};

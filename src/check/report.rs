@@ -580,10 +580,38 @@ pub fn page_path(dir: &Path, file: &str) -> String {
     }
 }
 
+/// Whether the summary line goes to stderr too. It does in every format, so a CI log shows it
+/// whatever the report's form, except when the report itself ends with it (human, markdown,
+/// github: `report_has_it`) and is written to stdout while stdout and stderr are both
+/// terminals: the user would read the same line twice.
+pub fn summary_on_stderr(
+    report_has_it: bool,
+    to_stdout: bool,
+    stdout_terminal: bool,
+    stderr_terminal: bool,
+) -> bool {
+    !(report_has_it && to_stdout && stdout_terminal && stderr_terminal)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn the_summary_is_said_once_on_a_terminal() {
+        let (human, markdown, json, jsonl) = (true, true, false, false);
+        // Report on a terminal that is also stderr: the report's last line is the summary.
+        assert!(!summary_on_stderr(human, true, true, true));
+        assert!(!summary_on_stderr(markdown, true, true, true));
+        // Piped, redirected, or written with -o: stderr has the only copy a log sees.
+        assert!(summary_on_stderr(human, true, false, true));
+        assert!(summary_on_stderr(human, true, true, false));
+        assert!(summary_on_stderr(human, false, true, true));
+        // Formats whose report has no summary line say it on stderr, terminal or not.
+        assert!(summary_on_stderr(json, true, true, true));
+        assert!(summary_on_stderr(jsonl, true, true, true));
+    }
 
     #[test]
     fn xml_text_is_escaped_and_valid() {

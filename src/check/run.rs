@@ -210,8 +210,8 @@ pub fn run(
             .map_err(|e| unusable(e.to_string()))?;
     }
     let tree = walk::walk(dir).map_err(|e| unusable(format!("{}: {e}", dir.display())))?;
-    for s in tree.skipped.iter().chain(&tree.special) {
-        sink.say(&escape_controls(s));
+    for s in tree.notices("counted as present, not read") {
+        sink.say(&escape_controls(&s));
     }
     tree.add_to(&mut site);
     walk::set_layout(&mut site, options.layout, dir, &mut |m| sink.say(m));

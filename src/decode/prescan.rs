@@ -362,7 +362,7 @@ fn charset_from_meta_content(content: &[u8]) -> Option<&'static Encoding> {
 
 /// The same algorithm, giving where the label lies in `content` (quotes excluded). The one
 /// reader of a `content` charset: the prescan decodes with it and the serializer rewrites that
-/// label with it, so both agree on `charset = x` (issue 10).
+/// label with it, so both agree on `charset = x`.
 pub(crate) fn meta_content_charset_label(content: &[u8]) -> Option<std::ops::Range<usize>> {
     // Every slice below is a suffix of `content`: its offset is what it lacks in length.
     let offset = |suffix: &[u8]| content.len() - suffix.len();

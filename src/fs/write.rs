@@ -559,3 +559,59 @@ pub fn refuse_same_file(source: &Snapshot, dir: &Dir, name: &OsStr) -> Result<()
     }
     Ok(())
 }
+
+/// `-o FILE` naming the input itself (or a link to it) would replace the input: that is what
+/// `--in-place` is for, so it must be said.
+pub fn refuse_output_is_input(
+    input: &Path,
+    output: &Path,
+    input_snapshot: Option<&Snapshot>,
+) -> Result<(), String> {
+    let same_path = matches!(
+        (resolve_path(input), resolve_path(output)),
+        (Ok(a), Ok(b)) if a == b
+    );
+    let same_file = match (input_snapshot, std::fs::metadata(output)) {
+        (Some(a), Ok(b)) => a.same_file(&Snapshot::of(&b)),
+        _ => false,
+    };
+    if same_path || same_file {
+        return Err(format!(
+            "{}: the output is the input file; use --in-place to rewrite a file in place",
+            output.display()
+        ));
+    }
+    Ok(())
+}
+
+/// An output tree that is the input tree, or lies inside it, would have its own output read
+/// back. Both paths are compared with `.`, `..` and symbolic links resolved.
+pub fn refuse_nested_output(root: &Path, out: &Path) -> Result<(), String> {
+    let resolved_root = resolve_path(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let resolved_out = resolve_path(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if resolved_out == resolved_root {
+        return Err(format!(
+            "{}: the output directory is the input directory; use --in-place to rewrite a tree \
+             in place",
+            out.display()
+        ));
+    }
+    // OUTDIR around DIR: `OUT/site/x.html` of a page `DIR/site/x.html` would be the input file
+    // `DIR/x.html` when DIR is `OUT/site`.
+    if resolved_root.starts_with(&resolved_out) {
+        return Err(format!(
+            "{}: the output directory contains the input directory {}; its files could be \
+             overwritten: choose one outside it",
+            out.display(),
+            root.display()
+        ));
+    }
+    if resolved_out.starts_with(&resolved_root) {
+        return Err(format!(
+            "{}: the output directory lies inside the input directory {}; choose one outside it",
+            out.display(),
+            root.display()
+        ));
+    }
+    Ok(())
+}

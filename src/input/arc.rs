@@ -9,6 +9,12 @@ use std::io::{self, BufRead, Read, Seek, SeekFrom};
 use super::headers::Headers;
 use super::warc::{Damage, Item, Place, Record, WarcReader, SALVAGE_SLACK};
 
+mod url_line;
+mod write;
+
+use url_line::{find_url_line, parse_url_line, trim_nl, MAX_LINE};
+pub use write::{read_member, replace_payload};
+
 /// The gzip magic and deflate method byte (RFC 1952 §2.3.1).
 const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 
@@ -77,159 +83,6 @@ impl<R: BufRead + Seek> std::fmt::Debug for ArcReader<R> {
             .field("version", &self.version)
             .finish_non_exhaustive()
     }
-}
-
-/// A URL line, parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct UrlLine {
-    url: String,
-    ip: String,
-    date: String,
-    content_type: String,
-    length: u64,
-}
-
-/// How long a URL line may be.
-const MAX_LINE: usize = 64 * 1024;
-
-/// Parses a URL line (without its newline) by the file's layout, the fields counted from the
-/// end so that a URL with spaces in it is read whole. Strict enough that a line of HTML is not
-/// taken for one: an IP-address field of digits and dots (or `0.0.0.0`-like), a date of 12 to
-/// 14 digits, a length of digits.
-fn parse_url_line(line: &[u8], version: u8) -> Option<UrlLine> {
-    // A file whose version block is damaged or missing: the other layout is tried too.
-    parse_layout(line, version).or_else(|| parse_layout(line, if version == 2 { 1 } else { 2 }))
-}
-
-fn parse_layout(line: &[u8], version: u8) -> Option<UrlLine> {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let text = std::str::from_utf8(line).ok()?;
-    let fields: Vec<&str> = text.split(' ').filter(|f| !f.is_empty()).collect();
-    let tail = if version == 2 && fields.len() >= 10 {
-        9
-    } else {
-        4
-    };
-    if fields.len() < tail + 1 {
-        return None;
-    }
-    let url_end = fields.len() - tail;
-    let url = fields.get(..url_end)?.join(" ");
-    let ip = *fields.get(url_end)?;
-    let date = *fields.get(url_end + 1)?;
-    let content_type = *fields.get(url_end + 2)?;
-    let length = *fields.last()?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let ip_ok = !ip.is_empty()
-        && ip
-            .bytes()
-            .all(|b| b.is_ascii_hexdigit() || b == b'.' || b == b':' || b == b'-');
-    // A URL starts with a scheme (RFC 2396 §3.1) and its colon.
-    let scheme = url.split_once(':').is_some_and(|(s, _)| {
-        s.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
-            && s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
-    });
-    if !scheme || !ip_ok || !digits(date) || !(12..=14).contains(&date.len()) {
-        return None;
-    }
-    Some(UrlLine {
-        url,
-        ip: ip.to_owned(),
-        date: date.to_owned(),
-        content_type: content_type.to_owned(),
-        length: length.parse().ok().filter(|_| digits(length))?,
-    })
-}
-
-/// The ARC record `raw` (its URL line, block and the line end after it, uncompressed) with its
-/// payload `old` replaced by `new`: the block's HTTP head kept (its `Content-Length` set to the
-/// new length), the URL line kept but for its last field, the block's length (ARC file format
-/// 1.0, "URL record definition": `Archive-length`, v1 and v2 alike).
-///
-/// # Errors
-/// Why the record cannot be written so: no URL line, or a block whose body is not `old` as it
-/// stands (a transfer or content coding the payload was decoded from, damage).
-pub fn replace_payload(raw: &[u8], old: &[u8], new: &[u8]) -> Result<Vec<u8>, String> {
-    let line_end = memchr::memchr(b'\n', raw).ok_or("no URL line")?;
-    let line = raw.get(..line_end).unwrap_or_default();
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let field = line
-        .iter()
-        .rposition(|&b| b == b' ')
-        .ok_or("no length field on the URL line")?;
-    let length: usize = std::str::from_utf8(line.get(field + 1..).unwrap_or_default())
-        .ok()
-        .and_then(|l| l.parse().ok())
-        .ok_or("no length field on the URL line")?;
-    let block_at = line_end + 1;
-    let block = raw
-        .get(block_at..block_at + length)
-        .ok_or("the block is shorter than its Archive-length")?;
-    let head_len = if block.starts_with(b"HTTP/") {
-        let crlf = memchr::memmem::find(block, b"\r\n\r\n").map(|i| i + 4);
-        let lf = memchr::memmem::find(block, b"\n\n").map(|i| i + 2);
-        crlf.into_iter().chain(lf).min().unwrap_or(block.len())
-    } else {
-        0
-    };
-    // The record must end with its block: what follows is its line end, no other record (a
-    // gzip member holding two records is not one record's bytes).
-    let after = raw.get(block_at + length..).unwrap_or_default();
-    if after.iter().any(|b| !matches!(b, b'\r' | b'\n')) {
-        return Err("more than one record follows its block: left as it was".to_owned());
-    }
-    let (head, body) = block.split_at(head_len);
-    if body != old {
-        return Err(
-            "its payload was transfer- or content-decoded from the block: \
-                    left as it was"
-                .to_owned(),
-        );
-    }
-    let mut block = Vec::with_capacity(head.len() + new.len());
-    let mut at = 0;
-    while at < head.len() {
-        let rest = head.get(at..).unwrap_or_default();
-        let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
-        let l = rest.get(..end).unwrap_or_default();
-        match l.get(..15) {
-            Some(n) if n.eq_ignore_ascii_case(b"Content-Length:") => {
-                let eol = if l.ends_with(b"\r\n") { "\r\n" } else { "\n" };
-                block.extend_from_slice(n);
-                block.extend_from_slice(format!(" {}{eol}", new.len()).as_bytes());
-            }
-            _ => block.extend_from_slice(l),
-        }
-        at += end;
-    }
-    block.extend_from_slice(new);
-    let mut out = Vec::with_capacity(raw.len() + new.len());
-    out.extend_from_slice(raw.get(..field + 1).unwrap_or_default());
-    out.extend_from_slice(block.len().to_string().as_bytes());
-    out.extend_from_slice(raw.get(line.len()..block_at).unwrap_or_default());
-    out.extend_from_slice(&block);
-    out.extend_from_slice(raw.get(block_at + length..).unwrap_or_default());
-    Ok(out)
-}
-
-/// The gzip member `r` is at, decompressed, and its compressed length: an `.arc.gz` record's
-/// bytes (a member each), for [`replace_payload`]. `None` when it decompresses to more than
-/// `limit` bytes.
-///
-/// # Errors
-/// When `r` cannot be read, or is no gzip member.
-pub fn read_member<R: BufRead + Seek>(r: &mut R, limit: u64) -> io::Result<Option<(Vec<u8>, u64)>> {
-    let start = r.stream_position()?;
-    let mut out = Vec::new();
-    // bufread::GzDecoder consumes exactly its member (with its trailer) from `r`.
-    let mut member = flate2::bufread::GzDecoder::new(&mut *r);
-    (&mut member).take(limit + 1).read_to_end(&mut out)?;
-    if out.len() as u64 > limit {
-        return Ok(None);
-    }
-    let end = r.stream_position()?;
-    Ok(Some((out, end - start)))
 }
 
 /// An ARC date (`YYYYMMDDhhmmss`, or without the seconds) as a WARC date; another shape as is.
@@ -648,27 +501,6 @@ impl<R: BufRead + Seek> Iterator for Framing<R> {
     }
 }
 
-/// `line` without its `\n` or `\r\n`.
-fn trim_nl(line: &[u8]) -> &[u8] {
-    let l = line.strip_suffix(b"\n").unwrap_or(line);
-    l.strip_suffix(b"\r").unwrap_or(l)
-}
-
-/// Where a URL line starts inside `block` (after a newline), if one does.
-fn find_url_line(block: &[u8], version: u8) -> Option<usize> {
-    let mut from = 0;
-    while let Some(i) = memchr::memchr(b'\n', block.get(from..)?) {
-        let start = from + i + 1;
-        let rest = block.get(start..)?;
-        let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-        if parse_url_line(rest.get(..end)?, version).is_some() {
-            return Some(start);
-        }
-        from = start;
-    }
-    None
-}
-
 /// The file's bytes, decompressed when it is gzip (member after member), with bytes put back
 /// in front, and where each gzip member starts.
 struct Stream<R: BufRead + Seek> {
@@ -916,94 +748,7 @@ impl<R: BufRead + Seek> Stream<R> {
 }
 
 #[cfg(test)]
-mod sniff_tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
-
-    use super::*;
-
-    #[test]
-    fn version_lines() {
-        assert!(looks_like_arc(
-            b"filedesc://x.arc 0.0.0.0 20050614070159 text/plain 77\n1 0 Alexa\n"
-        ));
-        assert!(looks_like_arc(b"filedesc://x.arc"));
-        assert!(!looks_like_arc(b"<html>filedesc://"));
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(
-            &mut gz,
-            b"filedesc://x.arc 0.0.0.0 20050614070159 text/plain 77\n",
-        )
-        .unwrap();
-        assert!(looks_like_arc(&gz.finish().unwrap()));
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut gz, b"WARC/1.0\r\n").unwrap();
-        assert!(!looks_like_arc(&gz.finish().unwrap()));
-    }
-
-    /// A version block past `MAX_LINE` (a hostile length) is not held in memory: it is read
-    /// past, and the records after it are read as usual.
-    #[test]
-    fn a_huge_version_block_is_streamed_past() {
-        let mut arc = b"filedesc://x.arc 0.0.0.0 20050614070159 text/plain 100000\n".to_vec();
-        arc.extend(std::iter::repeat_n(b'1', 100_000));
-        arc.extend_from_slice(b"\n");
-        let page = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>";
-        arc.extend_from_slice(
-            format!(
-                "http://ex.org/a/ 1.2.3.4 20050614070159 text/html {}\n",
-                page.len()
-            )
-            .as_bytes(),
-        );
-        arc.extend_from_slice(page);
-        arc.extend_from_slice(b"\n");
-        let reader = ArcReader::new(std::io::Cursor::new(arc))
-            .unwrap()
-            // As the archive asks: blocks within a bound.
-            .keep(|_, length| length <= 1_000);
-        let records: Vec<Record> = reader
-            .filter_map(|item| match item {
-                Item::Record(r) => Some(r),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(records.len(), 2);
-        assert!(records[0].block.is_none(), "the version block is not held");
-        assert_eq!(records[1].block.as_deref(), Some(&page[..]));
-        assert_eq!(records[1].target_uri(), Some("http://ex.org/a/"));
-    }
-}
+mod sniff_tests;
 
 #[cfg(test)]
-mod write_tests {
-    #![allow(clippy::unwrap_used)]
-    use super::replace_payload;
-
-    /// The URL line's last field and the HTTP Content-Length follow the new payload; a body
-    /// that is not the payload as it stands (chunked here) is refused, not half-written.
-    #[test]
-    fn replace_payload_recomputes_lengths_or_refuses() {
-        let block = "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nabc";
-        let raw = format!(
-            "http://h/ 1.2.3.4 20010101000000 text/html {}\n{block}\n",
-            block.len()
-        );
-        let out = replace_payload(raw.as_bytes(), b"abc", b"abcdef").unwrap();
-        let new_block = "HTTP/1.0 200 OK\r\nContent-Length: 6\r\n\r\nabcdef";
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            format!(
-                "http://h/ 1.2.3.4 20010101000000 text/html {}\n{new_block}\n",
-                new_block.len()
-            )
-        );
-        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
-        let raw = format!(
-            "http://h/ 1.2.3.4 20010101000000 text/html {}\n{chunked}\n",
-            chunked.len()
-        );
-        assert!(replace_payload(raw.as_bytes(), b"abc", b"abcdef").is_err());
-        assert!(replace_payload(b"no newline", b"", b"").is_err());
-        assert!(replace_payload(b"http://h/ 1 2 3 99\nshort\n", b"short", b"x").is_err());
-    }
-}
+mod write_tests;

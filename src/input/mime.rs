@@ -1,7 +1,7 @@
 //! ① MIME messages (`.eml`, `.mht`, `.mhtml`): the part tree, with absolute byte spans into the
 //! input. `mailparse` reads the headings and the transfer encodings behind this adapter; the
 //! multipart bodies are split here, as mailparse splits them but with one linear search per
-//! multipart (issue 21). No other module sees a mailparse type.
+//! multipart. No other module sees a mailparse type.
 //!
 //! `message/rfc822` bodies are descended into (RFC 2046 §5.2.1): the enclosed message is a new
 //! scope for matching (RFC 2557 §7) but its headings are still a base source. Nesting, the number
@@ -14,6 +14,14 @@ use mailparse::{MailHeaderMap, ParsedContentType};
 
 use super::headers::Headers;
 use crate::error::{Diagnostic, DiagnosticCode, Place};
+
+mod framing;
+mod sniff;
+mod transfer;
+
+use framing::{strip_trailing_eol, Delimiters, Framing};
+pub use sniff::{looks_like_mail, looks_like_message};
+use transfer::decode_body;
 
 /// How deep `message/rfc822` nesting is followed (limit "MIME message depth").
 pub const MAX_MESSAGE_DEPTH: usize = 16;
@@ -103,84 +111,6 @@ pub struct MessageTree {
 
 pub use crate::error::MimeError;
 
-/// Whether `bytes` look like a MIME message rather than an HTML document: an RFC 822 heading
-/// (a `Name:` field on the first line, no `<` before it) that names MIME or a content type.
-/// The whole heading counts, up to its blank line (or the end of `bytes`): a mail's MIME
-/// fields may follow kilobytes of `Received:` lines.
-pub fn looks_like_message(bytes: &[u8]) -> bool {
-    let Some((heading, _)) = heading(bytes) else {
-        return false;
-    };
-    let lower = heading.to_ascii_lowercase();
-    [
-        &b"\nmime-version:"[..],
-        b"\ncontent-type:",
-        b"\ncontent-location:",
-    ]
-    .iter()
-    .any(|f| memchr::memmem::find(&lower, f).is_some())
-        || lower.starts_with(b"mime-version:")
-        || lower.starts_with(b"content-type:")
-}
-
-/// Whether `bytes` start with a heading of mail fields only (RFC 5322 §2.2: `Name:` lines and
-/// their folded continuations, up to a blank line) among which at least two of a mail's own
-/// (`From`, `To`, `Subject`, `Date`, `Received`, `Return-Path`, `Message-ID`): a mail without
-/// MIME fields, read as text/plain (RFC 2045 §5.2).
-pub fn looks_like_mail(bytes: &[u8]) -> bool {
-    // The heading must end in a blank line inside `bytes`.
-    let Some((heading, true)) = heading(bytes) else {
-        return false;
-    };
-    let mut known = 0;
-    for line in heading.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.is_empty() || line.starts_with(b" ") || line.starts_with(b"\t") {
-            continue;
-        }
-        let Some(colon) = memchr::memchr(b':', line) else {
-            return false;
-        };
-        let name = line.get(..colon).unwrap_or_default();
-        if name.is_empty() || !name.iter().all(|&b| b.is_ascii_graphic() && b != b':') {
-            return false;
-        }
-        let mail = [
-            &b"from"[..],
-            b"to",
-            b"subject",
-            b"date",
-            b"received",
-            b"return-path",
-            b"message-id",
-        ];
-        known += usize::from(mail.iter().any(|m| name.eq_ignore_ascii_case(m)));
-    }
-    known >= 2
-}
-
-/// The heading `bytes` start with (a BOM passed): up to its blank line, or all of `bytes`;
-/// `None` when the first line is no `Name:` field. The flag: it ends in a blank line.
-fn heading(bytes: &[u8]) -> Option<(&[u8], bool)> {
-    let head = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let first = head.split(|&b| b == b'\n').next()?;
-    let is_field = first.iter().position(|&b| b == b':').is_some_and(|i| {
-        i > 0
-            && first
-                .get(..i)
-                .is_some_and(|n| n.iter().all(|&b| b.is_ascii_graphic() && b != b':'))
-    });
-    if !is_field {
-        return None;
-    }
-    let lf = memchr::memmem::find(head, b"\n\n");
-    let crlf = memchr::memmem::find(head, b"\r\n\r\n");
-    match lf.into_iter().chain(crlf).min() {
-        Some(end) => Some((head.get(..end)?, true)),
-        None => Some((head, false)),
-    }
-}
-
 /// Parses `bytes` into a part tree.
 ///
 /// Headings are read by mailparse; multipart bodies are split here, with one linear search per
@@ -220,107 +150,6 @@ struct Entity<'a> {
     fields_dropped: usize,
     /// How a multipart's body is split ([`Framing`]); `None` for any other entity.
     framing: Option<Framing>,
-}
-
-/// How a multipart's body is split into parts (RFC 2046 §5.1.1), and, when its heading does not
-/// say how, what was done instead (issue 23: read what can be read, as Chromium and mail clients
-/// do, and say so).
-#[derive(Debug, Clone)]
-struct Framing {
-    /// The delimiter (`--boundary`); `None` when the body is read as one part.
-    delimiter: Option<String>,
-    /// What was wrong, and what was read instead: a `mime-malformed` diagnostic.
-    repaired: Option<String>,
-    /// Whether a delimiter line is the delimiter alone (then `--`, then white space: the whole
-    /// line, as Python's email package, MimeKit, stalwart's mail-parser and zbateson's read it),
-    /// or any line that begins with it (RFC 2046 §5.1.1's note, taken only where no line is a
-    /// whole one).
-    whole_line: bool,
-    /// A line that begins with the delimiter but goes on (`--b.REL` where the boundary is `b`:
-    /// Eudora's nested boundaries), not read as a delimiter: where it starts, and the line. Said
-    /// as a `mime` diagnostic, since RFC 2046 would read it as one.
-    ambiguous: Option<(usize, String)>,
-}
-
-impl Framing {
-    /// The declared boundary when it occurs at a line start in the body; else the boundary of the
-    /// body's first `--xxx` line (sniffed, as mail clients do); else, when the body has text,
-    /// the body as one part; `None` for an empty body.
-    fn of(raw: &[u8], body_start: usize, declared: Option<&String>) -> Option<Framing> {
-        if let Some(b) = declared {
-            let d = format!("--{b}");
-            let whole = Delimiters::new(raw, &d, true);
-            if whole.next_line(body_start).is_some() {
-                return Some(Framing {
-                    ambiguous: whole.first_partial(body_start),
-                    delimiter: Some(d),
-                    repaired: None,
-                    whole_line: true,
-                });
-            }
-            if let Some(at) = Delimiters::new(raw, &d, false).next_line(body_start) {
-                return Some(Framing {
-                    ambiguous: Some((at, cut_line(raw, at))),
-                    delimiter: Some(d),
-                    repaired: None,
-                    whole_line: false,
-                });
-            }
-        }
-        let what = match declared {
-            Some(b) => format!("its boundary {b:?} never occurs"),
-            None => "it has no boundary parameter".to_owned(),
-        };
-        let body = raw.get(body_start..).unwrap_or_default();
-        if let Some(b) = sniff_boundary(body) {
-            return Some(Framing {
-                repaired: Some(format!(
-                    "{what}; the boundary {b:?} of its first delimiter line is used"
-                )),
-                delimiter: Some(format!("--{b}")),
-                whole_line: true,
-                ambiguous: None,
-            });
-        }
-        if body.iter().all(u8::is_ascii_whitespace) {
-            return None;
-        }
-        Some(Framing {
-            delimiter: None,
-            repaired: Some(format!(
-                "{what} and no line is a delimiter; its body is read as one part"
-            )),
-            whole_line: true,
-            ambiguous: None,
-        })
-    }
-}
-
-/// The boundary of the first line of `body` that looks like a delimiter: `--` then 1 to 70
-/// characters of RFC 2046 §5.1.1 `bchars`, not ending in a space (trailing whitespace and a
-/// closing `--` are not part of it).
-fn sniff_boundary(body: &[u8]) -> Option<String> {
-    let mut at = 0;
-    loop {
-        let line_start = if at == 0 && body.starts_with(b"--") {
-            0
-        } else {
-            at + memchr::memmem::find(body.get(at..)?, b"\n--")? + 1
-        };
-        let rest = body.get(line_start + 2..)?;
-        let line = rest
-            .get(..memchr::memchr(b'\n', rest).unwrap_or(rest.len()))
-            .unwrap_or_default();
-        let mut b = line.trim_ascii_end();
-        if let Some(open) = b.strip_suffix(b"--") {
-            b = open;
-        }
-        let bchar = |c: &u8| c.is_ascii_alphanumeric() || b"'()+_,-./:=? ".contains(c);
-        if (1..=70).contains(&b.len()) && b.iter().all(bchar) && !b.ends_with(b" ") {
-            return std::str::from_utf8(b).ok().map(str::to_owned);
-        }
-        at = line_start + 2;
-    }
 }
 
 impl<'a> Entity<'a> {
@@ -484,91 +313,6 @@ impl<'a> Entity<'a> {
                 .is_some_and(|at| self.first_closes(at))
         })
     }
-}
-
-/// Finds delimiter lines of one multipart with one precomputed searcher (`memchr::memmem`).
-struct Delimiters<'a, 'd> {
-    raw: &'a [u8],
-    finder: memchr::memmem::Finder<'d>,
-    len: usize,
-    /// Only lines that are the delimiter alone ([`Framing::whole_line`]).
-    whole_line: bool,
-}
-
-impl<'a, 'd> Delimiters<'a, 'd> {
-    fn new(raw: &'a [u8], delimiter: &'d str, whole_line: bool) -> Self {
-        Delimiters {
-            raw,
-            finder: memchr::memmem::Finder::new(delimiter.as_bytes()),
-            len: delimiter.len(),
-            whole_line,
-        }
-    }
-
-    /// Whether the delimiter at `at` is the whole line: then `--` (a close delimiter), then
-    /// spaces and tabs (transport padding), then the line end or the end of the input.
-    fn whole(&self, at: usize) -> bool {
-        let rest = self.raw.get(at + self.len..).unwrap_or_default();
-        let rest = rest.strip_prefix(b"--").unwrap_or(rest);
-        let pad = rest
-            .iter()
-            .take_while(|&&b| b == b' ' || b == b'\t')
-            .count();
-        matches!(rest.get(pad), None | Some(b'\r' | b'\n'))
-    }
-
-    /// The first delimiter at or after `from` that starts a line (or starts at `from`).
-    fn next_line(&self, from: usize) -> Option<usize> {
-        let mut search = from;
-        loop {
-            let at = search + self.finder.find(self.raw.get(search..)?)?;
-            let line_start = at == from || self.raw.get(at.checked_sub(1)?) == Some(&b'\n');
-            if line_start && (!self.whole_line || self.whole(at)) {
-                return Some(at);
-            }
-            search = at + 1;
-        }
-    }
-
-    /// The first line at or after `from` that begins with the delimiter but is no whole
-    /// delimiter line: where it starts, and the line.
-    fn first_partial(&self, from: usize) -> Option<(usize, String)> {
-        let mut search = from;
-        loop {
-            let at = search + self.finder.find(self.raw.get(search..)?)?;
-            let line_start = at == from || self.raw.get(at.checked_sub(1)?) == Some(&b'\n');
-            if line_start && !self.whole(at) {
-                return Some((at, cut_line(self.raw, at)));
-            }
-            search = at + 1;
-        }
-    }
-}
-
-/// The line starting at `at`, without its line end, cut at 80 characters.
-fn cut_line(raw: &[u8], at: usize) -> String {
-    let rest = raw.get(at..).unwrap_or_default();
-    let line = rest
-        .get(..memchr::memchr(b'\n', rest).unwrap_or(rest.len()))
-        .unwrap_or_default();
-    let line = String::from_utf8_lossy(line);
-    let line = line.trim_end();
-    match line.char_indices().nth(80) {
-        Some((cut, _)) => format!("{}…", line.get(..cut).unwrap_or_default()),
-        None => line.to_owned(),
-    }
-}
-
-/// `at` moved back over the LF or CRLF just before it (not before `floor`): that line end
-/// belongs to the delimiter (RFC 2046 §5.1.1).
-fn strip_trailing_eol(raw: &[u8], floor: usize, mut at: usize) -> usize {
-    if at > floor && raw.get(at - 1) == Some(&b'\n') {
-        at -= 1;
-        if at > floor && raw.get(at - 1) == Some(&b'\r') {
-            at -= 1;
-        }
-    }
-    at
 }
 
 /// Whether spans are offsets into the input, or the bytes were decoded first.
@@ -900,66 +644,6 @@ fn add(
     }
 }
 
-/// A leaf's body without its Content-Transfer-Encoding (RFC 2045 §6).
-///
-/// Quoted-printable is decoded here: both mailparse and the quoted_printable crate drop raw 8-bit
-/// bytes in their lenient mode, and Word writes GB2312 text raw inside QP parts. RFC 2045 §6.7
-/// asks a robust decoder to keep what is not a valid escape, which this does. Base64 goes through
-/// mailparse; a body that does not decode is an error, so the part is left as it was rather than
-/// read (and rewritten) in its encoded form.
-fn decode_body(
-    raw: &[u8],
-    transfer_encoding: &str,
-    base64: impl FnOnce() -> Result<Vec<u8>, mailparse::MailParseError>,
-) -> Result<Vec<u8>, String> {
-    match transfer_encoding {
-        "quoted-printable" => Ok(decode_quoted_printable(raw)),
-        "base64" => base64().map_err(|e| e.to_string()),
-        _ => Ok(raw.to_vec()),
-    }
-}
-
-/// RFC 2045 §6.7: `=XX` is a byte, `=` at a line end is a soft break, anything else is kept as
-/// it is (including raw 8-bit bytes and a lone `=`).
-fn decode_quoted_printable(raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    let hex = |b: u8| char::from(b).to_digit(16);
-    while let Some(&b) = raw.get(i) {
-        if b != b'=' {
-            out.push(b);
-            i += 1;
-            continue;
-        }
-        match (
-            raw.get(i + 1).and_then(|&h| hex(h)),
-            raw.get(i + 2).and_then(|&l| hex(l)),
-        ) {
-            (Some(h), Some(l)) => {
-                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
-                i += 3;
-            }
-            // Soft line break, with trailing whitespace tolerated (RFC 2045 §6.7 rule 3).
-            _ => {
-                let mut j = i + 1;
-                while matches!(raw.get(j), Some(b' ' | b'\t')) {
-                    j += 1;
-                }
-                match (raw.get(j), raw.get(j + 1)) {
-                    (Some(b'\r'), Some(b'\n')) => i = j + 2,
-                    (Some(b'\n'), _) => i = j + 1,
-                    (None, _) => i = j,
-                    _ => {
-                        out.push(b'=');
-                        i += 1;
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
 /// RFC 2557 §4.4.3: header values are unfolded and RFC 2047-decoded (mailparse did both); what
 /// remains of folding whitespace inside a URL is removed.
 fn unfold_location(value: &str) -> String {
@@ -1007,7 +691,7 @@ impl MessageTree {
         out
     }
 
-    /// The message's root document (issue 14, RFC 2557 §5): the HTML part a reader of the
+    /// The message's root document (RFC 2557 §5): the HTML part a reader of the
     /// message sees first. From the top: a multipart/related gives its root
     /// ([`MessageTree::related_root`]); a multipart/alternative its last alternative that holds
     /// HTML (RFC 2046 §5.1.4: the last is the richest); any other multipart its first part that

@@ -1,4 +1,4 @@
-//! A message as a page of files (issue 26 item 4): `rewrite MESSAGE --extract DIR` writes the
+//! A message as a page of files: `rewrite MESSAGE --extract DIR` writes the
 //! message's root HTML part and every part it references, directly or through the parts it
 //! references (a stylesheet's images, a frame's parts), each as a file; references to them —
 //! `cid:` (RFC 2392) or a Content-Location (RFC 2557 §8.2) — become relative paths between the

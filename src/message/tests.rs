@@ -3,7 +3,7 @@
 use super::*;
 use crate::pipeline::css_encoding;
 
-/// An MHTML page with a stylesheet part (issue 9 item 8): the stylesheet's `url()` and
+/// An MHTML page with a stylesheet part: the stylesheet's `url()` and
 /// `@import` resolve against its own Content-Location, match the image part, and are
 /// rewritten in place, in its charset and quoted-printable; nothing else changes.
 #[test]
@@ -83,8 +83,8 @@ fn css_parts_are_resolved_and_rewritten_byte_faithfully() {
 }
 
 /// CSS Syntax §3.2: a BOM, the part's charset, a well-formed `@charset "…";` in the first
-/// 1024 bytes (UTF-16 read as UTF-8), else UTF-8; each says which it was (issue 23 item 5:
-/// a stylesheet's `@charset` is not an HTML `<meta>`).
+/// 1024 bytes (UTF-16 read as UTF-8), else UTF-8; each says which it was (a
+/// stylesheet's `@charset` is not an HTML `<meta>`).
 #[test]
 fn css_encoding_says_where_it_came_from() {
     use crate::decode::EncodingSource::*;
@@ -135,7 +135,7 @@ fn css_encoding_says_where_it_came_from() {
 }
 
 /// Every record of a part says the part's media type, and a stylesheet's encoding source
-/// is its own (issue 23 item 5).
+/// is its own.
 #[test]
 fn part_records_carry_content_type_and_css_encoding_source() {
     let message = concat!(

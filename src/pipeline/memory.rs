@@ -1,13 +1,14 @@
 //! The entry points for a document in memory: rewrite it, list its links, its base, its
 //! fragment targets.
 
-use super::analyse::{
-    analyse, decode_and_parse, deliver, into_report, refuse_raw_text_loss, refuse_text_loss,
-    report_base, reserialized_diagnostic, unclaim_loose, write_into, Analysis,
-};
 use super::options::{Engine, EngineChoice, HtmlInput, Options, Rewritten, Written};
+use crate::base::outer_base;
 use crate::decode;
 use crate::engine::stream::Links;
+use crate::engine::{
+    decode_and_parse, refuse_raw_text_loss, refuse_text_loss, reserialized_diagnostic,
+    unclaim_loose, write_into, Analysis, Source,
+};
 use crate::error::Error;
 use crate::report::{BaseRecord, LinkRecord, LinkTally, Report};
 
@@ -102,7 +103,7 @@ fn write_document(
     on_link: &mut dyn FnMut(LinkRecord),
 ) -> Result<(BaseRecord, LinkTally, Engine), Error> {
     let a = analyse(input, options, links)?;
-    if let Analysis::Dom(dom) = &a {
+    if let Some(dom) = a.dom() {
         refuse_text_loss(input.name, dom)?;
         refuse_raw_text_loss(input.name, dom, options)?;
     }
@@ -112,12 +113,9 @@ fn write_document(
     })?;
     // Written from its tree: said, and conditional-comment URLs unclaimed (see `reserialized`).
     let reserialized = matches!(engine, Engine::Serialize(_));
-    let counted = match &a {
-        Analysis::Stream(s) => s.streamed.tally,
-        Analysis::Dom(_) => LinkTally::default(),
-    };
+    let counted = a.tally();
     let mut kept = 0;
-    let mut base = deliver(a, None, input.bytes, &mut |mut l| {
+    let mut base = a.deliver(None, input.bytes, &mut |mut l| {
         if reserialized {
             kept += usize::from(unclaim_loose(&mut l));
         }
@@ -129,13 +127,32 @@ fn write_document(
     Ok((base, counted, engine))
 }
 
+/// A document in memory through the engines' entry, its outer base established from its
+/// layers.
+pub(super) fn analyse(
+    input: &HtmlInput<'_>,
+    options: &Options,
+    links: Links,
+) -> Result<Analysis, Error> {
+    let mut diagnostics = input.diagnostics.clone();
+    let outer = outer_base(&input.layers, options.rewrite.resolve, &mut diagnostics)?;
+    let source = Source {
+        name: input.name,
+        bytes: input.bytes,
+        charset: input.charset.as_deref(),
+        outer: &outer,
+        diagnostics,
+    };
+    crate::engine::analyse(source, options, links)
+}
+
 /// Every link of an HTML document with its resolution, and the document's base.
 ///
 /// # Errors
 /// As [`rewrite()`].
 pub fn links(input: &HtmlInput<'_>, options: &Options) -> Result<Report, Error> {
     let a = analyse(input, options, Links::Keep)?;
-    Ok(into_report(a, None, input.bytes))
+    Ok(a.into_report(None, input.bytes))
 }
 
 /// The base record of an HTML document alone: [`links()`] without the link records, whose
@@ -145,7 +162,7 @@ pub fn links(input: &HtmlInput<'_>, options: &Options) -> Result<Report, Error> 
 /// As [`links()`].
 pub fn base(input: &HtmlInput<'_>, options: &Options) -> Result<BaseRecord, Error> {
     let a = analyse(input, options, Links::Tally)?;
-    Ok(report_base(&a, None))
+    Ok(a.base_record(None))
 }
 
 /// The fragment targets of an HTML document: every `id`, and the `name` of every `a` (HTML LS

@@ -108,7 +108,7 @@ pub enum Engine {
     Splice,
     /// The tree serialized, because the splicer could not match the plan exactly (the reason),
     /// or `--output-charset` asked for another encoding (`None`).
-    Serialize(Option<crate::engine::Fallback>),
+    Serialize(Option<crate::engine::fallback::Fallback>),
 }
 
 /// What [`rewrite_to`](crate::pipeline::rewrite_to) wrote.

@@ -1,12 +1,12 @@
 //! The entry points for a document in a file of any size, read as a stream (and a large
 //! document in memory, read the same way): memory stays flat in the size of the page.
 
-use super::analyse::{analyse, deliver, encoding_diagnostics, sniffed};
-use super::memory::{links, rewrite};
+use super::memory::{analyse, links, rewrite};
 use super::options::{Engine, EngineChoice, HtmlInput, Options, PathInput, Written};
 use crate::base::outer_base;
-use crate::decode::{self, Decoded};
+use crate::decode;
 use crate::engine::stream::Links;
+use crate::engine::{encoding_diagnostics, sniffed};
 use crate::error::{Diagnostic, Error};
 use crate::report::{BaseRecord, LinkRecord, LinkTally};
 use crate::rewrite;
@@ -105,7 +105,7 @@ fn open_file(
 /// Test hook, not part of the API: [`rewrite_path`] (with `out`) or [`links_path`] (without)
 /// reading the document through `open` (called once per read of it, each time from its start)
 /// instead of opening `input.path`, which is not used. The streaming engine's chunks are what
-/// the readers return, so a test can put a chunk boundary anywhere (issue 22 item 5: every
+/// the readers return, so a test can put a chunk boundary anywhere (every
 /// golden through 1-byte, 61-byte and random chunks).
 ///
 /// # Errors
@@ -181,26 +181,25 @@ impl std::io::Write for Counting<'_> {
     }
 }
 
-/// A streamed document's base record, from what the streaming engine found.
+/// A streamed document's base record, from what the streaming engine found; `diagnostics`:
+/// what was found about it before.
 fn streamed_base_record(
-    base: &crate::Base,
-    decoded: &Decoded,
+    file: crate::engine::stream::StreamedFile,
     mut diagnostics: Vec<Diagnostic>,
-    found: Vec<Diagnostic>,
-    malformed: bool,
 ) -> BaseRecord {
+    let decoded = &file.decoded;
     diagnostics.extend(encoding_diagnostics(decoded));
-    if malformed {
+    if file.malformed {
         diagnostics.push(Diagnostic::new(
             crate::error::DiagnosticCode::Encoding,
             decode::malformed_note(decoded.encoding),
         ));
     }
-    diagnostics.extend(found);
+    diagnostics.extend(file.diagnostics);
     BaseRecord {
         origin: crate::report::Origin::default(),
-        base: base.uri.as_ref().map(|u| u.to_string()),
-        base_source: base.source,
+        base: file.base.uri.as_ref().map(|u| u.to_string()),
+        base_source: file.base.source,
         encoding: decoded.encoding.name(),
         encoding_source: decoded.source,
         diagnostics,
@@ -249,15 +248,19 @@ fn stream_path<'r>(
                 &options.rewrite,
                 out,
             ) {
-                Ok((base, found, malformed, tally)) => {
-                    let record =
-                        streamed_base_record(&base, &decoded, diagnostics, found, malformed);
-                    return Ok((record, Engine::Stream, tally));
+                Ok(file) => {
+                    let tally = file.tally;
+                    return Ok((
+                        streamed_base_record(file, diagnostics),
+                        Engine::Stream,
+                        tally,
+                    ));
                 }
                 Err(StreamError::Io(e)) => return Err(io_error(e)),
                 // The engine has taken back what it wrote.
-                Err(StreamError::Fallback(why)) => {
-                    let dom = dom_path(input, open, options, Some(out), on_link, Some(why))?;
+                Err(e) => {
+                    let why = Some(e.fallback());
+                    let dom = dom_path(input, open, options, Some(out), on_link, why)?;
                     return Ok((dom.0, dom.1, LinkTally::default()));
                 }
             }
@@ -267,42 +270,45 @@ fn stream_path<'r>(
         StreamOut::Links => (false, writer(&mut sink)),
     };
     let mut fallback = None;
-    // The links' positions are read from a reader of their own (issue 25).
+    // The links' positions are read from a reader of their own.
     let open = std::cell::RefCell::new(open);
     let mut reopen = || (open.borrow_mut())();
     let mut reopen_for_positions = || (open.borrow_mut())();
     if streaming {
-        let mut counted = Counting {
-            inner: &mut *out,
-            written: 0,
-        };
-        let mut sweep = crate::position::Sweep::new(&mut reopen_for_positions, decoded.encoding);
-        let mut deliver = |l: rewrite::Link| {
-            let position = l.offset.and_then(|o| sweep.position(o));
-            on_link(LinkRecord::new(&l, None).at(position));
-        };
-        match crate::engine::stream::run_streaming(
+        match crate::engine::stream::settle_streaming(
             &mut reopen,
             &decoded,
             &outer,
             &options.rewrite,
-            &mut counted,
-            &mut deliver,
         ) {
-            Ok((base, found, malformed)) => {
-                let record = streamed_base_record(&base, &decoded, diagnostics, found, malformed);
-                return Ok((record, Engine::Stream, LinkTally::default()));
+            Ok(settled) => {
+                let mut counted = Counting {
+                    inner: &mut *out,
+                    written: 0,
+                };
+                let encoding = settled.decoded.encoding;
+                let mut sweep = crate::position::Sweep::new(&mut reopen_for_positions, encoding);
+                let mut deliver = |l: rewrite::Link| {
+                    let position = l.offset.and_then(|o| sweep.position(o));
+                    on_link(LinkRecord::new(&l, None).at(position));
+                };
+                match settled.write(&mut reopen, &mut counted, &mut deliver) {
+                    Ok(file) => {
+                        let record = streamed_base_record(file, diagnostics);
+                        return Ok((record, Engine::Stream, LinkTally::default()));
+                    }
+                    Err(StreamError::Io(e)) => return Err(io_error(e)),
+                    // Pass 1 saw nothing of this: the file changed between the two reads.
+                    Err(_) if counted.written > 0 => {
+                        return Err(Error::Changed {
+                            input: name.to_owned(),
+                        })
+                    }
+                    Err(e) => fallback = Some(e.fallback()),
+                }
             }
             Err(StreamError::Io(e)) => return Err(io_error(e)),
-            Err(StreamError::Fallback(why)) => {
-                if counted.written > 0 {
-                    // Pass 1 saw nothing of this: the file changed between the two reads.
-                    return Err(Error::Changed {
-                        input: name.to_owned(),
-                    });
-                }
-                fallback = Some(why);
-            }
+            Err(e) => fallback = Some(e.fallback()),
         }
     }
     let out = rewriting.then_some(out);
@@ -331,7 +337,7 @@ fn dom_path<'r>(
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(io_error)?;
     let mut html_diagnostics = input.diagnostics.clone();
-    html_diagnostics.extend(why.and_then(crate::engine::Fallback::diagnostic));
+    html_diagnostics.extend(why.map(crate::engine::Fallback::diagnostic));
     let html = HtmlInput {
         name,
         bytes: &bytes,
@@ -378,7 +384,7 @@ pub fn links_each(
     // The streamed path does not read conditional comments (`--conditional-comments`).
     if input.bytes.len() <= KEEP_LINKS_UP_TO || options.conditional_comments == Some(true) {
         let a = analyse(input, options, Links::Keep)?;
-        return Ok(deliver(a, None, input.bytes, on_link));
+        return Ok(a.deliver(None, input.bytes, on_link));
     }
     let streamed = PathInput {
         name: input.name,

@@ -1,4 +1,4 @@
-//! URLs inside downlevel-hidden conditional comments (issue 14):
+//! URLs inside downlevel-hidden conditional comments:
 //! `<!--[if gte vml 1]> <v:imagedata src="image001.png"/> <![endif]-->`.
 //!
 //! Browsers ignore these comments, but Outlook and Word render their markup (VML backgrounds,
@@ -24,6 +24,36 @@ const URL_ATTRIBUTES: &[&str] = &[
     "action",
     "lowsrc",
 ];
+
+/// The URL attributes inside the conditional comments of `bytes`, resolved like the tree's
+/// against `base`, each with its value's range in the document.
+pub(crate) fn urls(
+    bytes: &[u8],
+    base: &crate::Base,
+    outer: &crate::base::Outer,
+    options: &super::RewriteOptions,
+    encoding: &'static Encoding,
+) -> Vec<(Range<usize>, super::LooseUrl)> {
+    let found: Vec<_> = scan(bytes, encoding)
+        .into_iter()
+        .filter_map(|u| {
+            let raw = bytes.get(u.range.clone())?;
+            let value = crate::splice::decode_attribute(raw, encoding)?;
+            Some((u.range, (u.element, u.attribute, value)))
+        })
+        .collect();
+    let values: Vec<_> = found.iter().map(|(_, v)| v.clone()).collect();
+    let planned = super::plan_loose_urls(base, outer, options, encoding, &values);
+    found
+        .into_iter()
+        .map(|(r, _)| r)
+        .zip(planned)
+        .map(|(range, mut url)| {
+            url.link.offset = Some(range.start);
+            (range, url)
+        })
+        .collect()
+}
 
 /// One URL attribute inside a conditional comment.
 #[derive(Debug, Clone, PartialEq, Eq)]

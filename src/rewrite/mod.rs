@@ -11,6 +11,7 @@ pub(crate) mod css;
 pub(crate) mod refresh;
 pub(crate) mod srcset;
 pub(crate) mod targets;
+mod resolve;
 mod types;
 
 use std::ops::Range;
@@ -31,6 +32,7 @@ use targets::{Kind, Role};
 /// stands for the links not followed.
 pub(crate) const MAX_NESTING: usize = 8;
 
+pub(crate) use types::LinkFacts;
 pub use types::{
     Edit, EditTarget, KeptAbsolute, Link, LinkKind, Relink, Relinked, Relinker, RewriteOptions,
 };
@@ -99,6 +101,67 @@ pub(crate) fn plan_loose_urls(
         .collect()
 }
 
+/// `--drop-base`: whether `link` still needs a base element once the bases go, so the chosen one
+/// must stay (made absolute): a relative reference left as written (unresolvable, without a
+/// base, or in `<noscript>` markup that could not be written back; not the href of a base
+/// element of the document, `own_base`, which is no reference resolved against the base), or
+/// one whose meaning the base's removal would change.
+pub(crate) fn needs_base_element(
+    link: &Link,
+    own_base: bool,
+    base: &Base,
+    outer: &Outer,
+    options: &RewriteOptions,
+) -> bool {
+    let still_relative = !own_base
+        && link.diagnostic.as_ref().is_some_and(|d| match d.code {
+            crate::error::DiagnosticCode::Unresolvable | crate::error::DiagnosticCode::NoBase => {
+                true
+            }
+            crate::error::DiagnosticCode::NoscriptKept => {
+                link.resolved.as_deref() != Some(link.original.as_str())
+            }
+            _ => false,
+        });
+    still_relative || changes_meaning_without_base(link, base, outer, options)
+}
+
+/// `--same-scheme compat` (RFC profiles): `http:g` kept as written because the `<base>` has
+/// another scheme is relative to the base left once the `<base>` goes, when that one is http:.
+/// It has no absolute form to write (it is absolute already), so the `<base>` must stay.
+fn changes_meaning_without_base(
+    link: &Link,
+    base: &Base,
+    outer: &Outer,
+    options: &RewriteOptions,
+) -> bool {
+    let compat = options.resolve.profile != Profile::Whatwg
+        && options.resolve.same_scheme == SameScheme::Compat;
+    let (Some(after), Some(now)) = (outer.base.uri.as_ref(), base.uri.as_ref()) else {
+        return false;
+    };
+    let reference = UriRef::parse(link.original.trim_matches(is_ascii_whitespace));
+    compat
+        && !link.rewritten
+        && reference.authority.is_none()
+        && reference.scheme.is_some_and(|scheme| {
+            scheme.eq_ignore_ascii_case(after.scheme())
+                && !scheme.eq_ignore_ascii_case(now.scheme())
+                && crate::uri::is_known_hierarchical(scheme)
+        })
+}
+
+/// `--drop-base` could not be done: what is said when the base element stays.
+pub(crate) fn base_kept(count: usize) -> Diagnostic {
+    Diagnostic::new(
+        crate::error::DiagnosticCode::BaseKept,
+        format!(
+            "the base element is kept although dropping it was asked for: {count} relative \
+             reference(s) could not be made absolute and still need it"
+        ),
+    )
+}
+
 /// The outcome for one URL value.
 struct Outcome {
     resolved: Option<String>,
@@ -145,6 +208,9 @@ pub(crate) struct Planner<'a> {
 pub(crate) struct Found {
     pub(crate) edits: Vec<Edit>,
     pub(crate) links: Vec<Link>,
+    /// Links that are only counted: what the count reads of each URL value, instead of its
+    /// [`Link`] record (a `<base>` and nested documents still give records).
+    pub(crate) counted: Option<Vec<LinkFacts>>,
 }
 
 impl<'a> Planner<'a> {
@@ -279,104 +345,123 @@ impl<'a> Planner<'a> {
         });
     }
 
-    /// docs/html-rules.md §2–§3 for the attributes of one element.
+    /// docs/html-rules.md §2–§3 for the attributes of one element, each read where the element
+    /// holds it (no copy of its name or value).
     pub(crate) fn attributes(
         &self,
         out: &mut Found,
         element: &impl ElementView,
         chosen_base: Option<NodeId>,
     ) {
-        let mut attrs = Vec::new();
-        element.for_each_attr(&mut |ns, name, value| {
-            if let Some(row) = targets::classify(element, ns, name) {
-                attrs.push((ns, name.to_owned(), value.to_owned(), row));
-            }
-        });
-        if attrs.is_empty() {
-            return;
-        }
         // HTML 4.01 §13.3: classid, archive (and applet's code) are relative to codebase.
-        let codebase = attrs
-            .iter()
-            .any(|(_, _, _, r)| r.role == Role::CodebaseRelative)
+        let mut codebase_relative = false;
+        element.for_each_attr(&mut |ns, name, _| {
+            codebase_relative |= targets::classify(element, ns, name)
+                .is_some_and(|row| row.role == Role::CodebaseRelative);
+        });
+        let codebase = codebase_relative
             .then(|| self.codebase_resolver(element))
             .flatten();
-        for (ns, name, value, row) in attrs {
-            let attribute = match ns {
-                AttrNs::XLink => format!("xlink:{name}"),
-                _ => name.clone(),
+        element.for_each_attr(&mut |ns, name, value| {
+            let Some(row) = targets::classify(element, ns, name) else {
+                return;
             };
-            if Some(element.id()) == chosen_base && name == "href" {
-                self.base_href(out, element, &value);
-                continue;
+            self.attribute(
+                out,
+                element,
+                chosen_base,
+                codebase.as_ref(),
+                (ns, name, value),
+                row,
+            );
+        });
+    }
+
+    /// One attribute of [`Planner::attributes`] that the table lists (`row`).
+    fn attribute(
+        &self,
+        out: &mut Found,
+        element: &impl ElementView,
+        chosen_base: Option<NodeId>,
+        codebase: Option<&Resolver>,
+        (ns, name, value): (AttrNs, &str, &str),
+        row: &targets::Row,
+    ) {
+        let attribute: std::borrow::Cow<'_, str> = match ns {
+            AttrNs::XLink => format!("xlink:{name}").into(),
+            _ => name.into(),
+        };
+        if Some(element.id()) == chosen_base && name == "href" {
+            self.base_href(out, element, value);
+            return;
+        }
+        if row.kind == Kind::Srcdoc {
+            self.srcdoc(out, element, value);
+            return;
+        }
+        let resolver = match row.role {
+            Role::CodebaseRelative => codebase.or(self.resolver.as_ref()),
+            Role::DocumentRelative => self.document_resolver.as_ref().or(self.resolver.as_ref()),
+            _ => self.resolver.as_ref(),
+        };
+        // A fragment alone in SVG is local, except on the navigation link svg:a.
+        let local_fragments = row.role == Role::SvgReference && element.name() != "a";
+        let ctx = UrlContext {
+            comma_list: row.kind == Kind::CommaList,
+            node: element.id(),
+            element: element.name(),
+            attribute: Some(&attribute),
+            role: row.role,
+            local_fragments,
+            resolver,
+        };
+        let new = match row.kind {
+            Kind::Url => {
+                let whole = 0..value.len();
+                self.splice(out, &ctx, value, LinkKind::Url, std::iter::once(whole))
             }
-            if row.kind == Kind::Srcdoc {
-                self.srcdoc(out, element, &value);
-                continue;
-            }
-            let resolver = match row.role {
-                Role::CodebaseRelative => codebase.as_ref().or(self.resolver.as_ref()),
-                Role::DocumentRelative => {
-                    self.document_resolver.as_ref().or(self.resolver.as_ref())
-                }
-                _ => self.resolver.as_ref(),
-            };
-            // A fragment alone in SVG is local, except on the navigation link svg:a.
-            let local_fragments = row.role == Role::SvgReference && element.name() != "a";
-            let ctx = UrlContext {
-                comma_list: row.kind == Kind::CommaList,
+            Kind::Srcset => self.splice(
+                out,
+                &ctx,
+                value,
+                LinkKind::Srcset,
+                srcset::srcset_urls(value),
+            ),
+            Kind::SpaceList => self.splice(
+                out,
+                &ctx,
+                value,
+                LinkKind::List,
+                srcset::space_separated_urls(value),
+            ),
+            Kind::CommaList => self.splice(
+                out,
+                &ctx,
+                value,
+                LinkKind::List,
+                srcset::comma_separated_urls(value),
+            ),
+            Kind::Refresh => self.splice(
+                out,
+                &ctx,
+                value,
+                LinkKind::Refresh,
+                refresh::refresh_url(value),
+            ),
+            Kind::Css => self.css(out, &ctx, value, css::CssKind::Declarations),
+            Kind::Srcdoc => None,
+        };
+        if let Some(new) = new {
+            out.edits.push(Edit {
                 node: element.id(),
-                element: element.name(),
-                attribute: Some(&attribute),
-                role: row.role,
-                local_fragments,
-                resolver,
-            };
-            let new = match row.kind {
-                Kind::Url => {
-                    let whole = 0..value.len();
-                    self.splice(out, &ctx, &value, LinkKind::Url, std::iter::once(whole))
-                }
-                Kind::Srcset => self.splice(
-                    out,
-                    &ctx,
-                    &value,
-                    LinkKind::Srcset,
-                    srcset::srcset_urls(&value),
-                ),
-                Kind::SpaceList => self.splice(
-                    out,
-                    &ctx,
-                    &value,
-                    LinkKind::List,
-                    srcset::space_separated_urls(&value),
-                ),
-                Kind::CommaList => self.splice(
-                    out,
-                    &ctx,
-                    &value,
-                    LinkKind::List,
-                    srcset::comma_separated_urls(&value),
-                ),
-                Kind::Refresh => self.splice(
-                    out,
-                    &ctx,
-                    &value,
-                    LinkKind::Refresh,
-                    refresh::refresh_url(&value),
-                ),
-                Kind::Css => self.css(out, &ctx, &value, css::CssKind::Declarations),
-                Kind::Srcdoc => None,
-            };
-            if let Some(new) = new {
-                out.edits.push(Edit {
-                    node: element.id(),
-                    target: EditTarget::Attribute { ns, name },
-                    old: value,
-                    new,
-                    reason: row.source,
-                });
-            }
+                target: EditTarget::Attribute {
+                    ns,
+                    name: name.to_owned(),
+                },
+                old: value.to_owned(),
+                new,
+                reason: row.source,
+            });
         }
     }
 
@@ -605,6 +690,18 @@ impl<'a> Planner<'a> {
         outcome: Outcome,
         rewritten: bool,
     ) {
+        if let Some(counted) = &mut out.counted {
+            counted.push(LinkFacts {
+                same_document: outcome.same_document,
+                resolved: outcome.resolved.is_some(),
+                relinked: outcome.relinked,
+                profile_sensitive: outcome
+                    .diagnostic
+                    .as_ref()
+                    .is_some_and(|d| d.code == crate::error::DiagnosticCode::ProfileSensitive),
+            });
+            return;
+        }
         out.links.push(Link {
             node: ctx.node,
             element: ctx.element.to_owned(),
@@ -621,228 +718,6 @@ impl<'a> Planner<'a> {
             offset: None,
             relinked: outcome.relinked,
         });
-    }
-
-    /// docs/html-rules.md §3 for one URL value; then, with [`RewriteOptions::relink`], the form the
-    /// caller wants written (a relative path in an offline mirror).
-    fn resolve_value(&self, ctx: &UrlContext<'_>, raw: &str, in_css: bool) -> Outcome {
-        let mut outcome = self.resolve_url(ctx, raw, in_css);
-        // Written and reported as a URI, in every profile (issue 24): a space or a non-ASCII
-        // character resolved by an RFC profile is percent-encoded as a browser would send it.
-        if let Some(resolved) = &outcome.resolved {
-            if let std::borrow::Cow::Owned(valid) = crate::uri::valid_uri(resolved, self.encoding) {
-                if outcome.replacement.as_ref() == Some(resolved) {
-                    outcome.replacement = Some(valid.clone());
-                }
-                outcome.resolved = Some(valid);
-            }
-        }
-        if let (Some(relink), Some(resolved)) = (&self.options.relink, &outcome.resolved) {
-            // A document without a URL of its own (a mail part with no Content-Location) is
-            // `""`: a relinker that needs it declines, one that knows its file does not.
-            let document = self.document_uri.as_ref().map_or("", |d| d.as_str());
-            if let Some(text) = relink.0.relink(document, resolved) {
-                outcome.replacement =
-                    (text != raw.trim_matches(is_ascii_whitespace)).then_some(text);
-                outcome.relinked = Some(Relinked::Relative);
-            } else {
-                let why = relink.0.why_absolute(document, resolved);
-                outcome.relinked = Some(Relinked::Absolute(why));
-            }
-        }
-        if outcome.replacement.is_none() && self.written != self.encoding {
-            outcome.replacement = self.transcoding_safe(raw);
-        }
-        outcome
-    }
-
-    /// A value left as written, in the form that keeps its meaning once the output is
-    /// transcoded: the URL Standard encodes a query's non-ASCII characters in the document's
-    /// encoding ("query state"), so re-encoded text would name another URL (`?ß` in
-    /// windows-1252 is `?%DF`, in UTF-8 `?%C3%9F`). `None` when the two read it alike.
-    fn transcoding_safe(&self, raw: &str) -> Option<String> {
-        let value = raw.trim_matches(is_ascii_whitespace);
-        let valid = crate::uri::valid_uri(value, self.encoding);
-        (valid != crate::uri::valid_uri(value, self.written)).then(|| valid.into_owned())
-    }
-
-    fn resolve_url(&self, ctx: &UrlContext<'_>, raw: &str, in_css: bool) -> Outcome {
-        let value = raw.trim_matches(is_ascii_whitespace);
-        let keep = |resolved: Option<String>,
-                    same_document: bool,
-                    diagnostic: Option<Diagnostic>| Outcome {
-            resolved,
-            replacement: None,
-            same_document,
-            diagnostic,
-            relinked: None,
-        };
-        // Left as it was: the resolver (or the URL parser) refused it.
-        let unresolvable = |e: crate::uri::ResolveError| {
-            let d = Diagnostic::new(crate::error::DiagnosticCode::Unresolvable, e.to_string());
-            keep(None, false, Some(d))
-        };
-        if value.is_empty() {
-            return match ctx.role {
-                // `<a href="">` is the current document: same-document policy below.
-                Role::Hyperlink => self.same_document(ctx, ""),
-                // `action=""` submits to the document URL, whatever the base: kept.
-                Role::FormAction => keep(
-                    self.document_uri
-                        .as_ref()
-                        .map(|u| u.without_fragment().to_owned()),
-                    true,
-                    None,
-                ),
-                _ => keep(
-                    None,
-                    false,
-                    Some(Diagnostic::new(
-                        crate::error::DiagnosticCode::EmptyUrl,
-                        "an empty value names no resource; kept empty",
-                    )),
-                ),
-            };
-        }
-        let reference = UriRef::parse(value);
-        if self.stays_absolute(&reference) {
-            // docs/html-rules.md §3: absolute references stay byte-identical. Under the whatwg profile
-            // the report still gives what a browser makes of them (`new URL(ref, base)`, issue
-            // 10): the URL Standard parses absolute URLs too (`https:x` is `https://x/`, a bad
-            // host fails), and the browser reads the unchanged bytes the same way.
-            if self.options.resolve.profile == Profile::Whatwg {
-                // Without any base, as `new URL(ref)` reads it: the same serialization.
-                let parsed = match ctx.resolver {
-                    Some(resolver) => resolver.resolve(value).map(|r| r.uri),
-                    None => crate::uri::whatwg_absolute(value, self.encoding),
-                };
-                return match parsed {
-                    Ok(uri) => {
-                        let diagnostic = self.profile_sensitive(ctx.resolver, value, &uri);
-                        keep(Some(uri), false, diagnostic)
-                    }
-                    Err(e) => unresolvable(e),
-                };
-            }
-            // `http:g` is absolute here, relative to an http: base in a browser.
-            let diagnostic = self.profile_sensitive(ctx.resolver, value, value);
-            return keep(Some(value.to_owned()), false, diagnostic);
-        }
-        if reference.is_same_document() {
-            if in_css || ctx.local_fragments {
-                // `url(#x)` and SVG `href="#x"` are local references whatever the base.
-                let at = self.document_uri.as_ref().or(self.base.uri.as_ref());
-                return keep(
-                    at.map(|u| format!("{}{value}", u.without_fragment())),
-                    true,
-                    None,
-                );
-            }
-            return self.same_document(ctx, value);
-        }
-        let Some(resolver) = ctx.resolver else {
-            return keep(
-                None,
-                false,
-                Some(Diagnostic::new(
-                    crate::error::DiagnosticCode::NoBase,
-                    "no base URI: the relative reference is left as it was",
-                )),
-            );
-        };
-        match resolver.resolve(value) {
-            Ok(r) => {
-                let resolved = r.uri;
-                let replacement =
-                    (resolved != raw && !is_fictitious(&resolved)).then(|| resolved.clone());
-                let diagnostic = self.profile_sensitive(Some(resolver), value, &resolved);
-                Outcome {
-                    resolved: Some(resolved),
-                    replacement,
-                    same_document: false,
-                    diagnostic,
-                    relinked: None,
-                }
-            }
-            Err(e) => unresolvable(e),
-        }
-    }
-
-    /// The `profile-sensitive` diagnostic, when the other side of the RFC 2396 / URL Standard
-    /// divide resolves `value` against the same base to another URL (`crate::uri::Contrast`
-    /// says where the two part ways).
-    fn profile_sensitive(
-        &self,
-        resolver: Option<&Resolver>,
-        value: &str,
-        resolved: &str,
-    ) -> Option<Diagnostic> {
-        let contrast = self.contrast.as_ref()?;
-        // Only links resolved against the document's base (not a nested document's).
-        if !std::ptr::eq(resolver?, self.resolver.as_ref()?) {
-            return None;
-        }
-        let other = contrast.other(value, resolved)?;
-        let (rfc, profile, whatwg) = match self.options.resolve.profile {
-            Profile::Whatwg => (other, contrast.profile(), resolved.to_owned()),
-            p => (resolved.to_owned(), p, other),
-        };
-        Some(Diagnostic::new(
-            crate::error::DiagnosticCode::ProfileSensitive,
-            format!(
-                "{} resolves it to {rfc}; whatwg (the URL Standard, as browsers) to {whatwg}",
-                profile.name()
-            ),
-        ))
-    }
-
-    /// A same-document reference (`#x`, or `""` on a hyperlink): kept when the base is the
-    /// document's own URL, else written in absolute form (docs/html-rules.md §3).
-    fn same_document(&self, ctx: &UrlContext<'_>, value: &str) -> Outcome {
-        let resolved = ctx
-            .resolver
-            .and_then(|r| r.resolve(value).ok())
-            .map(|r| r.uri);
-        let replacement = match &resolved {
-            Some(r) if !self.keep_same_document && r != value && !is_fictitious(r) => {
-                Some(r.clone())
-            }
-            _ => None,
-        };
-        Outcome {
-            resolved,
-            replacement,
-            same_document: true,
-            diagnostic: None,
-            relinked: None,
-        }
-    }
-
-    /// Whether a reference with a scheme is left alone. It is, unless the profile reads it as
-    /// relative: the same-scheme loophole of RFC 2396 §5.2 step 3 (`--same-scheme compat`), or
-    /// WHATWG's rule for a special scheme equal to the base's without `//` (`http:g`).
-    fn stays_absolute(&self, reference: &UriRef<'_>) -> bool {
-        let Some(scheme) = reference.scheme else {
-            return false;
-        };
-        let Some(base) = self.base.uri.as_ref() else {
-            return true;
-        };
-        let same = scheme.eq_ignore_ascii_case(base.scheme()) && reference.authority.is_none();
-        let relative = match self.options.resolve.profile {
-            // `http:g` means `http://g/` against a base of another scheme, but is relative to an
-            // http: base: once --drop-base removes the base, the document's own URL may be one.
-            // Written in absolute form, it means the same under any base.
-            Profile::Whatwg if self.options.drop_base => {
-                is_special(scheme) && reference.authority.is_none()
-            }
-            Profile::Whatwg => same && is_special(scheme),
-            _ => {
-                same && self.options.resolve.same_scheme == SameScheme::Compat
-                    && crate::uri::is_known_hierarchical(scheme)
-            }
-        };
-        !relative
     }
 }
 

@@ -24,8 +24,8 @@ pub trait Relink: Send + Sync {
     /// whose resolution is `resolved`; `None` to write `resolved`.
     fn relink(&self, document: &str, resolved: &str) -> Option<String>;
 
-    /// Why a link [`Relink::relink`] declined is written absolute, for a run's summary (issue
-    /// 24: an offline mirror says what it left on the web and why).
+    /// Why a link [`Relink::relink`] declined is written absolute, for a run's summary (an
+    /// offline mirror says what it left on the web and why).
     fn why_absolute(&self, _document: &str, _resolved: &str) -> KeptAbsolute {
         KeptAbsolute::Declined
     }
@@ -96,6 +96,16 @@ impl PartialEq for Relinker {
 }
 
 impl Eq for Relinker {}
+
+/// What a count of links reads of one (`crate::report::LinkTally`), where the link itself is
+/// not kept: counting then allocates nothing per link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LinkFacts {
+    pub same_document: bool,
+    pub resolved: bool,
+    pub relinked: Option<Relinked>,
+    pub profile_sensitive: bool,
+}
 
 /// The form a URL occurrence takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -162,6 +162,31 @@ pub(crate) fn read(content: Content<'_>, threshold: u64) -> io::Result<Loaded<'_
     }
 }
 
+/// A message of an mbox, whole ([`super::Source::next_message`]): what `rewrite --extract`
+/// makes a page of, a message at a time.
+#[derive(Debug, Clone)]
+pub struct MboxPage {
+    /// Its place in the mbox, from 0.
+    pub index: usize,
+    /// How it is named in errors (`box.mbox message 2 (offset 512)`).
+    pub name: String,
+    /// The message, `>From ` lines unquoted.
+    pub bytes: Vec<u8>,
+    /// The outer layers given for the mbox.
+    pub layers: BaseLayers,
+}
+
+impl MboxPage {
+    /// The message, as a message is given.
+    pub fn input(&self) -> MessageInput<'_> {
+        MessageInput {
+            name: &self.name,
+            bytes: &self.bytes,
+            layers: self.layers.clone(),
+        }
+    }
+}
+
 /// A MIME message and what is known about it from outside.
 #[derive(Debug, Clone, Default)]
 pub struct MessageInput<'a> {

@@ -41,6 +41,8 @@ pub(crate) struct Mbox<'a> {
     written: u64,
     /// Whether the bytes before the first message have been looked at.
     preamble_said: bool,
+    /// A message read whole ([`Reader::next_message`]) and given at the next call.
+    waiting: Option<io::Result<MboxMessage>>,
 }
 
 impl<'a> Mbox<'a> {
@@ -65,6 +67,7 @@ impl<'a> Mbox<'a> {
             held: VecDeque::new(),
             written: 0,
             preamble_said: false,
+            waiting: None,
         })
     }
 
@@ -81,20 +84,27 @@ impl<'a> Mbox<'a> {
         if std::mem::replace(&mut self.preamble_said, true) {
             return;
         }
-        let preamble = self.reader.preamble();
-        if preamble > 0 {
+        if let Some(said) = self.preamble() {
             self.incomplete = true;
             self.pending.push_back(Item::Skipped(Skipped {
-                said: vec![format!(
-                    "{}: {preamble} byte{} before the first `From ` line belong to no message: \
-                     skipped",
-                    self.name,
-                    if preamble == 1 { "" } else { "s" }
-                )],
+                said: vec![said],
                 end: None,
                 error: None,
             }));
         }
+    }
+
+    /// The bytes before the first message, said, when there are some (known once the first
+    /// message, or the end, is read).
+    fn preamble(&self) -> Option<String> {
+        let preamble = self.reader.preamble();
+        (preamble > 0).then(|| {
+            format!(
+                "{}: {preamble} byte{} before the first `From ` line belong to no message: skipped",
+                self.name,
+                if preamble == 1 { "" } else { "s" }
+            )
+        })
     }
 
     /// A message that is not read: said, and copied as it was by a write back.
@@ -107,18 +117,29 @@ impl<'a> Mbox<'a> {
         }));
     }
 
+    /// How message `m` is named.
+    fn label(&self, m: &MboxMessage) -> String {
+        format!("{} message {} (offset {})", self.name, m.index, m.offset)
+    }
+
+    /// Why message `m` is not read, when it is too large to be.
+    fn too_large(&self, m: &MboxMessage) -> Option<Error> {
+        let size = m.too_large?;
+        Some(Error::Message {
+            input: self.label(m),
+            source: MimeError(format!(
+                "its {size} bytes pass the {} MiB a message may have (mbox::MAX_MESSAGE): not \
+                 read, kept as it was",
+                mbox::MAX_MESSAGE >> 20
+            )),
+        })
+    }
+
     /// The message `m`'s documents, or why it cannot be read.
     fn open(&mut self, mut m: MboxMessage) {
-        let label = format!("{} message {} (offset {})", self.name, m.index, m.offset);
-        if let Some(size) = m.too_large {
-            self.skip(Error::Message {
-                input: label,
-                source: MimeError(format!(
-                    "its {size} bytes pass the {} MiB a message may have (mbox::MAX_MESSAGE): not \
-                     read, kept as it was",
-                    mbox::MAX_MESSAGE >> 20
-                )),
-            });
+        let label = self.label(&m);
+        if let Some(e) = self.too_large(&m) {
+            self.skip(e);
             return;
         }
         match MessageDocuments::read(&label, &m.bytes, &self.layers) {
@@ -163,6 +184,49 @@ impl<'a> Reader<'a> for Mbox<'a> {
         self.layers
             .retrieval_uri
             .get_or_insert_with(|| uri.to_owned());
+    }
+
+    fn next_message(&mut self) -> Option<Result<super::input::MboxPage, Skipped>> {
+        let next = match self.waiting.take() {
+            Some(waiting) => waiting,
+            None => {
+                let next = self.reader.next();
+                if !std::mem::replace(&mut self.preamble_said, true) {
+                    if let Some(said) = self.preamble() {
+                        // Said first; the message waits for the next call.
+                        self.waiting = next;
+                        return Some(Err(Skipped {
+                            said: vec![said],
+                            end: None,
+                            error: None,
+                        }));
+                    }
+                }
+                next?
+            }
+        };
+        let error = match next {
+            Ok(m) => match self.too_large(&m) {
+                None => {
+                    return Some(Ok(super::input::MboxPage {
+                        index: m.index,
+                        name: self.label(&m),
+                        bytes: m.bytes,
+                        layers: self.layers.clone(),
+                    }))
+                }
+                Some(e) => e,
+            },
+            Err(source) => Error::Io {
+                input: self.name.clone(),
+                source,
+            },
+        };
+        Some(Err(Skipped {
+            said: vec![error.to_string()],
+            end: None,
+            error: Some(error),
+        }))
     }
 
     fn next(&mut self) -> Option<Item<'a>> {

@@ -26,10 +26,36 @@ use crate::report::Origin;
 
 pub(crate) use document::{Back, PartBack};
 pub use document::{Body, Document, Item, Kind, Layers, MessageEnd, Role, Skipped};
-pub use input::{Content, Input, MessageInput, STREAM_THRESHOLD};
+pub use input::{Content, Input, MboxPage, MessageInput, STREAM_THRESHOLD};
 pub(crate) use message::{part_keys, MessageDocuments};
 pub(crate) use reader::{Reader, Wrote};
 pub use reader::{Source, Summary, WriteBack};
+
+/// The layers a caller states, checked before any document is read: the retrieval URI and the
+/// default base are absolute URIs ([`crate::Uri::parse_stated`]); a Content-Base or
+/// Content-Location given with an authority has a well-formed one (a relative one is resolved
+/// against what lies outside it).
+fn stated(layers: &crate::BaseLayers) -> Result<(), Error> {
+    type Check = fn(&str) -> Result<(), crate::ResolveError>;
+    let absolute: Check = |v| crate::Uri::parse_stated(v).map(drop);
+    let authority: Check = crate::uri::check_authority;
+    let checks = [
+        ("the retrieval URI", &layers.retrieval_uri, absolute),
+        ("the default base", &layers.default_base, absolute),
+        ("the Content-Base", &layers.content_base, authority),
+        ("the Content-Location", &layers.content_location, authority),
+    ];
+    for (option, value, check) in checks {
+        if let Some(value) = value {
+            check(value.trim()).map_err(|source| Error::BadBase {
+                option,
+                value: value.clone(),
+                source,
+            })?;
+        }
+    }
+    Ok(())
+}
 
 /// Opens `input`: reads it (or, for a large HTML file, an mbox or an archive, its head), tells
 /// its format ([`crate::input::sniff`]: by content, then by name; a guess is
@@ -37,7 +63,7 @@ pub use reader::{Source, Summary, WriteBack};
 ///
 /// # Errors
 /// [`Error::Io`] when it cannot be read; [`Error::BadBase`] for an unusable retrieval URI or
-/// default base; [`Error::NotForArchive`] for layers given to an archive; [`Error::Message`]
+/// default base, or a Content-Base or Content-Location with a malformed authority; [`Error::NotForArchive`] for layers given to an archive; [`Error::Message`]
 /// for a MIME message whose heading cannot be read.
 pub fn open<'a>(input: Input<'a>) -> Result<Source<'a>, Error> {
     let Input {
@@ -77,6 +103,7 @@ pub fn open<'a>(input: Input<'a>) -> Result<Source<'a>, Error> {
             if let Some((layer, _)) = given.iter().find(|(_, g)| *g) {
                 return Err(Error::NotForArchive { input: name, layer });
             }
+            stated(&layers)?;
             let options = crate::archive::ArchiveOptions {
                 header_base,
                 default_base: layers.default_base,
@@ -85,18 +112,7 @@ pub fn open<'a>(input: Input<'a>) -> Result<Source<'a>, Error> {
             Box::new(archive::Records::open(&name, read, options)?)
         }
         _ => {
-            for (option, value) in [
-                ("the retrieval URI", &layers.retrieval_uri),
-                ("the default base", &layers.default_base),
-            ] {
-                if let Some(value) = value {
-                    crate::Uri::parse(value.trim()).map_err(|source| Error::BadBase {
-                        option,
-                        value: value.clone(),
-                        source,
-                    })?;
-                }
-            }
+            stated(&layers)?;
             let diagnostics = layers.add_headers(&headers, header_base);
             let charset = charset.or_else(|| {
                 headers

@@ -106,6 +106,11 @@ pub(crate) trait Reader<'a> {
     fn message(&self) -> Option<super::input::MessageInput<'_>> {
         None
     }
+    /// An mbox's next message, whole, or why it cannot be read; `None` at the end, and for
+    /// inputs that are not an mbox.
+    fn next_message(&mut self) -> Option<Result<super::input::MboxPage, super::document::Skipped>> {
+        None
+    }
     fn write_back(&self) -> WriteBack;
 }
 
@@ -195,6 +200,15 @@ impl<'a> Source<'a> {
     /// The MIME message, for a source of one: what `rewrite --extract` makes a page of.
     pub fn message(&self) -> Option<super::input::MessageInput<'_>> {
         self.reader.message()
+    }
+
+    /// For an mbox: its next message whole (`rewrite --extract` writes a page of each), or why
+    /// it cannot be read (the bytes before the first message, a message too large); `None` at
+    /// the end and for other inputs. Instead of the source's documents, not beside them.
+    pub fn next_message(
+        &mut self,
+    ) -> Option<Result<super::input::MboxPage, super::document::Skipped>> {
+        self.reader.next_message()
     }
 
     /// What was read, once the source is read to its end (inputs of many documents).

@@ -3,7 +3,21 @@
 use std::str::FromStr;
 
 use super::options::ResolveError;
-use super::parse::{Offsets, UriRef};
+use super::parse::{authority_error, Offsets, UriRef};
+
+/// A reference's authority, when it has one, checked ([`authority_error`]).
+///
+/// # Errors
+/// [`ResolveError::BadAuthority`] for a malformed one.
+pub(crate) fn check_authority(text: &str) -> Result<(), ResolveError> {
+    match UriRef::parse(text).authority.and_then(authority_error) {
+        Some(reason) => Err(ResolveError::BadAuthority {
+            uri: text.to_owned(),
+            reason,
+        }),
+        None => Ok(()),
+    }
+}
 
 /// RFC 2396 §2.4.1: `%XX` escapes decoded (the bytes read as UTF-8, lossily); an invalid escape
 /// is kept as written. For comparing names (file paths, fragments, Content-IDs), never for
@@ -72,6 +86,24 @@ impl Uri {
             text: text.to_owned(),
             offsets,
         })
+    }
+
+    /// Parses an absolute URI a caller states as a base (a retrieval URI, a default base): as
+    /// [`Uri::parse`], and its authority must be well formed (an IP literal host closed, RFC
+    /// 2732 §3). A document's own `<base>` is read by [`Uri::parse`] and its resolver.
+    ///
+    /// # Errors
+    /// As [`Uri::parse`]; [`ResolveError::BadAuthority`] for a malformed authority.
+    ///
+    /// ```
+    /// use linkbase::Uri;
+    /// assert!(Uri::parse_stated("http://[::1]:8080/a").is_ok());
+    /// assert!(Uri::parse_stated("http://[::1/a").is_err());
+    /// ```
+    pub fn parse_stated(text: &str) -> Result<Uri, ResolveError> {
+        let uri = Uri::parse(text)?;
+        check_authority(text)?;
+        Ok(uri)
     }
 
     /// The whole URI as a string.

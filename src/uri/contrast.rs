@@ -45,6 +45,10 @@ pub(crate) struct Contrast {
     resolver: Resolver,
     /// The base itself reaches a step where the two differ: every reference is compared.
     base_differs: bool,
+    /// How many directories the base's path has, when it is a special URL's (not `file:`)
+    /// absolute path: what a reference's leading `..` segments may climb with both sides
+    /// agreeing ([`Contrast::dots_within_base`]).
+    directories: Option<usize>,
     encoding: &'static Encoding,
 }
 
@@ -69,6 +73,10 @@ impl Contrast {
         Some(Contrast {
             resolver,
             base_differs,
+            directories: b
+                .scheme
+                .filter(|s| is_special(s) && !s.eq_ignore_ascii_case("file"))
+                .and(b.path.starts_with('/').then(|| b.path.matches('/').count() - 1)),
             encoding,
         })
     }
@@ -78,10 +86,43 @@ impl Contrast {
         self.resolver.options().profile
     }
 
+    /// Whether the two sides surely agree on `reference`, a relative path whose dot segments all
+    /// lead it (`../../x`, `./x`) with no more `..` than the base has directories: RFC 2396 §5.2
+    /// step 6 and the URL Standard's path state then remove the same segments (they part only
+    /// where `..` climbs above the root, or stands after a plain segment, or the base is
+    /// `file:`), so the other resolution, the costly part, need not be made. Only references of
+    /// plain characters qualify: whatever else [`may_differ`] looks at is left to it.
+    fn dots_within_base(&self, reference: &str) -> bool {
+        let Some(directories) = self.directories.filter(|_| !self.base_differs) else {
+            return false;
+        };
+        let path = reference.split('#').next().unwrap_or_default();
+        if path.starts_with('/')
+            || !path
+                .bytes()
+                .all(|c| c.is_ascii_graphic() && !matches!(c, b'\\' | b'|' | b';' | b'%' | b'?' | b':'))
+        {
+            return false;
+        }
+        let mut climbs = 0;
+        let mut segments = path.split('/').peekable();
+        while let Some(segment) = segments.next() {
+            match segment {
+                // A dot segment that ends the path is not taken: both sides keep a trailing
+                // slash, but that is not worth proving here.
+                "." | ".." if segments.peek().is_none() => return false,
+                ".." => climbs += 1,
+                "." => {}
+                _ => return segments.all(|s| s != "." && s != "..") && climbs <= directories,
+            }
+        }
+        false
+    }
+
     /// The other side's result of `reference` when it is another URL than `resolved` (this
     /// side's result against the same base).
     pub(crate) fn other(&self, reference: &str, resolved: &str) -> Option<String> {
-        if !(self.base_differs || may_differ(reference)) {
+        if !(self.base_differs || may_differ(reference)) || self.dots_within_base(reference) {
             return None;
         }
         let other = self.resolver.resolve(reference).ok()?.uri;

@@ -18,7 +18,7 @@ mod valid;
 mod whatwg;
 
 pub use absolute::Uri;
-pub(crate) use absolute::{percent_decode, percent_decode_except};
+pub(crate) use absolute::{check_authority, percent_decode, percent_decode_except};
 pub(crate) use contrast::Contrast;
 pub use options::{DotSegments, Profile, ResolveError, ResolveOptions, SameScheme};
 pub use parse::UriRef;

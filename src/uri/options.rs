@@ -174,6 +174,15 @@ pub enum ResolveError {
         /// The parser's reason.
         reason: String,
     },
+    /// A URI given as a base whose authority is malformed (an IP literal host not closed:
+    /// `http://[::1`), RFC 2732 §3.
+    #[error("{uri:?} has no usable host: {reason} (RFC 2732 §3)")]
+    BadAuthority {
+        /// The URI.
+        uri: String,
+        /// What is wrong with its authority.
+        reason: &'static str,
+    },
     /// A [`DotSegments`] policy was given to a profile that has no such choice.
     #[error("the {0} profile always removes dot segments; a policy to keep or refuse them applies to rfc2396 and rfc1808 only")]
     PolicyNotApplicable(Profile),

@@ -224,8 +224,56 @@ static SCHEME_CHARS: [bool; 256] = {
     table
 };
 
+/// Why an authority (RFC 2396 §3.2) is malformed, when it is: `[` and `]` may only enclose an
+/// IP literal host (RFC 2732 §3, RFC 3986 §3.2.2), closed, after any userinfo and before any
+/// `:port` of digits (`http://[::1` is no host). Other authorities pass: a registry-based one
+/// (§3.2.1) may hold what a host name may not.
+pub(crate) fn authority_error(authority: &str) -> Option<&'static str> {
+    if !authority.contains(['[', ']']) {
+        return None;
+    }
+    // The userinfo ends at the last `@` (RFC 3986 §3.2.1: it holds none unescaped).
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let Some(literal) = host_port.strip_prefix('[') else {
+        return Some("`[` and `]` may only enclose an IP literal host");
+    };
+    let Some((inside, after)) = literal.split_once(']') else {
+        return Some("its IP literal host has no closing `]`");
+    };
+    if inside.is_empty() || inside.contains('[') {
+        return Some("its IP literal host is empty or holds a `[`");
+    }
+    match after.strip_prefix(':') {
+        None if after.is_empty() => None,
+        Some(port) if port.bytes().all(|b| b.is_ascii_digit()) => None,
+        _ => Some("after its IP literal host comes only `:` and a port of digits"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// RFC 2732 §3: `[` `]` enclose an IP literal host only, closed, before a port of digits.
+    #[test]
+    fn authorities_with_brackets() {
+        for (authority, bad) in [
+            ("a", false),
+            ("a:80", false),
+            ("u:p@a:", false),
+            ("[::1]", false),
+            ("[::1]:8080", false),
+            ("u@[v1.x]:", false),
+            ("[::1", true),
+            ("[::1]x", true),
+            ("[::1]:8x", true),
+            ("[]", true),
+            ("a[b]", true),
+            ("a]", true),
+            ("[[::1]]", true),
+        ] {
+            assert_eq!(super::authority_error(authority).is_some(), bad, "{authority}");
+        }
+    }
     use super::*;
     use proptest::prelude::*;
 
@@ -410,3 +458,4 @@ mod tests {
         assert!(!UriRef::parse("g").is_same_document());
     }
 }
+

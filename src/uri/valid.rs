@@ -1,7 +1,7 @@
 //! References written as URIs: the characters a URI cannot hold (RFC 2396 §2.4.3: controls,
 //! space, `"`, `<`, `>`, and every non-ASCII character) percent-encoded as the URL Standard
 //! encodes them, so what `rewrite` writes and `links` reports is a URI and is what a browser
-//! would request (issue 24).
+//! would request.
 //!
 //! - Tab, line feed and carriage return are removed (URL Standard "basic URL parser"; RFC 2396
 //!   Appendix E: whitespace in a URI is to be ignored).

@@ -275,20 +275,19 @@ fn html_part(
     let Layers::Settled(outer) = &document.layers else {
         return part_skipped(document, back, "its headings were not read".into());
     };
-    let analysed = match pipeline::analyse_html(
-        &document.name,
-        body,
-        document.charset.as_deref(),
-        document.diagnostics.clone(),
+    let source = crate::engine::Source {
+        name: &document.name,
+        bytes: body,
+        charset: document.charset.as_deref(),
         outer,
-        options,
-        Links::Keep,
-    ) {
+        diagnostics: document.diagnostics.clone(),
+    };
+    let analysed = match crate::engine::analyse(source, options, Links::Keep) {
         Ok(a) => a,
         Err(e) => return part_skipped(document, back, e.to_string()),
     };
     let path = document.origin.part.as_deref();
-    let mut report = pipeline::report(&analysed, path, body);
+    let mut report = analysed.report(path, body);
     report.set_origin(&document.origin);
     for link in &mut report.links {
         // A same-document reference (`#top`) loads nothing: it names no other part.
@@ -325,8 +324,8 @@ fn html_part(
     if matches!(want, Want::Rewrite | Want::Extract) && writable && changes {
         // Spliced into the part's own decoded bytes where the plan matches exactly, as for a
         // bare document; else the part's tree serialized.
-        let (html, engine) = pipeline::write_out(body, &analysed, options);
-        if let Some(d) = pipeline::reserialized(engine, &mut report) {
+        let (html, engine) = crate::engine::write_out(body, &analysed, options);
+        if let Some(d) = crate::engine::reserialized(engine, &mut report) {
             report.base.diagnostics.push(d);
         }
         new = Some(html);

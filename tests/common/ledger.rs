@@ -1,4 +1,4 @@
-//! The one format of the expected-failure ledgers (issue 22 item 5), and its one reader, included
+//! The one format of the expected-failure ledgers, and its one reader, included
 //! by every suite that keeps a ledger (`#[path]`: the conformance and WPT trials, the HTML
 //! goldens, the CLI's MHTML cases):
 //!

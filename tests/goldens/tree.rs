@@ -1,4 +1,4 @@
-//! HTML-RULES §6, checked on every golden output: the output, re-parsed, is the input's tree
+//! docs/html-rules.md §6, checked on every golden output: the output, re-parsed, is the input's tree
 //! (same elements and attributes in the same order, same text), every changed attribute value
 //! accounted for by a rewritten link of the report (`iframe srcdoc` and `<noscript>` contents
 //! are compared as documents of their own; `<meta>` charset declarations may follow
@@ -40,7 +40,7 @@ fn attrs(e: &ElementRef) -> Vec<(String, String)> {
     out
 }
 
-/// HTML-RULES §6: the output's tree is the input's, rewritten values aside.
+/// docs/html-rules.md §6: the output's tree is the input's, rewritten values aside.
 fn compare_trees(
     input: &Document,
     output: &Document,

@@ -1,8 +1,8 @@
-//! Issue 9 item 6: the DOM engine is the oracle of the streaming engine. Every fixture page and
+//! The DOM engine is the oracle of the streaming engine. Every fixture page and
 //! every document of the html5lib tree-construction suite (`tests/html5lib/*.dat`, MIT, vendored
 //! so a fresh clone runs it) goes through both; the base must be the same, and so must the multiset of (element,
 //! attribute, resolved URL), apart from the documented classes where a tokenizer and a tree
-//! builder count differently (STREAMING.md §2):
+//! builder count differently (docs/engine.md, "Two engines, one set of rules"):
 //!
 //! - `clone`: the adoption agency clones a misnested `<a>` (or its parent) in the tree; the
 //!   source has it once, and rewriting that one occurrence gives the clones the same value.
@@ -144,6 +144,33 @@ fn html5lib_documents() -> Vec<(String, String)> {
     out
 }
 
+/// A document retrieved from `url`.
+fn page_input<'a>(data: &'a [u8], url: &str) -> HtmlInput<'a> {
+    HtmlInput {
+        name: "t.html",
+        bytes: data,
+        layers: BaseLayers {
+            retrieval_uri: Some(url.to_owned()),
+            ..BaseLayers::default()
+        },
+        ..HtmlInput::default()
+    }
+}
+
+/// Every fixture document, the corpus's (`LINKBASE_CORPUS`) and html5lib's: name, bytes, URL.
+fn all_documents() -> Vec<(String, Vec<u8>, String)> {
+    let mut cases = fixture_documents();
+    cases.extend(corpus_documents());
+    cases.extend(html5lib_documents().into_iter().map(|(n, d)| {
+        (
+            n,
+            d.into_bytes(),
+            "http://example.com/a/b/page.html".to_owned(),
+        )
+    }));
+    cases
+}
+
 fn fixture_documents() -> Vec<(String, Vec<u8>, String)> {
     let mut out = Vec::new();
     let mut dirs: Vec<_> = std::fs::read_dir(FIXTURES)
@@ -211,16 +238,7 @@ fn the_comparison_sees_a_difference() {
 
 #[test]
 fn both_engines_find_the_same_base_and_links() {
-    let mut cases: Vec<(String, Vec<u8>, String)> = fixture_documents();
-    cases.extend(corpus_documents());
-    let html5lib = html5lib_documents();
-    cases.extend(html5lib.into_iter().map(|(n, d)| {
-        (
-            n,
-            d.into_bytes(),
-            "http://example.com/a/b/page.html".to_owned(),
-        )
-    }));
+    let cases = all_documents();
     let mut classes = BTreeMap::new();
     let mut failures = Vec::new();
     let mut compared = 0;
@@ -295,7 +313,7 @@ fn both_engines_find_the_same_base_and_links() {
     );
 }
 
-/// Issue 22: fragment targets where the tokens and the tree part (foreign-content breakouts,
+/// Fragment targets where the tokens and the tree part (foreign-content breakouts,
 /// whose `a@name` the tree has in HTML; a `<frameset>`, which drops the body's elements) are the
 /// same set for both engines.
 #[test]
@@ -348,15 +366,7 @@ fn the_base_alone_is_the_base_of_the_links_report() {
     }));
     let mut compared = 0;
     for (name, data, url) in &cases {
-        let input = HtmlInput {
-            name: "t.html",
-            bytes: data,
-            layers: BaseLayers {
-                retrieval_uri: Some(url.clone()),
-                ..BaseLayers::default()
-            },
-            ..HtmlInput::default()
-        };
+        let input = page_input(data, url);
         let options = Options::default();
         match (
             pipeline::links(&input, &options),
@@ -503,4 +513,49 @@ mod erased {
             serde_json::to_string(self).unwrap()
         }
     }
+}
+
+/// The streaming engine's scanner reads every byte alone unless a document holds what it leaves
+/// to lol_html; with lol_html beside it from the start (`with_lol_html`), every tag lol_html
+/// reports is a checkpoint the scanner must stand at. Both readings write the same bytes and
+/// report the same links wherever both stream, and the scanner alone hands no document to the
+/// DOM engine that lol_html's reading keeps.
+#[test]
+fn the_scanner_alone_writes_what_it_writes_checked_by_lol_html() {
+    let cases = all_documents();
+    let mut failures = Vec::new();
+    let mut both = 0;
+    for (name, data, url) in &cases {
+        let input = page_input(data, url);
+        let options = Options::default();
+        let alone = pipeline::rewrite(&input, &options);
+        let checked = linkbase::with_lol_html(|| pipeline::rewrite(&input, &options));
+        let (Ok(alone), Ok(checked)) = (alone, checked) else {
+            continue;
+        };
+        let stream = pipeline::Engine::Stream;
+        match (alone.engine == stream, checked.engine == stream) {
+            (true, true) => {
+                both += 1;
+                if alone.bytes != checked.bytes || alone.report.links != checked.report.links {
+                    failures.push(format!(
+                        "{name}: written or reported otherwise: {:?}",
+                        String::from_utf8_lossy(data)
+                    ));
+                }
+            }
+            (false, true) => failures.push(format!(
+                "{name}: handed over by the scanner alone: {:?}",
+                String::from_utf8_lossy(data)
+            )),
+            _ => {}
+        }
+    }
+    assert!(both > 1000, "{both} documents compared");
+    assert!(
+        failures.is_empty(),
+        "{} documents differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -1,4 +1,4 @@
-//! Issue 9, "tree safety": rewriting must never change the tree a browser builds. Every
+//! Rewriting must never change the tree a browser builds. Every
 //! document of the html5lib tree-construction suite (`tests/html5lib/*.dat`, MIT, vendored) is
 //! rewritten against a base, and html5ever's tree of the output must equal its tree of the input
 //! with attribute values masked. The old serializer round trip failed this for about 70

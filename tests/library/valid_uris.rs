@@ -1,4 +1,4 @@
-//! Issue 24 item 4: `links` never reports, and `rewrite` never writes, a resolved URL with a raw
+//! `links` never reports, and `rewrite` never writes, a resolved URL with a raw
 //! space, control character or non-ASCII character, in any profile and any document encoding
 //! (RFC 2396 §2.4.3; the characters are percent-encoded as the URL Standard does).
 

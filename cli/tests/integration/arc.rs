@@ -1,4 +1,4 @@
-//! ARC input (issue 23): `links` and `base` of ARC files (v1 and v2 URL lines, plain and one
+//! ARC input: `links` and `base` of ARC files (v1 and v2 URL lines, plain and one
 //! gzip member per record) built here byte by byte from the ARC file format's grammar, and of
 //! warcio's test ARCs (`fixtures/arc/warcio/`, Apache-2.0, its LICENSE beside them). Each HTML
 //! record's expected links are the single-document path's on its payload with `--url` (the URL
@@ -355,7 +355,7 @@ fn rewritten_payload(dir: &Path, uri: &str, head: &str, payload: &[u8]) -> Vec<u
     run.stdout.into_bytes()
 }
 
-/// `rewrite -o` of an ARC writes ARC (issue 23 item 2): each HTML record whose links changed
+/// `rewrite -o` of an ARC writes ARC: each HTML record whose links changed
 /// is the same record with the new payload, its URL line's length recomputed (v1 and v2);
 /// every other record byte for byte. An `.arc.gz` is written `.arc.gz`, the new record a gzip
 /// member of its own in place of the old one, every other member copied as it was. Read back,

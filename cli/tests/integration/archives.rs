@@ -1,4 +1,4 @@
-//! Archives written by other tools (issue 23, "done when"): other projects' test WARC/ARC files
+//! Archives written by other tools: other projects' test WARC/ARC files
 //! (`fixtures/warc/{warcio,jwarc,corentinb-warc}/`, `fixtures/arc/warcio/`) and WARC files
 //! written here by wget (`--warc-file`, `--warc-dedup`), warcio and warcprox against a local
 //! server (`fixtures/warc/generated/`, made by `scripts/fixtures/make_warcs.py`).

@@ -1,4 +1,4 @@
-//! `check` for CI (issue 11): `--exclude`/`--include`, `.linkbaseignore`, `--remap`, grouped
+//! `check` for CI: `--exclude`/`--include`, `.linkbaseignore`, `--remap`, grouped
 //! broken targets, the json / markdown / junit formats, `-o`, the stderr summary and exit codes.
 
 use std::path::Path;
@@ -326,7 +326,7 @@ fn hostile_names_stay_inside_their_junit_and_markdown_cells() {
         .descendants()
         .find(|n| n.has_tag_name("testcase"))
         .unwrap();
-    // U+0001 and ESC cannot be in XML 1.0 at all: shown as text output shows them (issue 21).
+    // U+0001 and ESC cannot be in XML 1.0 at all: shown as text output shows them.
     assert_eq!(case.attribute("name"), Some("missing\\x1b[2J|x.html"));
     let failure = case
         .children()

@@ -1,4 +1,4 @@
-//! Issue 25 items 5 and 6: `check --local` takes the checked directory (or `--root-dir`) as the
+//! `check --local` takes the checked directory (or `--root-dir`) as the
 //! web root of `/`-rooted links, the summary counts the links it did not check and why
 //! (`--fail-on-unchecked`), and `--default-charset` (`check --charset`) names the encoding of
 //! pages that declare none.
@@ -51,7 +51,7 @@ pub(crate) fn triple(original: &str, verdict: &str, target: &str) -> (String, St
     (original.into(), verdict.into(), target.into())
 }
 
-/// The false all-clear of issue 25 item 5: a static build's `/`-rooted links were `file:///docs/…`
+/// A false all-clear: a static build's `/`-rooted links were `file:///docs/…`
 /// URLs outside the tree, counted as external, and the run said "0 broken" and exited 0.
 #[test]
 fn check_local_reads_root_relative_links_from_the_checked_directory() {

@@ -1,4 +1,4 @@
-//! Issue 37: what a user trips over in `check`'s first week. Pretty URLs and directory links
+//! What a user trips over in `check`'s first week. Pretty URLs and directory links
 //! (`--fallback-extensions`, `--index-files`, as lychee names them, from the command line or
 //! `linkbase.toml`), the links of the tree's stylesheets, "nothing checked" as an error, and
 //! JUnit cases that name their file.

@@ -1,4 +1,4 @@
-//! docs/cli.md, the CLI reference (issue 26), is `linkbase --help` and each command's `--help`,
+//! docs/cli.md, the CLI reference, is `linkbase --help` and each command's `--help`,
 //! generated from the clap definitions: this test writes it with `LINKBASE_BLESS=1` and fails
 //! when the checked-in file is not what the binary prints, so the reference is never stale.
 

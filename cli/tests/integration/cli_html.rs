@@ -1,4 +1,4 @@
-//! `linkbase rewrite`, `links` and `base` on HTML documents, as CONTRACT.md describes them.
+//! `linkbase rewrite`, `links` and `base` on HTML documents, as docs/usage.md describes them.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -82,7 +82,7 @@ fn linkbase_refusing(args: &[&str], stdin: &[u8]) -> Run {
     }
 }
 
-/// The CONTRACT.md fields of a `links --format jsonl` record (more fields are allowed and
+/// The documented fields (docs/usage.md) of a `links --format jsonl` record (more fields are allowed and
 /// ignored), checking that each is present.
 fn contract_fields(record: &Value) -> Value {
     let mut out = serde_json::Map::new();
@@ -721,7 +721,7 @@ fn header_base_browser_ignores_header_bases() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let record = &jsonl(&run.stdout)[0];
-    // Browsers, too, use the URL after redirects (issue 14): the chain is followed; only the
+    // Browsers, too, use the URL after redirects: the chain is followed; only the
     // entity's Content-Base / Content-Location are ignored.
     assert_eq!(record["base"], "http://h/final/");
     assert_eq!(record["base_source"], "retrieval-uri");
@@ -884,7 +884,7 @@ fn output_charset_reencodes_and_retargets_declarations() {
     assert!(run.stderr.contains("no-such-encoding"), "{}", run.stderr);
 }
 
-/// Issue 22: a document written from its parsed tree has more than its URLs changed (here the
+/// A document written from its parsed tree has more than its URLs changed (here the
 /// implied `<html>`, `<head>` and `<body>`), and the conditional comment's URL stays as it was:
 /// both are said on stderr, never silently.
 #[test]
@@ -1078,11 +1078,22 @@ fn drop_base_keeps_a_base_that_an_svg_base_href_needs() {
 
 #[test]
 fn drop_base_keeps_a_base_that_noscript_kept_links_need() {
-    // Found by fuzz/pipeline.rs: links in <noscript> markup the serializer cannot write back
-    // (its <html> tag has attributes) stay as written; relative, they need the base.
-    let doc =
-        b"<base href=\"http://b/x/\"><noscript><html manifest=p><a href=\"y\">y</a></noscript>";
-    assert_written_unchanged(&DROP_BASE, doc);
+    // Found by fuzz/pipeline.rs: links in <noscript> markup the DOM engine cannot write back
+    // (its <html> tag has attributes, and a `<noscript>` inside hides the link from the lol_html
+    // read its edits are matched in) stay as written; relative, they need the base.
+    let doc = b"<base href=\"http://b/x/\"><noscript><html manifest=p><noscript><a href=\"y\">y</a></noscript>";
+    let dom: Vec<&str> = DROP_BASE
+        .iter()
+        .copied()
+        .chain(["--engine", "dom"])
+        .collect();
+    assert_written_unchanged(&dom, doc);
+    // The streaming engine splices the markup where it is written: the links are made absolute
+    // (`manifest` against the document's URL) and the base can go.
+    assert_eq!(
+        linkbase(&DROP_BASE, doc).stdout,
+        "<noscript><html manifest=http://h/a/p><noscript><a href=\"http://b/x/y\">y</a></noscript>"
+    );
 }
 
 #[test]
@@ -1178,7 +1189,9 @@ fn noscript_html_attributes_the_dom_engine_cannot_write_are_said() {
     // Found by fuzz/pipeline.rs: an <html> tag inside <noscript> markup gives its attributes to
     // the fragment's root, which the DOM engine's serialization does not write back; the link
     // was reported resolved and silently left. The streaming engine splices it.
-    let doc = b"<noscript><html manifest=p>";
+    // Where the markup's own text takes the values (lol_html finds each element), the DOM
+    // engine writes them there too; here a `<noscript>` inside hides the link from lol_html.
+    let doc = b"<noscript><html manifest=p><noscript><a href=y></noscript>";
     let dom = linkbase(
         &["links", "--url", "http://h/c.html", "--engine", "dom"],
         doc,
@@ -1190,7 +1203,15 @@ fn noscript_html_attributes_the_dom_engine_cannot_write_are_said() {
         dom.stdout
     );
     let stream = linkbase(&["rewrite", "--url", "http://h/c.html"], doc);
-    assert_eq!(stream.stdout, "<noscript><html manifest=http://h/p>");
+    assert_eq!(
+        stream.stdout,
+        "<noscript><html manifest=http://h/p><noscript><a href=http://h/y></noscript>"
+    );
+    let dom = linkbase(
+        &["rewrite", "--url", "http://h/c.html", "--engine", "dom"],
+        b"<noscript><html manifest=p>",
+    );
+    assert_eq!(dom.stdout, "<noscript><html manifest=http://h/p>");
 }
 
 #[test]
@@ -1266,11 +1287,10 @@ fn noscript_inside_noscript_markup_is_markup_once() {
 }
 
 #[test]
-fn noscript_markup_with_an_html_start_tag_is_kept_as_it_was() {
-    // The DOM engine's fragment parser puts manifest=a on its own root element, which the
-    // rewritten noscript text (that root's children) would lose: there the text is kept, and the
-    // report says so (--drop-base takes the DOM engine). The streaming engine rewrites the
-    // markup where it is written, byte for byte.
+fn noscript_markup_with_an_html_start_tag_is_rewritten_where_it_is_written() {
+    // The DOM engine's fragment parser puts manifest=a on its own root element, which its
+    // serialized text (that root's children) would lose; both engines write the values into
+    // the markup where they are written instead, byte for byte, --drop-base or not.
     let doc = b"<noscript><html manifest=a><img src=i></noscript>";
     let links = linkbase(&["links", "--url", "http://h/d/"], doc);
     let reported: Vec<(Value, Value)> = jsonl(&links.stdout)
@@ -1284,22 +1304,19 @@ fn noscript_markup_with_an_html_start_tag_is_kept_as_it_was() {
             (json!("http://h/d/i"), json!(true))
         ]
     );
-    let run = linkbase(&["rewrite", "--url", "http://h/d/"], doc);
-    assert_eq!(
-        (run.code, run.stdout.as_str()),
-        (
-            0,
-            "<noscript><html manifest=http://h/d/a><img src=http://h/d/i></noscript>"
-        )
-    );
-    let run = linkbase(&["rewrite", "--url", "http://h/d/", "--drop-base"], doc);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stdout
-            .contains("<noscript><html manifest=a><img src=i></noscript>"),
-        "{}",
-        run.stdout
-    );
+    for extra in [&[][..], &["--drop-base"], &["--engine", "dom"]] {
+        let mut args = vec!["rewrite", "--url", "http://h/d/"];
+        args.extend_from_slice(extra);
+        let run = linkbase(&args, doc);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (
+                0,
+                "<noscript><html manifest=http://h/d/a><img src=http://h/d/i></noscript>"
+            ),
+            "{extra:?}"
+        );
+    }
 }
 
 #[test]
@@ -1392,11 +1409,12 @@ fn broken_pipe_exits_0_quietly_for_jsonl() {
     assert_eq!((code, stderr.as_str()), (0, ""));
 }
 
-/// Issue 14 item 1: a windows-1251 page served as UTF-8 used to come back as a page of U+FFFD,
-/// still declaring windows-1251, with exit 0. Issue 9: the streaming engine copies every byte
+/// A windows-1251 page served as UTF-8 used to come back as a page of U+FFFD,
+/// still declaring windows-1251, with exit 0. The streaming engine copies every byte
 /// that is not a URL value, so the malformed bytes come back as they were and only the link
-/// changes. Where the DOM engine must write the document (`--drop-base`, `--output-charset`), nothing is written (the
-/// input kept intact in place) and the reason names the encoding and where it came from.
+/// changes, `--drop-base` included. Where the DOM engine must write the document
+/// (`--engine dom`, `--output-charset`), nothing is written (the input kept intact in place) and
+/// the reason names the encoding and where it came from.
 #[test]
 fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
     let (cyrillic, _, _) = encoding_rs::WINDOWS_1251.encode("Привет, мир");
@@ -1406,16 +1424,19 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
     let dir = tmp();
     let path = file(dir.path(), "page.html", &page);
 
-    let (code, stdout, stderr) = linkbase_bytes(
-        &["rewrite", "--url", URL, "--charset", "utf-8", s(&path)],
-        b"",
-    );
-    assert_eq!((code, stderr.as_str()), (0, ""));
     let mut expected = b"<meta charset=\"windows-1251\"><p>".to_vec();
     expected.extend_from_slice(&cyrillic);
     expected.extend_from_slice(b"</p><a href=\"http://h/a/b/x.html\">x</a>");
-    assert_eq!(stdout, expected, "only the URL bytes changed");
+    // --drop-base splices too (the page has no base element: nothing else changes).
+    for extra in [None, Some("--drop-base")] {
+        let mut args = vec!["rewrite", "--url", URL, "--charset", "utf-8", s(&path)];
+        args.extend(extra);
+        let (code, stdout, stderr) = linkbase_bytes(&args, b"");
+        assert_eq!((code, stderr.as_str()), (0, ""), "{extra:?}");
+        assert_eq!(stdout, expected, "{extra:?}: only the URL bytes changed");
+    }
 
+    // The DOM engine would decode the text, so it refuses.
     let (code, stdout, stderr) = linkbase_bytes(
         &[
             "rewrite",
@@ -1423,7 +1444,8 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
             URL,
             "--charset",
             "utf-8",
-            "--drop-base",
+            "--engine",
+            "dom",
             s(&path),
         ],
         b"",
@@ -1441,7 +1463,8 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
             URL,
             "--charset",
             "utf-8",
-            "--drop-base",
+            "--engine",
+            "dom",
             "--in-place",
             s(&path),
         ],
@@ -1473,7 +1496,7 @@ fn malformed_bytes_in_the_chosen_encoding_are_never_replaced() {
     assert!(text.contains("href=\"http://h/a/b/x.html\""), "{text}");
 }
 
-/// Issue 14 item 2: `curl -L -D headers.txt` saves the whole chain; each 3xx Location is
+/// `curl -L -D headers.txt` saves the whole chain; each 3xx Location is
 /// resolved against the URI before it and the last is the retrieval URI (RFC 2396 §5.1.3),
 /// while the entity fields are the last response's.
 #[test]
@@ -1552,9 +1575,9 @@ fn base_record(args: &[&str], stdin: &[u8]) -> Value {
     records[0].clone()
 }
 
-/// Issue 15 item 3: one tag with 200,000 attributes took 13.7 s in html5ever's quadratic
+/// One tag with 200,000 attributes took 13.7 s in html5ever's quadratic
 /// duplicate check; past the documented bound (10,000 per tag) the DOM engine refuses it at
-/// once, naming the bound, and nothing is written. The streaming engine (issue 9) reads
+/// once, naming the bound, and nothing is written. The streaming engine reads
 /// attributes in linear time and needs no bound.
 #[test]
 fn a_tag_with_too_many_attributes_is_refused() {
@@ -1568,8 +1591,11 @@ fn a_tag_with_too_many_attributes_is_refused() {
     assert!(run
         .stdout
         .ends_with(" a199999=x><a href=http://h/a/b/y>y</a>"));
-    // --drop-base takes the DOM engine.
-    let run = linkbase_refusing(&["rewrite", "--drop-base", "--url", URL], page.as_bytes());
+    // The DOM engine refuses it.
+    let run = linkbase_refusing(
+        &["rewrite", "--engine", "dom", "--url", URL],
+        page.as_bytes(),
+    );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stdout.is_empty());
     assert_eq!(
@@ -1591,7 +1617,7 @@ fn a_tag_with_too_many_attributes_is_refused() {
     );
 }
 
-/// Issue 9: the output is the input with only URL values replaced: quoting, entities, spacing,
+/// The output is the input with only URL values replaced: quoting, entities, spacing,
 /// duplicate attributes and the `image` alias as written.
 #[test]
 fn rewrite_splices_only_url_values() {
@@ -1617,7 +1643,7 @@ fn rewrite_splices_only_url_values() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// issue 10: header values as senders write them
+// Header values as senders write them
 
 #[test]
 fn rewrite_content_base_in_quotes_or_angle_brackets_is_the_uri_inside() {
@@ -1664,7 +1690,7 @@ fn rewrite_unusable_header_base_is_reported_naming_the_header() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// issue 10: no silent no-ops
+// No silent no-ops
 
 const TWO_LINKS: &[u8] = b"<a href=\"g\">x</a><a href=\"http://x/\">y</a><a href=\"#f\">z</a>";
 
@@ -1729,7 +1755,7 @@ fn rewrite_with_an_unusable_content_base_says_bad_base() {
     );
 }
 
-// issue 10 item 4: one reader of a meta content charset, so `charset = x` is retargeted too.
+// One reader of a meta content charset, so `charset = x` is retargeted too.
 #[test]
 fn output_charset_retargets_a_content_charset_with_spaces_around_the_equals() {
     let (code, out, err) = linkbase_bytes(
@@ -1743,7 +1769,7 @@ fn output_charset_retargets_a_content_charset_with_spaces_around_the_equals() {
     );
 }
 
-/// Issue 14 item 7: URLs inside downlevel-hidden conditional comments, which Outlook renders:
+/// URLs inside downlevel-hidden conditional comments, which Outlook renders:
 /// off by default for web pages, on for MIME messages, byte-faithful, reported with their kind.
 #[test]
 fn conditional_comment_urls_are_rewritten_for_email() {
@@ -1810,7 +1836,7 @@ Content-Location: http://m/x/mail.html\r\n\r\n{html}\r\n"
     );
 }
 
-/// Issue 10 item 2: under the whatwg profile every reference, absolute ones included, is
+/// Under the whatwg profile every reference, absolute ones included, is
 /// reported as a browser's `new URL(ref, base)` gives it (the bytes stay as written, and the
 /// browser reads them the same way): `https:x` is `https://x/`, an invalid bracketed host is
 /// unresolvable, and a `ws:` query is UTF-8 even in a Shift_JIS document (URL Standard: the
@@ -1859,7 +1885,7 @@ fn whatwg_profile_parses_absolute_references_too() {
     assert_eq!(out, doc, "absolute references stay as written");
 }
 
-/// Issue 10 item 4: a `<meta charset>` past the 1,024-byte prescan still changes the encoding
+/// A `<meta charset>` past the 1,024-byte prescan still changes the encoding
 /// while it is tentative (HTML LS "change the encoding"), as browsers re-decode; a transport
 /// charset (certain) is not overridden.
 #[test]
@@ -1887,7 +1913,7 @@ fn a_late_meta_charset_changes_a_tentative_encoding() {
     assert!(out.ends_with(b"<a href=\"http://h/%D0%BF%D1%80%D0%B8.html\">x</a>"));
 }
 
-/// Issue 9 item 7: a document past `--stream-threshold` (16 MiB by default; 0 here) is read
+/// A document past `--stream-threshold` (16 MiB by default; 0 here) is read
 /// twice from its file (stdin spooled to a temporary file first) and written as it is read.
 /// The bytes, the links, the base and the summary are those of the in-memory run, for a file, for
 /// stdin, with `-o`, with `--in-place`, and when the DOM engine must take the document.
@@ -1964,7 +1990,7 @@ fn large_documents_stream_with_the_same_results() {
     }
 }
 
-/// Issue 9 item 9: `--output-charset` writes `&#N;` for what it cannot encode, which raw text
+/// `--output-charset` writes `&#N;` for what it cannot encode, which raw text
 /// would keep literally: a script or stylesheet holding such a character is refused.
 #[test]
 fn output_charset_refuses_what_raw_text_cannot_hold() {
@@ -2015,4 +2041,79 @@ fn output_charset_refuses_what_raw_text_cannot_hold() {
         "<meta charset=utf-8><svg><script>var s = \"\u{2603}\";</script></svg>".as_bytes(),
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+/// A web address as INPUT, with no file of that name: linkbase fetches no page, and says how to
+/// save one and give its URL (it used to say "No such file or directory"). A file of that name
+/// is read as any file.
+#[test]
+fn a_url_as_input_is_refused_with_how_to_save_the_page() {
+    for command in ["rewrite", "links", "base"] {
+        let run = linkbase(&[command, "https://example.com/page.html"], b"");
+        assert_eq!(run.code, 2, "{command}");
+        assert_eq!(run.stdout, "", "{command}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "linkbase: https://example.com/page.html: no such file; linkbase reads pages from \
+                 files and does not fetch them: save the page, then give its URL with --url: curl \
+                 -o page.html 'https://example.com/page.html' && linkbase {command} page.html \
+                 --url 'https://example.com/page.html'\n"
+            )
+        );
+    }
+    // A quote in the URL is percent-encoded in the command shown.
+    let run = linkbase(&["links", "http://h/it's"], b"");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .ends_with("curl -o page.html 'http://h/it%27s' && linkbase links page.html --url 'http://h/it%27s'\n"),
+        "{}",
+        run.stderr
+    );
+    // A file that happens to be named so is read.
+    let dir = tmp();
+    let named = dir.path().join("http:");
+    std::fs::create_dir(&named).unwrap();
+    std::fs::write(named.join("p.html"), DOC).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_linkbase"))
+        .args(["rewrite", "--url", URL, "http://p.html"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    assert_eq!(String::from_utf8(run.stdout).unwrap(), DOC_OUT);
+}
+
+/// A malformed host in a base the caller gives (an IP literal not closed: RFC 2732 §3) is refused
+/// naming the flag, exit 2; a closed one is used.
+#[test]
+fn a_malformed_host_in_a_given_base_is_refused_naming_the_flag() {
+    for flag in [
+        "--url",
+        "--default-base",
+        "--content-base",
+        "--content-location",
+    ] {
+        let run = linkbase_refusing(&["rewrite", flag, "http://[::1"], DOC);
+        assert_eq!(run.code, 2, "{flag}");
+        assert_eq!(run.stdout, "", "{flag}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "linkbase: {flag} \"http://[::1\": \"http://[::1\" has no usable host: its IP \
+                 literal host has no closing `]` (RFC 2732 §3)\n"
+            )
+        );
+    }
+    let run = linkbase_refusing(&["links", "--url", "http://[::1]x/"], DOC);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "linkbase: --url \"http://[::1]x/\": \"http://[::1]x/\" has no usable host: after its IP \
+         literal host comes only `:` and a port of digits (RFC 2732 §3)\n"
+    );
+    let run = linkbase(&["rewrite", "--url", "http://[::1]:8080/a/b/p.html"], DOC);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, r#"<a href="http://[::1]:8080/a/x">x</a>"#);
 }

@@ -1,4 +1,4 @@
-//! `linkbase resolve`, as CONTRACT.md describes it.
+//! `linkbase resolve`, as docs/usage.md describes it.
 
 use super::util::linkbase;
 
@@ -155,7 +155,7 @@ fn stdin_that_is_not_utf8_is_refused_with_its_line() {
     assert_eq!(run.stdout, "");
 }
 
-/// Issue 11 item 3: completions and the man page come from the same clap definitions.
+/// Completions and the man page come from the same clap definitions.
 #[test]
 fn completions_and_man_page() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
@@ -182,7 +182,7 @@ fn completions_and_man_page() {
     assert!(man.stdout.contains("rewrite"), "subcommands in the page");
 }
 
-/// Issue 11 item 3: `resolve` takes `--format` and `-o FILE` like the other commands.
+/// `resolve` takes `--format` and `-o FILE` like the other commands.
 #[test]
 fn resolve_takes_format_and_output() {
     let json = linkbase(

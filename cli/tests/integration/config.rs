@@ -1,4 +1,4 @@
-//! `linkbase.toml` and `check --config FILE` (issue 25 item 7): the file's settings apply, the
+//! `linkbase.toml` and `check --config FILE`: the file's settings apply, the
 //! command line wins over them, and an unknown key is an error naming the file and the key.
 
 use super::util::linkbase;

@@ -1,4 +1,4 @@
-//! Run feedback (issue 26 item 3): one closing summary for `rewrite DIR`, counted nouns that
+//! Run feedback: one closing summary for `rewrite DIR`, counted nouns that
 //! agree with their counts, and notices only when they are true.
 
 use std::path::Path;
@@ -162,7 +162,7 @@ fn check_counts_one_page_one_link_one_target() {
     assert_eq!(run.stderr, format!("linkbase: check: {summary}\n"));
 }
 
-/// Issue 24 item 5: `rewrite DIR --relative` says what it made relative and, of the links it left
+/// `rewrite DIR --relative` says what it made relative and, of the links it left
 /// absolute, why: a URL of the site the mirror has no file of (said apart: it leaves the mirror
 /// for the live site), a `..` above the site's root, another site or a path beside the site's,
 /// and a scheme that names no file; a `<base>` href (removed by --relative) is not relinked. A

@@ -1,4 +1,4 @@
-//! mbox mailboxes (issue 23) are recognized by name and by content, never read as one HTML
+//! mbox mailboxes are recognized by name and by content, never read as one HTML
 //! page: each message is read as an `.eml` would be (ARC input: `arc.rs`).
 
 use super::util::linkbase;

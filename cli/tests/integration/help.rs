@@ -1,4 +1,4 @@
-//! Help and manual (issue 26 item 2): options under headings, an EXAMPLES block per command,
+//! Help and manual: options under headings, an EXAMPLES block per command,
 //! `linkbase man` pages with EXIT STATUS and FILES, one `--format` spelling everywhere.
 
 use super::sites::{s, tmp};
@@ -223,7 +223,7 @@ fn resolve_format_jsonl_and_the_old_json_agree() {
     assert!(text.contains("--format <FORMAT>"));
 }
 
-/// Issue 37: the manual's NAME line says "linkbase \- what it does" (not "linkbase \- linkbase:
+/// The manual's NAME line says "linkbase \- what it does" (not "linkbase \- linkbase:
 /// …"); `check`'s page has one EXIT STATUS section, its own, and names the tree's files; `check
 /// -h` describes every format it lists.
 #[test]

@@ -1,4 +1,4 @@
-//! Issue 21 (D16): names and URLs from pages, archives and trees reach no output raw when they
+//! Names and URLs from pages, archives and trees reach no output raw when they
 //! hold control or bidirectional characters. Text outputs show them as `\x1b`, `\u{202e}`,
 //! `\n` (`linkbase::report::escape_controls`); JSON as `\u001b`, `\u202e`; JUnit XML as
 //! `&#x202E;`, with the C0 controls XML 1.0 cannot carry shown as in text.

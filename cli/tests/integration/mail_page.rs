@@ -1,4 +1,4 @@
-//! `rewrite MESSAGE --extract DIR` (issue 26 item 4): a mail or a saved page as files that open
+//! `rewrite MESSAGE --extract DIR`: a mail or a saved page as files that open
 //! from `file://` with their images. The bundled examples (`examples/mail/`, written by
 //! `scripts/make-examples.py`) are extracted, the files compared byte for byte, and
 //! `scripts/check-page.py` (the standard library's HTML parser, independent of linkbase) must
@@ -255,7 +255,8 @@ fn extract_of_a_plain_page_is_refused() {
     assert_eq!(run.code, 2);
     assert_eq!(
         run.stderr,
-        "linkbase: --extract DIR needs a WARC or ARC file, or a MIME message (.eml, .mht), as INPUT\n"
+        "linkbase: --extract DIR needs a WARC or ARC file, a MIME message (.eml, .mht) or an \
+         mbox, as INPUT\n"
     );
     assert!(!out.exists());
 }
@@ -300,7 +301,7 @@ fn a_message_without_html_is_refused() {
 }
 
 /// Chrome's saved pages label each stylesheet `Content-Location: cid:css-…@mhtml.blink` (no
-/// Content-ID) and link it by that URL (issue 23): the extracted page links the stylesheet's
+/// Content-ID) and link it by that URL: the extracted page links the stylesheet's
 /// file, as Chromium's reader finds it; it was left out ("not referenced by the page").
 #[test]
 fn a_chrome_stylesheet_labelled_by_a_cid_location_is_extracted_and_linked() {
@@ -335,4 +336,146 @@ fn a_chrome_stylesheet_labelled_by_a_cid_location_is_extracted_and_linked() {
         std::fs::read_to_string(out.join("message/part-2.css")).unwrap(),
         "@charset \"utf-8\";\r\nbody { color: red }"
     );
+}
+
+/// A newsletter's part placed by `heading` (a Content-Base or a Content-Location), with
+/// same-document references and one to the part by its URL.
+fn newsletter(heading: &str) -> String {
+    format!(
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"B\"\r\n\r\n\
+--B\r\nContent-Type: text/html; charset=us-ascii\r\n{heading}: https://shop.example/news/\r\n\r\n\
+<a href=\"#legal\">terms</a> <a href=\"#\">top</a> <a href=\"\">again</a> \
+<a href=\"https://shop.example/news/#legal\">by URL</a> <img src=\"logo.png\"> \
+<a href=\"more.html\">more</a>\r\n<p id=\"legal\">Legal</p>\r\n\
+--B\r\nContent-Type: image/png\r\nContent-Location: https://shop.example/news/logo.png\r\n\r\nPNG\r\n--B--\r\n"
+    )
+}
+
+/// RFC 2396 §4.2: a same-document reference (`#legal`, `#`, `""`) stays in the page written from
+/// a part, whatever base its heading gives (the page opened from disk would leave for the live
+/// site); so does a reference to the part's own Content-Location. Under `rewrite DIR --relative`
+/// the message's part keeps them too. A plain `rewrite` makes them absolute, as before.
+#[test]
+fn same_document_references_stay_in_the_page() {
+    let dir = tmp();
+    for (heading, page, by_url, logo) in [
+        (
+            "Content-Base",
+            "message/index.html",
+            "https://shop.example/news/#legal",
+            "../shop.example/news/logo.png",
+        ),
+        (
+            "Content-Location",
+            "shop.example/news/index.html",
+            "#legal",
+            "logo.png",
+        ),
+    ] {
+        let input = dir.path().join(format!("{heading}.eml"));
+        std::fs::write(&input, newsletter(heading)).unwrap();
+        let out = dir.path().join(format!("{heading}-page"));
+        let run = extract(&input, &out);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(
+            std::fs::read_to_string(out.join(page)).unwrap(),
+            format!(
+                "<a href=\"#legal\">terms</a> <a href=\"#\">top</a> <a href=\"\">again</a> \
+                 <a href=\"{by_url}\">by URL</a> <img src=\"{logo}\"> \
+                 <a href=\"https://shop.example/news/more.html\">more</a>\r\n\
+                 <p id=\"legal\">Legal</p>"
+            ),
+            "{heading}"
+        );
+    }
+    // In a tree made relative: the message's part keeps its in-page links.
+    let tree = dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    std::fs::write(tree.join("news.eml"), newsletter("Content-Base")).unwrap();
+    let out = dir.path().join("mirror");
+    let (tree_arg, out_arg) = (tree.to_str().unwrap(), out.to_str().unwrap());
+    let run = linkbase(
+        &[
+            "rewrite",
+            tree_arg,
+            "--site-url",
+            "http://h/",
+            "--relative",
+            "-o",
+            out_arg,
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mail = std::fs::read_to_string(out.join("news.eml")).unwrap();
+    assert!(
+        mail.contains(
+            "<a href=\"#legal\">terms</a> <a href=\"#\">top</a> <a href=\"\">again</a> \
+             <a href=\"https://shop.example/news/#legal\">by URL</a> \
+             <img src=\"https://shop.example/news/logo.png\"> \
+             <a href=\"https://shop.example/news/more.html\">more</a>\r\n"
+        ),
+        "{mail}"
+    );
+    // Without a relinker, the heading's base applies (docs/html-rules.md §3).
+    let input = dir.path().join("Content-Base.eml");
+    let run = linkbase(&["rewrite", input.to_str().unwrap()], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "<a href=\"https://shop.example/news/#legal\">terms</a> \
+             <a href=\"https://shop.example/news/#\">top</a> \
+             <a href=\"https://shop.example/news/\">again</a>"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
+/// `rewrite MBOX --extract DIR`: each message with an HTML part becomes its page below `DIR/N`
+/// (N its place in the mbox, from 0), as `rewrite MESSAGE --extract DIR/N` writes it; a plain
+/// message is counted, the bytes before the first message said; exit 1 for what was skipped.
+#[test]
+fn an_mbox_is_extracted_a_page_per_message() {
+    let dir = tmp();
+    let mbox = format!(
+        "stray\n\nFrom a@example.org Mon Jan  1 00:00:00 2001\n\
+         Content-Type: text/html\nContent-Location: http://h/one/\n\n<a href=x.html>x</a> <a href=#top>top</a>\n\n\
+         From b@example.org Mon Jan  1 00:00:01 2001\nContent-Type: text/plain\n\nplain\n\n\
+         From c@example.org Mon Jan  1 00:00:02 2001\n{}",
+        newsletter("Content-Base")
+    );
+    let input = dir.path().join("box.mbox");
+    std::fs::write(&input, mbox).unwrap();
+    let out = dir.path().join("pages");
+    let run = extract(&input, &out);
+    let (name, shown) = (input.display(), out.display());
+    assert_eq!(
+        untimed(&run.stderr),
+        format!(
+            "linkbase: {name}: 7 bytes before the first `From ` line belong to no message: skipped\n\
+             linkbase: {name} message 0 (offset 7): 1 file written to {shown}/0; the page: \
+             {shown}/0/h/one/index.html; 0 links to them made relative; T s\n\
+             linkbase: {name} message 2 (offset 228): 2 files written to {shown}/2; the page: \
+             {shown}/2/message/index.html; 1 link to them made relative; T s\n\
+             linkbase: {name}: 2 pages written below {shown} (one directory per message, named by \
+             its place from 0); 1 message without an HTML part, not written; 1 skipped, see above; T s\n"
+        )
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        files(&out),
+        [
+            "0/h/one/index.html",
+            "2/message/index.html",
+            "2/shop.example/news/logo.png"
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("0/h/one/index.html")).unwrap(),
+        "<a href=http://h/one/x.html>x</a> <a href=#top>top</a>\n"
+    );
+    assert!(std::fs::read_to_string(out.join("2/message/index.html"))
+        .unwrap()
+        .starts_with("<a href=\"#legal\">terms</a> "));
 }

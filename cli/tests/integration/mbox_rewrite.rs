@@ -1,4 +1,4 @@
-//! `rewrite MBOX` (issue 23 item 3): each message rewritten as an `.eml` is, the mbox written
+//! `rewrite MBOX`: each message rewritten as an `.eml` is, the mbox written
 //! back with only what changed re-encoded; mboxrd `>From ` quoting and mboxcl2 `Content-Length`
 //! kept right. Round trips: read, rewrite, read back.
 
@@ -154,5 +154,35 @@ Content-Length: 20\n\
             .map(|(_, o, _)| o)
             .collect::<Vec<_>>(),
         ["http://h/d/a.html", "b.html"]
+    );
+}
+
+/// `links --format tsv` of an mbox ends each row with its message's place (`mbox_message`, as
+/// the JSON records carry it), after the columns every input has.
+#[test]
+fn links_tsv_of_an_mbox_names_the_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(&dir, "box.mbox", MBOXRD.as_bytes());
+    let run = linkbase(&["links", "--format", "tsv", &input], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "part\telement\tattribute\toriginal\tresolved\tbase\tbase_source\tsame_document\t\
+         diagnostic\ttarget_part\tline\tcolumn\tmbox_message\n\
+         1\ta\thref\tx.html\thttp://h/one/x.html\thttp://h/one/\tcontent-location\tfalse\t\t\t1\t9\t0\n\
+         1\timg\tsrc\t../img/a.png\thttp://h/img/a.png\thttp://h/three/index.html\t\
+         content-location\tfalse\t\t\t1\t29\t2\n"
+    );
+    // One message alone has no such column: its input is no mbox.
+    let one = MBOXRD.split("\n\nFrom bob").next().unwrap();
+    let eml = write(&dir, "one.eml", one.split_once('\n').unwrap().1.as_bytes());
+    let run = linkbase(&["links", "--format", "tsv", &eml], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some(
+            "part\telement\tattribute\toriginal\tresolved\tbase\tbase_source\tsame_document\t\
+             diagnostic\ttarget_part\tline\tcolumn"
+        )
     );
 }

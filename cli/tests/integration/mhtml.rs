@@ -1,11 +1,11 @@
-//! MIME/MHTML messages (issue 4): the base of each HTML part and where it came from, the
+//! MIME/MHTML messages: the base of each HTML part and where it came from, the
 //! resolved links and the parts they name, byte identity of everything `rewrite_message` does not
-//! touch, and damaged input. Rules: `../shared/MHTML.md` §4; samples: `../shared/corpus/mhtml/`
+//! touch, and damaged input. Rules: docs/mhtml.md §4; samples: `../shared/corpus/mhtml/`
 //! (read in place, never copied; when the directory is missing the corpus tests print a notice
 //! and pass, and fail under CI); synthetic fixtures: `fixtures/mhtml/` (see its README.md).
 //!
 //! - `LINKBASE_BLESS=1` rewrites the expected files from the actual output, never for a case in
-//!   the ledger. Every blessed file must be read against MHTML.md §4 (the README says what was
+//!   the ledger. Every blessed file must be read against docs/mhtml.md §4 (the README says what was
 //!   checked).
 //! - On a mismatch the actual output is written beside the expected file as `<file>.actual`.
 //! - `fixtures/mhtml/KNOWN_FAILURES.txt` lists the cases known to fail because the library is
@@ -634,7 +634,7 @@ fn stem(path: &Path) -> String {
     path.file_stem().unwrap().to_string_lossy().into_owned()
 }
 
-/// The hand-checked facts of MHTML.md §4 and SOURCES.md per sample, asserted on top of the
+/// The hand-checked facts of docs/mhtml.md §4 and the corpus's SOURCES.md per sample, asserted on top of the
 /// expected files (so a careless bless cannot hide them).
 fn corpus_facts(sample: &str, bytes: &[u8], reports: &[Report]) -> Outcome {
     let tree = mime::parse(bytes).map_err(|e| e.to_string())?;
@@ -717,7 +717,7 @@ fn corpus_facts(sample: &str, bytes: &[u8], reports: &[Report]) -> Outcome {
                 .iter()
                 .filter(|p| p.mime_type == "text/html")
                 .count();
-            // A report per HTML part and per text/css part (issue 9 item 8).
+            // A report per HTML part and per text/css part.
             let css = tree
                 .parts
                 .iter()
@@ -1444,8 +1444,8 @@ fn absurd_nesting_is_survived() {
     settle("damaged/", outcomes);
 }
 
-/// Issue 14 item 1: an HTML part whose 8-bit bytes are not valid in its declared charset is
-/// never re-encoded from U+FFFD text. Issue 9: the streaming engine copies those bytes as they
+/// An HTML part whose 8-bit bytes are not valid in its declared charset is
+/// never re-encoded from U+FFFD text. The streaming engine copies those bytes as they
 /// are, so only the link changes; the malformed bytes are reported.
 #[test]
 fn malformed_html_part_is_left_as_it_was() {
@@ -1478,7 +1478,7 @@ Content-Location: http://h/dir/page.html\r\n\
     );
 }
 
-/// Issue 14 item 4: a reference with a fragment matches the part whose Content-Location is the
+/// A reference with a fragment matches the part whose Content-Location is the
 /// reference without it, and keeps its fragment in the resolved URL.
 #[test]
 fn part_matching_ignores_the_fragment() {
@@ -1520,7 +1520,7 @@ PNG\r\n\
     assert_eq!(got, want);
 }
 
-/// Issue 14 item 3: the root is the `start` part of multipart/related (RFC 2557 §5, RFC 2387
+/// The root is the `start` part of multipart/related (RFC 2557 §5, RFC 2387
 /// §3.2), here the second part, and it is marked in the base and link records.
 #[test]
 fn root_is_the_start_part_and_is_marked() {
@@ -1574,7 +1574,7 @@ Content-Location: http://h/main.html\r\n\
     assert_eq!(run.stdout, "2\thttp://h/main.html\tcontent-location\n");
 }
 
-/// Issue 21 (D7): a message of 100,000 parts (the limit: the top-level multipart, the root page
+/// A message of 100,000 parts (the limit: the top-level multipart, the root page
 /// and 99,998 images), each image named by a link of the root page, is read in time linear in
 /// its size (each part was matched against every link: it never finished); every link names its
 /// own part. The timing itself is in BENCHMARKS.md, not here.
@@ -1614,8 +1614,8 @@ fn a_hundred_thousand_parts_are_each_matched() {
 
 /// Within an aggregate, the first part that matches wins, whichever form matched it: the raw
 /// `cid:` form names part 3 before the %-decoded form names part 4, and the Content-Location
-/// without the fragment names part 2 before the one with it names part 5 (D7 keeps the order a
-/// walk over the parts gave).
+/// without the fragment names part 2 before the one with it names part 5 (the one-pass matcher keeps
+/// the order a walk over the parts gave).
 #[test]
 fn the_first_matching_part_wins() {
     let message = b"MIME-Version: 1.0\r\n\
@@ -1648,7 +1648,7 @@ Content-Location: http://h/x.png#f\r\n\
     .unwrap();
 }
 
-/// Issue 21 (D14): a part nested past the MIME nesting limit is not read; the run says which
+/// A part nested past the MIME nesting limit is not read; the run says which
 /// part, its type and the limit with its value, counts it, and exits 1; the rest is rewritten
 /// and the skipped bytes are kept as they were.
 #[test]
@@ -1694,7 +1694,7 @@ fn a_part_nested_past_the_limit_is_said_and_exits_1() {
     assert_eq!(rewrite.stdout, expected);
 }
 
-/// Issue 21 (D14): in a tree run, a message with a part past a limit is said the same way, the
+/// In a tree run, a message with a part past a limit is said the same way, the
 /// run counts such messages and exits 1; the message is still rewritten around the part.
 #[test]
 fn a_tree_run_says_skipped_parts_and_exits_1() {

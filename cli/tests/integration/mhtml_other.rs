@@ -1,4 +1,4 @@
-//! MHTML files written by other projects (issue 23, "done when"): Chromium's MHTML test files
+//! MHTML files written by other projects: Chromium's MHTML test files
 //! (`fixtures/mhtml-other/chromium/`, BSD-3-Clause, its LICENSE and SOURCE.md beside them) and
 //! the team's shared corpus (`../shared/corpus/mhtml/`, its SOURCES.md there; references named
 //! `shared-corpus__*`), each

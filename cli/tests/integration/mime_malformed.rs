@@ -1,4 +1,4 @@
-//! Issue 23 "never a silent skip", MIME: a multipart whose boundary is wrong or missing, or that
+//! MIME: a multipart whose boundary is wrong or missing, or that
 //! has no closing delimiter, and a message nested past the depth limit are read as far as they
 //! can be and said (a `mime-malformed` or `part-skipped` line, a summary line, exit 1).
 

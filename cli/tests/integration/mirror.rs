@@ -1,4 +1,4 @@
-//! Offline mirrors (issue 11): `rewrite DIR --relative` makes links to files of the tree relative
+//! Offline mirrors: `rewrite DIR --relative` makes links to files of the tree relative
 //! paths and every other link absolute, and `check OUT --local` browses the result from disk.
 
 use std::path::Path;
@@ -160,4 +160,50 @@ fn relative_needs_a_site_url() {
         b"",
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
+}
+
+/// Same-document references (RFC 2396 §4.2) stay as written in a mirror: `#` and `""` are the
+/// page itself, not a link to its file (`os.html` would reload it, a form's `action=""` too);
+/// a `<base>` that sends them to another page is followed, since --relative removes it.
+#[test]
+fn same_document_references_stay_as_written() {
+    let t = tmp();
+    let tree = t.path().join("tree");
+    std::fs::create_dir_all(tree.join("docs")).unwrap();
+    std::fs::write(
+        tree.join("os.html"),
+        "<a href=\"#\">top</a> <a href=\"\">self</a> <a href=\"#x\">x</a> \
+         <a href=\"os.html\">file</a> <form action=\"\"></form> <svg><a href=\"#y\"/></svg>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tree.join("docs/based.html"),
+        "<base href=\"../os.html\"><a href=\"#\">top of os</a> <a href=\"\">os</a> \
+         <a href=\"#x\">x of os</a>\n",
+    )
+    .unwrap();
+    let out = t.path().join("out");
+    let run = linkbase(
+        &[
+            "rewrite",
+            s(&tree),
+            "--site-url",
+            "http://h/",
+            "--relative",
+            "-o",
+            s(&out),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        read(&out.join("os.html")),
+        "<a href=\"#\">top</a> <a href=\"\">self</a> <a href=\"#x\">x</a> \
+         <a href=\"os.html\">file</a> <form action=\"\"></form> <svg><a href=\"#y\"/></svg>\n"
+    );
+    assert_eq!(
+        read(&out.join("docs/based.html")),
+        "<a href=\"../os.html\">top of os</a> <a href=\"../os.html\">os</a> \
+         <a href=\"../os.html#x\">x of os</a>\n"
+    );
 }

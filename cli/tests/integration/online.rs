@@ -1,4 +1,4 @@
-//! Issue 25 items 1 and 2: `check --online` against HTTP servers these tests start on
+//! `check --online` against HTTP servers these tests start on
 //! 127.0.0.1 (no other address is ever reached: proxy variables are removed from every run but
 //! the one that tests them, whose proxy is such a server), and its cache.
 

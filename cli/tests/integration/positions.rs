@@ -1,4 +1,4 @@
-//! Positions and CI output (issue 25 item 4): the line and column of every link in every
+//! Positions and CI output: the line and column of every link in every
 //! format, `--format github` (workflow commands, escaped) and `--format sarif` (SARIF 2.1.0).
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! The README's and docs' commands (issue 26): every command README.md and docs/*.md show runs
+//! The README's and docs' commands: every command README.md and docs/*.md show runs
 //! here and what it prints is compared with what they show, so a newcomer who copies them gets
 //! what they read.
 //!
@@ -15,9 +15,10 @@
 //!   that means it shows it, `; echo "exit $?"`).
 //! - `$ cat FILE` with FILE not in the repository is the README giving an input: FILE is
 //!   written with the lines shown.
-//! - A ```` ```sh ```` block shows no output: each `linkbase` line (and `cargo run --release --
-//!   ARGS`, run as `linkbase ARGS`) must exit 0, or the code a comment line above it names
-//!   (`exit 1`). Other commands there (`cargo install`, `pip install`, …) are skipped.
+//! - `cargo run --release -- ARGS`, in either kind of block, runs as `linkbase ARGS`.
+//! - A ```` ```sh ```` block shows no output: each `linkbase` line must exit 0, or the code a
+//!   comment line above it names (`exit 1`). Other commands there (`cargo install`, `pip
+//!   install`, …) are skipped.
 //! - Every input is bundled (`examples/`, `fixtures/`). What cannot run inside the test suite
 //!   (installing, the suite itself, the Python package) is skipped by a token it contains
 //!   (`SKIPS`) and named on stderr; exactly those commands are skipped, and every other one runs.
@@ -87,13 +88,22 @@ fn blocks<'a>(text: &'a str, lang: &str) -> Vec<Vec<&'a str>> {
     out
 }
 
+/// What runs for a command the text shows: `cargo run --release -- ARGS` (the binary built from
+/// the checkout) as `linkbase ARGS`, the binary under test.
+fn as_run(shown: &str) -> String {
+    match shown.strip_prefix("cargo run --release -- ") {
+        Some(args) => format!("linkbase {args}"),
+        None => shown.to_owned(),
+    }
+}
+
 fn console_steps(block: &[&str]) -> Vec<Step> {
     let mut steps: Vec<Step> = Vec::new();
     for line in block {
         if let Some(command) = line.strip_prefix("$ ") {
             steps.push(Step {
                 shown: line.to_string(),
-                command: command.to_string(),
+                command: as_run(command),
                 output: Some(String::new()),
                 exit: 0,
             });
@@ -127,10 +137,7 @@ fn sh_steps(block: &[&str]) -> Vec<Step> {
         }
         pending.push_str(line);
         let shown = std::mem::take(&mut pending);
-        let command = match shown.strip_prefix("cargo run --release -- ") {
-            Some(args) => format!("linkbase {args}"),
-            None => shown.clone(),
-        };
+        let command = as_run(&shown);
         let exit = comment
             .split("exit ")
             .nth(1)

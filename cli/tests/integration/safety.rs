@@ -1,5 +1,6 @@
-//! Site runs that can never destroy data or write outside their tree (issue 15), and the
-//! related site-run guarantees of issues 10 (item 7) and 14 (item 5). One regression test per
+//! Site runs that can never destroy data or write outside their tree, and the
+//! related site-run guarantees (links left unresolved are counted, output to a device stays a
+//! device). One regression test per
 //! failure the audit found.
 
 use std::ffi::OsStr;
@@ -151,7 +152,7 @@ fn symbolic_links_in_the_output_are_replaced_never_written_through() {
         b"",
     );
     // The pages under the symlinked directory are not written there, and say so; the summary
-    // says they are not in the output (it said "copied unchanged", issue 21).
+    // says they are not in the output (it said "copied unchanged").
     assert_eq!(run.code, 1, "{}", run.stderr);
     let summary = run.stderr.lines().last().unwrap();
     assert!(
@@ -310,7 +311,7 @@ fn hold_lock(path: &Path, shared: bool) -> std::process::Child {
     holder
 }
 
-/// Issue 21: the lock covered only the named root, so `--in-place` on DIR and on DIR/docs ran
+/// The lock covered only the named root, so `--in-place` on DIR and on DIR/docs ran
 /// at once. A run holds its root exclusively and every directory above it shared.
 #[test]
 fn runs_on_nested_trees_keep_each_other_out() {
@@ -354,7 +355,7 @@ fn runs_on_nested_trees_keep_each_other_out() {
     assert_eq!(snapshot(&site), before);
 }
 
-/// Issue 21: the temporary file of a killed single-file or WARC `-o` run stayed forever. The
+/// The temporary file of a killed single-file or WARC `-o` run stayed forever. The
 /// next run writing in that directory removes it; a live run's (locked) is left alone.
 #[test]
 fn temporary_files_of_killed_single_file_and_warc_runs_are_removed_by_the_next_run() {
@@ -650,7 +651,7 @@ fn killed_in_place_runs_leave_every_file_old_or_new() {
     }
 }
 
-/// Issue 10 item 6: site runs say how many links they left relative or unresolvable, and
+/// Site runs say how many links they left relative or unresolvable, and
 /// `--fail-on-unresolved` makes that exit 1.
 #[test]
 fn site_runs_summarise_unresolved_links() {

@@ -1,4 +1,4 @@
-//! Whole sites (issue 5): `linkbase check DIR` and `linkbase rewrite DIR` on the hand-made trees
+//! Whole sites: `linkbase check DIR` and `linkbase rewrite DIR` on the hand-made trees
 //! of `fixtures/sites/`, compared with the hand-verified outputs of `fixtures/sites/expected/`.
 //!
 //! Symbolic links and FIFOs cannot be committed reliably, so the tests that need them make them
@@ -356,6 +356,8 @@ fn check_needs_an_absolute_site_url() {
         "/site/",
         "example.com/site/",
         "mailto:x@example.com",
+        // An IP literal not closed (RFC 2732 §3) is no host.
+        "http://[::1/site/",
     ] {
         let run = check(&fixture("basic"), url, &[]);
         assert_eq!(run.code, 2, "{url}");
@@ -504,7 +506,7 @@ fn check_follows_symlinks_inside_the_root_only() {
     // A directory link is not followed, so nothing below it exists.
     assert_eq!(at("index.html", "linked-dir/page.html"), "missing");
     assert_eq!(at("index.html", "dangling.html"), "missing");
-    // A FIFO in the tree is not a file: reported above (issue 21, D4), never opened.
+    // A FIFO in the tree is not a file: reported above, never opened.
     assert_eq!(at("index.html", "fifo.html"), "missing");
     let pages: std::collections::BTreeSet<String> = jsonl(&run.stdout)
         .iter()
@@ -525,14 +527,16 @@ fn rewrite_tree_with_symlinks_finishes_and_reads_nothing_outside() {
         Duration::from_secs(60),
         &["rewrite", s(&site), "--site-url", DOCS_URL, "-o", s(&out)],
     );
-    // The FIFO is not copied, and that is said: the output is not the whole tree (issue 21, D4).
+    // The FIFO is not copied, and that is said: the output is not the whole tree.
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(
         untimed(&run.stderr).replace(s(&out), "OUT"),
         "linkbase: dangling.html: a dangling symbolic link\n\
          linkbase: linked-dir: a symbolic link to a directory; not followed\n\
-         linkbase: outside.txt: a symbolic link leaving the site root; counted as present, not read\n\
-         linkbase: unreadable.txt: a symbolic link leaving the site root; counted as present, not read\n\
+         linkbase: outside.txt: a symbolic link leaving the site root; not read, made again in \
+         OUTDIR as an absolute link to the same file (--copy-outside-links copies the file instead)\n\
+         linkbase: unreadable.txt: a symbolic link leaving the site root; not read, made again in \
+         OUTDIR as an absolute link to the same file (--copy-outside-links copies the file instead)\n\
          linkbase: fifo.html: a FIFO (named pipe), not a regular file; skipped\n\
          linkbase: rewrite: 3 pages, 10 links: 10 absolute, 0 left relative or unresolvable; \
          2 other files copied; 0 failed; 1 file not a regular file (FIFOs, sockets, devices) \
@@ -633,10 +637,10 @@ fn rewrite_o_rewrites_every_page_against_its_own_url_and_copies_the_rest() {
         b"",
     );
     assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
-    // One closing line (issue 26): 5 pages and 2 other files; 35 links that are not
+    // One closing line: 5 pages and 2 other files; 35 links that are not
     // same-document references (check counts 38 with those 3), all absolute; three of them
     // (`/../etc/passwd`, `../../../../etc/passwd`, `/site/../site/about.html`) resolved
-    // otherwise by browsers (issue 24).
+    // otherwise by browsers.
     assert_eq!(
         untimed(&run.stderr),
         format!(
@@ -804,10 +808,7 @@ fn rewrite_reports_a_failing_file_and_goes_on() {
         &["rewrite", s(&site), "--site-url", BASIC_URL, "-o", s(&out)],
         b"",
     );
-    assert_eq!(
-        run.code, 1,
-        "a file could not be rewritten: exit 1 (issue 14)"
-    );
+    assert_eq!(run.code, 1, "a file could not be rewritten: exit 1");
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{}", run.stderr);
     assert!(
@@ -889,7 +890,7 @@ fn rewrite_a_directory_needs_an_absolute_site_url_and_a_destination() {
     assert!(!out.exists(), "nothing written");
 }
 
-/// Issue 22: an `<a name>` that the tree builder puts outside SVG/MathML (a breakout tag, an
+/// An `<a name>` that the tree builder puts outside SVG/MathML (a breakout tag, an
 /// `</a>` closing through foreign content) is a fragment target, and `check` must find links to
 /// it good; the tokenizer alone reads these `<a>` tags as foreign, and said "missing-fragment".
 #[test]
@@ -912,7 +913,7 @@ fn fragments_after_foreign_content_breakouts_are_found() {
     }
 }
 
-/// Issue 25 item 7: `--broken-only` keeps the record formats to the broken links (a 178k-link
+/// `--broken-only` keeps the record formats to the broken links (a 178k-link
 /// site wrote 78 MB of JSONL, nearly all `ok`); the summary still counts every link.
 #[test]
 fn check_broken_only_lists_only_broken_records() {
@@ -955,7 +956,7 @@ fn check_broken_only_lists_only_broken_records() {
     }
 }
 
-/// Issue 25 item 7: `--exclude-path GLOB` leaves the links of matching pages unchecked (they
+/// `--exclude-path GLOB` leaves the links of matching pages unchecked (they
 /// stay link targets, ids included), says how many in the summary, and a bad glob is bad usage.
 #[test]
 fn check_exclude_path_skips_the_links_of_matching_pages() {

@@ -168,7 +168,7 @@ fn the_tree_s_settings_file_is_a_regular_file_or_nothing() {
     );
 }
 
-/// Issue 37: flags override the settings file everywhere; no flag value panics.
+/// Flags override the settings file everywhere; no flag value panics.
 #[test]
 fn flags_win_over_the_settings_file() {
     let dir = tree("<a href=x.html>x</a>");

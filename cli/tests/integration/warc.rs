@@ -1,4 +1,4 @@
-//! WARC input (issue 12): `links`, `base` and `rewrite` of archives built here, byte by byte,
+//! WARC input: `links`, `base` and `rewrite` of archives built here, byte by byte,
 //! from the format's grammar (ISO 28500 §4), independently of the reader under test. Each HTML
 //! record's expected links are computed by running the single-document path on its payload
 //! with `--url` (the target URI) and `--headers` (the archived HTTP head).
@@ -528,14 +528,14 @@ fn extract_writes_a_browsable_tree() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let read = |p: &str| std::fs::read(Path::new(&dir).join(p)).unwrap();
     // The charset only the archived Content-Type gave is declared where <head> begins
-    // (implied here, before <title>), every other byte kept (issue 24 item 3).
+    // (implied here, before <title>), every other byte kept.
     assert_eq!(
         read("ex.org/new/index.html"),
         b"<!doctype html><meta charset=\"UTF-8\"><title>new</title><a href=\"http://ex.org/other/a.html\">a</a> <img src=\"http://ex.org/img/x.png\">"
     );
     assert!(Path::new(&dir).join("ex.org/based.html").is_file());
     assert!(Path::new(&dir).join("ex.org/again/index.html").is_file());
-    // The 301 page is not a page of the site; the image is a file of it (issue 24).
+    // The 301 page is not a page of the site; the image is a file of it.
     assert!(!Path::new(&dir).join("ex.org/old").exists());
     assert_eq!(read("ex.org/x.png"), b"\x89PNG\r\n\x1a\n");
     assert!(
@@ -581,7 +581,7 @@ fn extract_relative_links_the_extracted_pages_to_each_other() {
         read("site.org/docs/a.html"),
         "<a href=\"b.html#s\">b</a> <a href=\"../index.html\">home</a> <img src=\"http://site.org/docs/x.png\"> <a href=\"http://elsewhere.org/\">e</a>"
     );
-    // wget -E's name: the query kept, `.html` ensured after it (issue 24 item 1).
+    // wget -E's name: the query kept, `.html` ensured after it.
     assert_eq!(
         read("site.org/docs/b.html"),
         "<a id=s href=\"a.html%3Fv=1.html\">a?v</a>"
@@ -597,7 +597,7 @@ fn extract_relative_links_the_extracted_pages_to_each_other() {
     );
 }
 
-/// Issue 21 D5/D6: a record whose `Content-Encoding` inflates past 100 times its stored body
+/// A record whose `Content-Encoding` inflates past 100 times its stored body
 /// (4 MiB at least) is skipped, said with its record, offset and the bound, counted, and the
 /// run exits 1; the record after it is read. A record whose payload holds thousands of `HTTP/`
 /// heads is one response with a chain too long to follow: its base stays its target URI.
@@ -650,8 +650,8 @@ fn memchr_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Issue 21 D11-D13 through the command line: a Content-Length past the end of the file (read
-/// up to the next record since issue 23), damage
+/// WARC damage through the command line: a Content-Length past the end of the file (read
+/// up to the next record), damage
 /// without a newline, a bad byte in the first gzip member's header. Each is one damage line with
 /// its offsets, the intact records are all read, and the run exits 1.
 #[test]
@@ -688,7 +688,7 @@ fn recovery_reads_every_intact_record_after_damage() {
         u.dedup();
         u
     };
-    // D11: past the end of the file.
+    // Past the end of the file.
     let path = dir.path().join("long.warc");
     std::fs::write(&path, [long.as_bytes(), &b, &c].concat()).unwrap();
     let run = linkbase(&["links", path.to_str().unwrap()], b"");
@@ -703,9 +703,9 @@ linkbase: {0}: 3 records read: 3 HTML (0 of them revisits), 0 skipped, 0 damaged
             long.len()
         )
     );
-    // Issue 23: the record is read up to the next one, as warcio reads it.
+    // The record is read up to the next one, as warcio reads it.
     assert_eq!(uris(&run), ["http://h/a", "http://h/b", "http://h/c"]);
-    // D12: garbage without a newline before an intact record.
+    // Garbage without a newline before an intact record.
     let path = dir.path().join("junk.warc");
     std::fs::write(&path, [&a[..], b"junk", &b].concat()).unwrap();
     let run = linkbase(&["links", path.to_str().unwrap()], b"");
@@ -721,7 +721,7 @@ linkbase: {0}: 2 records read: 2 HTML (0 of them revisits), 0 skipped, 1 damaged
         )
     );
     assert_eq!(uris(&run), ["http://h/a", "http://h/b"]);
-    // D13: a bad byte in the first gzip member's magic.
+    // A bad byte in the first gzip member's magic.
     let mut first = gz(&a);
     first[1] = 0;
     let path = dir.path().join("bad.warc.gz");
@@ -774,7 +774,7 @@ fn files_under(dir: &Path) -> Vec<String> {
     out
 }
 
-/// Issue 21, D1: a `/` in a target URI's query made directories, and `..` in it climbed out
+/// A `/` in a target URI's query made directories, and `..` in it climbed out
 /// of DIR.
 #[test]
 fn extract_names_from_hostile_target_uris_stay_inside_the_directory() {
@@ -807,7 +807,7 @@ fn extract_names_from_hostile_target_uris_stay_inside_the_directory() {
     assert!(run.stderr.contains("2 pages written"), "{}", run.stderr);
 }
 
-/// Issue 21, D2: `--extract` followed a symbolic link to a directory inside DIR and replaced
+/// `--extract` followed a symbolic link to a directory inside DIR and replaced
 /// files elsewhere. Now the link is not written through, the page is reported with its path,
 /// and the other pages are written.
 #[test]
@@ -852,7 +852,7 @@ fn extract_never_writes_through_a_symbolic_link_in_the_directory() {
     assert_eq!(std::fs::read(dir.join("other.org/b.html")).unwrap(), b"b");
 }
 
-/// Issue 21, D10: `--extract` stopped at the first page it could not write (a file stood where
+/// `--extract` stopped at the first page it could not write (a file stood where
 /// a directory must be), naming no path. Now it names it and goes on.
 #[test]
 fn extract_reports_a_page_it_cannot_write_and_goes_on() {
@@ -895,7 +895,7 @@ fn extract_reports_a_page_it_cannot_write_and_goes_on() {
     );
 }
 
-/// Issue 24: URLs that map to one file name (`/blog` beside `/blog/post1`, `Page.html` beside
+/// URLs that map to one file name (`/blog` beside `/blog/post1`, `Page.html` beside
 /// `page.html` on a case-insensitive file system, `a/./b` beside `a/b`) overwrote each other in
 /// silence, and the summary counted pages that were not there. Now the first keeps the name,
 /// the others get `~2`, `~3` before the extension, each said on a line; links go to each URL's
@@ -991,7 +991,7 @@ fn extract_never_overwrites_a_page_with_another_urls() {
     }
 }
 
-/// Issue 24: `--extract` wrote only the HTML pages (an unstyled mirror), and a link to a URL
+/// `--extract` wrote only the HTML pages (an unstyled mirror), and a link to a URL
 /// whose record is a redirect stayed absolute. Now every 2xx record is a file (its content
 /// coding undone), a stylesheet's `url()` and `@import` are relinked as a MIME message's CSS
 /// parts are, and a redirect to an extracted file is followed as wget `-k` does.
@@ -1106,7 +1106,7 @@ fn extract_writes_stylesheets_images_scripts_fonts_and_follows_redirects() {
     );
 }
 
-/// Issue 26: counts say "1 record", "1 conversion record", "1 page", never "1 records".
+/// Counts say "1 record", "1 conversion record", "1 page", never "1 records".
 #[test]
 fn one_record_one_conversion_one_page_are_singular() {
     let dir = tempfile::tempdir().unwrap();
@@ -1189,7 +1189,7 @@ fn one_record_one_conversion_one_page_are_singular() {
     );
 }
 
-/// Issue 23 item 5: each record's base and link records say the media type the document was
+/// Each record's base and link records say the media type the document was
 /// read as: the archived HTTP `Content-Type`'s essence, a `resource` record's own, `text/html`
 /// when none was declared and the payload was sniffed.
 #[test]

@@ -1,4 +1,4 @@
-//! Issue 23 "never a silent skip", WARC: every record is read or said. Archives are built here
+//! WARC: every record is read or said. Archives are built here
 //! byte by byte (ISO 28500 §4), each with the one oddity under test.
 
 use std::io::Write;

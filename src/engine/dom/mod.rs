@@ -8,11 +8,11 @@
 //! overflow the call stack; rcdom's own `Drop` is iterative too.
 
 mod guard;
-pub(crate) mod locate;
+pub(crate) mod driver;
 pub(crate) mod output;
 mod serialize;
 pub mod plan;
-pub(crate) mod splice;
+pub(crate) mod source;
 
 use crate::tree::ElementView;
 pub use crate::tree::{AttrNs, ElementNs, NodeId};
@@ -440,7 +440,7 @@ mod tests {
         assert!(matches!(Document::parse(&text), Err(LimitHit::Elements(_))));
     }
 
-    /// Issue 21 D6: the DOM engine's memory is bounded by a node budget, whatever the input's
+    /// The DOM engine's memory is bounded by a node budget, whatever the input's
     /// size: elements that the input-size bound allows (a flat run of `<a href=a>`) and
     /// comments alike.
     #[test]

@@ -6,11 +6,11 @@
 use encoding_rs::Encoding;
 
 use super::{Document, ElementRef, ParseLimits};
-use crate::base::{is_ascii_whitespace, with_base_element, Base, BaseSource, Outer};
+use crate::base::{with_base_element, Base, BaseSource, Outer};
 use crate::error::Diagnostic;
 use crate::rewrite::{Edit, EditTarget, Found, Link, Planner, RewriteOptions, MAX_NESTING};
 use crate::tree::{AttrNs, ElementNs, NodeId};
-use crate::uri::{Profile, ResolveOptions, SameScheme, UriRef};
+use crate::uri::ResolveOptions;
 
 #[doc(hidden)] // The DOM engine's plan: for the oracle tests (see lib.rs).
 /// Everything the rewriter decided for one document.
@@ -137,16 +137,17 @@ fn plan_with_base(
             doc.scripting_disabled(),
         );
     }
-    let Found { mut edits, links } = found;
+    let Found {
+        mut edits, links, ..
+    } = found;
     if options.drop_base {
-        let needs_base = |l: &Link| changes_meaning_without_base(l, &base, outer, options);
-        let kept = links.iter().filter(|l| needs_base(l)).count();
         drop_bases(
             doc,
             &base,
+            outer,
+            options,
             chosen_id,
             &links,
-            kept,
             &mut edits,
             &mut diagnostics,
         );
@@ -159,66 +160,33 @@ fn plan_with_base(
     }
 }
 
-/// `--drop-base`: every `<base href>` goes, not just the one that counted — unless some
-/// relative reference could not be made absolute, which would then resolve against another base;
-/// the base element is kept (made absolute) and that is reported.
-/// `--same-scheme compat` (RFC profiles): `http:g` kept as written because the `<base>` has
-/// another scheme is relative to the base left once the `<base>` goes, when that one is http:.
-/// It has no absolute form to write (it is absolute already), so the `<base>` must stay.
-fn changes_meaning_without_base(
-    link: &Link,
-    base: &Base,
-    outer: &Outer,
-    options: &RewriteOptions,
-) -> bool {
-    let compat = options.resolve.profile != Profile::Whatwg
-        && options.resolve.same_scheme == SameScheme::Compat;
-    let (Some(after), Some(now)) = (outer.base.uri.as_ref(), base.uri.as_ref()) else {
-        return false;
-    };
-    let reference = UriRef::parse(link.original.trim_matches(is_ascii_whitespace));
-    compat
-        && !link.rewritten
-        && reference.authority.is_none()
-        && reference.scheme.is_some_and(|scheme| {
-            scheme.eq_ignore_ascii_case(after.scheme())
-                && !scheme.eq_ignore_ascii_case(now.scheme())
-                && crate::uri::is_known_hierarchical(scheme)
-        })
-}
-
+/// `--drop-base`: every `<base href>` goes, not just the one that counted — unless some link
+/// still needs a base element ([`crate::rewrite::needs_base_element`]); then the chosen one is
+/// kept (made absolute) and that is reported.
+#[allow(clippy::too_many_arguments)]
 fn drop_bases(
     doc: &Document,
     base: &Base,
+    outer: &Outer,
+    options: &RewriteOptions,
     chosen: Option<NodeId>,
     links: &[Link],
-    needs_base: usize,
     edits: &mut Vec<Edit>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     // A `<base href>` of its own is no reference resolved against the base (an unusable one is
     // ignored by browsers, and goes with the rest); one in `<template>` contents or in SVG is no
-    // base of the document, only a URL that stays (both found by fuzz/pipeline.rs).
+    // base of the document, only a URL that stays.
     let own_base = |l: &Link| {
         l.attribute.as_deref() == Some("href")
             && doc
                 .element(l.node)
                 .is_some_and(ElementRef::is_document_base)
     };
-    // Left as written while relative: unresolvable, without a base, or in `<noscript>` markup
-    // the serializer cannot write back (found by fuzz/pipeline.rs).
-    let still_relative = links.iter().filter(|l| {
-        !own_base(l)
-            && l.diagnostic.as_ref().is_some_and(|d| match d.code {
-                crate::error::DiagnosticCode::Unresolvable
-                | crate::error::DiagnosticCode::NoBase => true,
-                crate::error::DiagnosticCode::NoscriptKept => {
-                    l.resolved.as_deref() != Some(l.original.as_str())
-                }
-                _ => false,
-            })
-    });
-    let count = still_relative.count() + needs_base;
+    let count = links
+        .iter()
+        .filter(|l| crate::rewrite::needs_base_element(l, own_base(l), base, outer, options))
+        .count();
     if count > 0 {
         edits.retain(|e| e.target != EditTarget::Remove);
         let from_element = base.source == BaseSource::BaseElement;
@@ -238,10 +206,7 @@ fn drop_bases(
                 });
             }
         }
-        diagnostics.push(Diagnostic::new(
-            crate::error::DiagnosticCode::BaseKept,
-            format!("the base element is kept although dropping it was asked for: {count} relative reference(s) could not be made absolute and still need it"),
-        ));
+        diagnostics.push(crate::rewrite::base_kept(count));
         return;
     }
     for e in doc.elements() {
@@ -294,11 +259,25 @@ pub(crate) fn nested_document(
     // the attribute value's text is what it holds.
     let utf8 = encoding_rs::UTF_8;
     let plan = plan_at_depth(&inner, outer, options, depth, (utf8, utf8));
-    let new = (!plan.edits.is_empty()).then(|| {
-        apply(&inner, &plan);
-        inner.to_html()
-    });
+    let new = (!plan.edits.is_empty()).then(|| written_back(text, &inner, &plan));
     Ok((plan.links, new))
+}
+
+/// Markup parsed apart (an `iframe srcdoc` document, `<noscript>` markup) with `plan` carried
+/// out: its `text` with the plan spliced in where every edit is found there, as for a
+/// document; else its tree serialized.
+fn written_back(text: &str, doc: &Document, plan: &Plan) -> String {
+    spliced(text, doc, plan).unwrap_or_else(|| {
+        apply(doc, plan);
+        doc.to_html()
+    })
+}
+
+/// [`written_back`] by splicing alone.
+fn spliced(text: &str, doc: &Document, plan: &Plan) -> Option<String> {
+    let utf8 = encoding_rs::UTF_8;
+    let splices = super::source::splice(text.as_bytes(), doc, &plan.edits, utf8, &[]).ok()?;
+    String::from_utf8(crate::splice::apply(text.as_bytes(), &splices)).ok()
 }
 
 /// One element of a tree; `scripting_disabled`: the tree is `<noscript>` markup, where a
@@ -366,13 +345,16 @@ fn noscript(planner: &Planner<'_>, out: &mut Found, element: &ElementRef) {
         None,
         Vec::new(),
     );
-    // An <html> start tag inside the markup adds its attributes to the fragment's root,
-    // which is not written back: then the text is kept as it was.
+    // Written into the markup's own text where every edit is found there, as for a document;
+    // else the fragment serialized.
+    let spliced = spliced(&text, &fragment, &plan);
+    // Serialized, an <html> start tag inside the markup adds its attributes to the fragment's
+    // root, which is not written back: then the text is kept as it was.
     let mut root_has_attributes = false;
     if let Some(root) = fragment.elements().first() {
         root.for_each_attr(|_, _, _| root_has_attributes = true);
     }
-    let writable = !root_has_attributes;
+    let writable = spliced.is_some() || !root_has_attributes;
     out.links.extend(plan.links.iter().cloned().map(|mut l| {
         l.node = element.id();
         if l.rewritten && !writable {
@@ -389,14 +371,22 @@ fn noscript(planner: &Planner<'_>, out: &mut Found, element: &ElementRef) {
         }
         l
     }));
-    if !plan.edits.is_empty() && writable {
-        apply(&fragment, &plan);
-        out.edits.push(Edit {
-            node: element.id(),
-            target: EditTarget::Text,
-            old: text,
-            new: fragment.to_html(),
-            reason: "HTML LS §4.12.2: noscript markup, as consumers without scripting read it",
-        });
+    if plan.edits.is_empty() {
+        return;
     }
+    let (new, reason) = match spliced {
+        Some(new) => (new, super::source::NOSCRIPT_SPLICED),
+        None if writable => {
+            apply(&fragment, &plan);
+            (fragment.to_html(), super::source::NOSCRIPT_SERIALIZED)
+        }
+        None => return,
+    };
+    out.edits.push(Edit {
+        node: element.id(),
+        target: EditTarget::Text,
+        old: text,
+        new,
+        reason,
+    });
 }

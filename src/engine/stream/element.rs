@@ -9,7 +9,7 @@ use super::names::*;
 use super::tag::{tree_name, Lexed, RawTag};
 use super::walk::*;
 use crate::decode::{self};
-use crate::engine::Fallback;
+use crate::engine::fallback::Fallback;
 use crate::error::Diagnostic;
 use crate::rewrite::{EditTarget, ElementView, MAX_NESTING};
 use crate::splice::{decode_attribute, value_splice};
@@ -67,7 +67,7 @@ impl Walk<'_, '_> {
     /// Whether the walk ends here: the DOM engine must take the document, or (pass 1) the
     /// base is found.
     pub(super) fn stopped(&self) -> bool {
-        self.bail.is_some()
+        self.bail.is_some() || self.restart
     }
 
     /// Whether the walk reads an attribute of this raw name (ASCII case-insensitively).
@@ -193,15 +193,16 @@ impl Walk<'_, '_> {
                     }));
                 }
             }
-            (true, "meta") if pass.tentative && !self.meta_seen && self.template == 0 => {
+            (true, "meta") if pass.tentative && self.meta.is_none() && self.template == 0 => {
                 let declared = decode::meta_element_encoding(
                     tag.attr("charset").as_deref(),
                     tag.attr("http-equiv").as_deref(),
                     tag.attr("content").as_deref(),
                 );
                 if let Some(encoding) = declared {
-                    self.meta_seen = true;
+                    self.meta = Some(encoding);
                     if encoding != pass.encoding {
+                        // Read again in it (HTML LS "change the encoding").
                         self.bail = Some(Fallback::LateMeta);
                         return;
                     }
@@ -243,7 +244,7 @@ impl Walk<'_, '_> {
                 self.bail = Some(Fallback::ForeignStyle);
                 return;
             } else {
-                self.svg_style = Some(node);
+                self.svg_style = Some((node, start));
             }
             if let Some(io) = &mut self.io {
                 io.hold.get_or_insert((start, node));
@@ -281,36 +282,120 @@ impl Walk<'_, '_> {
                 .find(|a| Some(attribute_name(a.ns, &a.name).as_str()) == held_by)
                 .and_then(|a| a.range.as_ref().map(|r| r.start).or(a.name_end));
         }
-        let edits: Vec<_> = self.out.found.edits.drain(before..).collect();
-        for edit in edits {
-            let EditTarget::Attribute { ns, name } = &edit.target else {
-                continue;
-            };
-            let Some(attr) = tag.attrs.iter().find(|a| a.ns == *ns && a.name == *name) else {
-                continue;
-            };
-            if !attr.writable {
-                // Reported as resolved, but the raw value is not text in the document's
-                // encoding: writing a new one would lose bytes.
-                for link in self.links_since(links_before) {
-                    // The links of an `iframe srcdoc` document are the attribute's too.
-                    let inside_srcdoc = name == "srcdoc" && link.srcdoc_depth > pass.depth;
-                    if inside_srcdoc
-                        || link.attribute.as_deref() == Some(attribute_name(*ns, name).as_str())
-                    {
-                        link.rewritten = false;
-                    }
-                }
-                continue;
+        // A base element of the document: the one chosen, or another that `--drop-base` removes.
+        let document_base = html && tag.name == "base" && !in_template;
+        if pass.dropping != Dropping::Off {
+            self.count_needing_base(links_before, document_base);
+            let other = document_base && Some(tag.id) != pass.chosen;
+            if other && pass.dropping == Dropping::Assumed && tag.attr("href").is_some() {
+                // What the element holds goes with it.
+                self.out.found.edits.truncate(before);
+                self.remove(at..end);
+                return;
             }
-            let byte = |i: usize| self.input(i..i + 1).and_then(|b| b.first().copied());
-            let Some(splice) = value_splice(&byte, attr.range.clone(), attr.name_end, &edit.new)
-            else {
-                continue;
-            };
-            let (encoded, _, _) = pass.encoding.encode(&splice.1);
-            self.push_splice(splice.0, encoded.into_owned());
         }
+        // Taken while they are written, and given back empty (its allocation kept).
+        let mut edits = std::mem::take(&mut self.out.found.edits);
+        for edit in edits.drain(before..) {
+            let (ns, name, new) = match &edit.target {
+                EditTarget::Attribute { ns, name } => (*ns, name.as_str(), edit.new.as_str()),
+                // The chosen base element, dropped; or, where some link still needs it, kept
+                // with its href made absolute.
+                EditTarget::Remove if pass.dropping == Dropping::Assumed => {
+                    self.remove(at..end);
+                    continue;
+                }
+                EditTarget::Remove => {
+                    let base = self.planner.base();
+                    let Some(uri) = base
+                        .uri
+                        .as_ref()
+                        .filter(|_| base.source == crate::base::BaseSource::BaseElement)
+                        .map(|u| u.to_string())
+                    else {
+                        continue;
+                    };
+                    if edit.old == uri {
+                        continue;
+                    }
+                    self.write_value(&tag, links_before, AttrNs::None, "href", &uri);
+                    continue;
+                }
+                EditTarget::Text => continue,
+            };
+            self.write_value(&tag, links_before, ns, name, new);
+        }
+        self.out.found.edits = edits;
+    }
+
+    /// The splice that gives the attribute `ns:name` of `tag` the value `new`, unless its raw
+    /// value does not decode: then the links found since `links_before` that it holds are
+    /// marked as not rewritten (writing a new value would lose bytes).
+    fn write_value(&mut self, tag: &Tag, links_before: usize, ns: AttrNs, name: &str, new: &str) {
+        let pass = self.pass;
+        let Some(attr) = tag.attrs.iter().find(|a| a.ns == ns && a.name == name) else {
+            return;
+        };
+        if !attr.writable {
+            for link in self.links_since(links_before) {
+                // The links of an `iframe srcdoc` document are the attribute's too.
+                let inside_srcdoc = name == "srcdoc" && link.srcdoc_depth > pass.depth;
+                if inside_srcdoc
+                    || link.attribute.as_deref() == Some(attribute_name(ns, name).as_str())
+                {
+                    link.rewritten = false;
+                }
+            }
+            return;
+        }
+        let byte = |i: usize| self.input(i..i + 1).and_then(|b| b.first().copied());
+        let Some(splice) = value_splice(&byte, attr.range.clone(), attr.name_end, new) else {
+            return;
+        };
+        let (encoded, _, _) = pass.encoding.encode(&splice.1);
+        self.push_splice(splice.0, encoded.into_owned());
+    }
+
+    /// `--drop-base`: counts the links found since `from` that still need a base element
+    /// ([`crate::rewrite::needs_base_element`]); `document_base`: they are the attributes of a
+    /// base element of the document, whose own href is none of them.
+    pub(super) fn count_needing_base(&mut self, from: usize, document_base: bool) {
+        let pass = self.pass;
+        let base = self.planner.base();
+        let links = self.out.found.links.get(from..).unwrap_or_default();
+        let needing = links
+            .iter()
+            .filter(|l| {
+                let own = document_base
+                    && l.srcdoc_depth == pass.depth
+                    && l.attribute.as_deref() == Some("href");
+                crate::rewrite::needs_base_element(l, own, base, pass.outer, pass.options)
+            })
+            .count();
+        self.out.still_relative += needing;
+    }
+
+    /// `--drop-base`: a base element's start tag at `range` removed, unless the document would
+    /// then start with the bytes of a byte order mark (they would change its encoding).
+    fn remove(&mut self, range: Range<usize>) {
+        if range.start == 0 {
+            let after = self.input(range.end..range.end + 3).or_else(|| {
+                // Fewer bytes are at hand near the end of what was read.
+                (1..3)
+                    .rev()
+                    .find_map(|n| self.input(range.end..range.end + n))
+            });
+            let bom_like = after.is_some_and(|a| {
+                [&[0xEF, 0xBB, 0xBF][..], &[0xFE, 0xFF], &[0xFF, 0xFE]]
+                    .iter()
+                    .any(|bom| bom.starts_with(a) || a.starts_with(bom))
+            });
+            if bom_like {
+                self.bail = Some(Fallback::LeadingBom);
+                return;
+            }
+        }
+        self.push_splice(range, Vec::new());
     }
 
     /// Pass 1 ([`Mode::FindBase`]) at a start tag the context layer let through: the first
@@ -448,7 +533,7 @@ impl Walk<'_, '_> {
             EndEvent::Foreign { svg: true, .. } => self.svg = self.svg.saturating_sub(1),
             EndEvent::Foreign { svg: false, .. } => self.math = self.math.saturating_sub(1),
             EndEvent::Style { node, content } => {
-                if self.svg_style == Some(node) {
+                if self.svg_style.is_some_and(|(n, _)| n == node) {
                     self.svg_style = None;
                     // Foreign content: `<` starts markup and `&` a reference, which the tree
                     // builder reads and raw text would not.
@@ -469,6 +554,9 @@ impl Walk<'_, '_> {
                 self.planner.style_text(&mut self.out.found, node, text);
                 for link in self.links_since(links_before) {
                     link.offset = Some(content.start);
+                }
+                if pass.dropping != Dropping::Off {
+                    self.count_needing_base(links_before, false);
                 }
                 let edits: Vec<_> = self.out.found.edits.drain(before..).collect();
                 for edit in edits {
@@ -512,10 +600,20 @@ impl Walk<'_, '_> {
                     tentative: false,
                     report_bases: false,
                     verify: false,
+                    // Its base elements go or stay by its own links, as for a document.
+                    dropping: if pass.dropping == Dropping::Off {
+                        Dropping::Off
+                    } else {
+                        Dropping::Assumed
+                    },
                     ..*pass
                 };
-                match inner.run(self.planner.base().clone()) {
+                let inner = inner
+                    .run_dropping(self.planner.base().clone(), Links::Keep)
+                    .map_err(StreamError::fallback);
+                match inner {
                     Ok(out) => {
+                        let links_before = self.out.found.links.len();
                         self.out
                             .found
                             .links
@@ -526,6 +624,9 @@ impl Walk<'_, '_> {
                                 l.offset = Some(content.start);
                                 l
                             }));
+                        if pass.dropping != Dropping::Off {
+                            self.count_needing_base(links_before, false);
+                        }
                         for (range, bytes) in out.splices {
                             self.push_splice(range, bytes);
                         }

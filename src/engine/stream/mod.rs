@@ -1,4 +1,4 @@
-//! ③–⑥ The streaming engine (issue 9): the document is never parsed
+//! ③–⑥ The streaming engine: the document is never parsed
 //! into a tree. lol_html, used read-only, tokenizes the bytes as they are; a small tree-context
 //! layer adds what a tokenizer does not model; the rules of [`crate::rewrite`] decide every URL;
 //! and the output is the input with only the changed values replaced (byte ranges, in source
@@ -23,7 +23,7 @@
 //! walks, finds the base by the tree context's rules ([`walk::Pass::verify`]). Where the two
 //! differ (the guess sat in a comment, a script or a template) pass 2 runs again on the base it
 //! found: in memory the splices are dropped; streamed from a file, the output is rewound
-//! ([`crate::engine::Rewind`]) or, where it cannot be, a pass 1 walks the whole document for
+//! ([`Rewind`]) or, where it cannot be, a pass 1 walks the whole document for
 //! the base and every reason to hand it over before pass 2 writes a byte. Where token order is
 //! not tree order for the base (a `<base>` inside a table, which foster parenting moves, or
 //! after `<frameset>`, which the tree builder ignores), the document goes to the DOM engine
@@ -52,7 +52,11 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
+pub use output::Rewind;
+#[cfg(any(test, feature = "oracle"))]
+pub use run::with_lol_html;
 pub(crate) use run::{
-    fragment_ids, fragment_ids_read, run, run_streaming, run_streaming_rewinding, Streamed,
+    fragment_ids, fragment_ids_read, run, run_streaming_rewinding, settle_streaming, Streamed,
+    StreamedFile,
 };
 pub(crate) use walk::{Links, StreamError};

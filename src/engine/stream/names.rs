@@ -33,6 +33,88 @@ pub(super) fn switches_text(raw: &RawTag<'_>) -> bool {
     raw.is("script") || scan::raw_text_index(raw.name()).is_some()
 }
 
+/// The start tags that switch the tokenizer to another text state (HTML LS §13.2.6.4.7),
+/// which the tree builder ignores in some insertion modes ("in select", "in frameset").
+const TEXT_SWITCHING: [&str; 10] = [
+    "textarea",
+    "title",
+    "plaintext",
+    "script",
+    "style",
+    "iframe",
+    "xmp",
+    "noembed",
+    "noframes",
+    "noscript",
+];
+
+/// The start tags that take the tree builder out of "in select" before its end tag.
+const SELECT_ENDING: [&str; 4] = ["select", "textarea", "input", "keygen"];
+
+/// Whether [`Guard`] reads start tags of this name (as written).
+pub(super) fn is_guarded(name: &[u8]) -> bool {
+    let any = |names: &[&str]| {
+        names
+            .iter()
+            .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+    };
+    (3..=9).contains(&name.len())
+        && (any(&TEXT_SWITCHING) || any(&SELECT_ENDING) || any(&["template", "frameset"]))
+}
+
+/// lol_html's ambiguity guard (its `tree_builder_simulator/ambiguity_guard.rs`), kept where the
+/// scanner reads alone: inside `<select>` and after `<frameset>` the tree builder ignores some
+/// start tags, so whether one that switches the tokenizer's text state ([`TEXT_SWITCHING`])
+/// does so is not known from the tokens; there the DOM engine takes the document, where
+/// lol_html would have stopped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) enum Guard {
+    #[default]
+    Outside,
+    InSelect,
+    /// `<template>` elements open in a `<select>`.
+    InTemplateInSelect(usize),
+    InOrAfterFrameset,
+}
+
+impl Guard {
+    /// A start tag (its name as written); `false` where its text state is in doubt.
+    pub(super) fn start(&mut self, name: &[u8]) -> bool {
+        let is = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
+        let switching = || TEXT_SWITCHING.iter().any(|n| is(n));
+        match *self {
+            Guard::Outside if is("select") => *self = Guard::InSelect,
+            Guard::Outside if is("frameset") => *self = Guard::InOrAfterFrameset,
+            Guard::Outside => {}
+            Guard::InSelect if SELECT_ENDING.iter().any(|n| is(n)) => *self = Guard::Outside,
+            Guard::InSelect if is("template") => *self = Guard::InTemplateInSelect(1),
+            // "in select" reads `<script>` as "in head" does.
+            Guard::InSelect => return is("script") || !switching(),
+            Guard::InTemplateInSelect(depth) if is("template") => {
+                *self = Guard::InTemplateInSelect(depth.saturating_add(1));
+            }
+            Guard::InTemplateInSelect(_) => return !switching(),
+            Guard::InOrAfterFrameset => return is("noframes") || !switching(),
+        }
+        true
+    }
+
+    /// An end tag (its name as written).
+    pub(super) fn end(&mut self, name: &[u8]) {
+        match *self {
+            Guard::InSelect if name.eq_ignore_ascii_case(b"select") => *self = Guard::Outside,
+            Guard::InTemplateInSelect(depth) if name.eq_ignore_ascii_case(b"template") => {
+                *self = if depth == 1 {
+                    Guard::InSelect
+                } else {
+                    Guard::InTemplateInSelect(depth - 1)
+                };
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Whether the rules read an attribute of this raw name (ASCII case-insensitively): a URL
 /// attribute of the table, `xlink:href`, or one a condition or the context layer reads.
 pub(super) fn is_read_attribute(raw: &[u8]) -> bool {

@@ -37,15 +37,20 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// Streaming: every link found so far goes to the caller.
+    /// Every link found so far goes to the caller, or is counted ([`Links::Tally`]).
     pub(super) fn deliver_links(&mut self) {
-        if let Some(io) = &mut self.io {
-            for link in self.out.found.links.drain(..) {
-                (io.on_link)(link);
-            }
-        } else if let Some(tally) = &mut self.out.tally {
+        if let Some(tally) = &mut self.out.tally {
             for link in self.out.found.links.drain(..) {
                 tally.add_link(&link);
+            }
+            if let Some(counted) = &mut self.out.found.counted {
+                for facts in counted.drain(..) {
+                    tally.add_facts(&facts);
+                }
+            }
+        } else if let Some(io) = &mut self.io {
+            for link in self.out.found.links.drain(..) {
+                (io.on_link)(link);
             }
         }
     }
@@ -114,4 +119,15 @@ impl Walk<'_, '_> {
             ),
         ));
     }
+}
+
+/// Output a streamed run can take back: what was written is discarded and writing starts again
+/// from nothing (a file truncated to empty). With it the streaming engine writes while it checks
+/// its guess of the base, instead of reading the whole document for the base first.
+pub trait Rewind: std::io::Write {
+    /// Discards everything written so far.
+    ///
+    /// # Errors
+    /// When the output cannot be taken back.
+    fn rewind(&mut self) -> std::io::Result<()>;
 }

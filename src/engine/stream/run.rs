@@ -10,7 +10,7 @@ use super::tag::{read_tag, RawTag};
 use super::walk::*;
 use crate::base::{with_base_element, Base, Outer};
 use crate::decode::Decoded;
-use crate::engine::Fallback;
+use crate::engine::fallback::Fallback;
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
 use crate::rewrite::{Link, RewriteOptions};
@@ -40,28 +40,51 @@ impl Streamed {
 }
 
 /// The streaming engine over a whole document whose encoding is sniffed (`decoded`) and whose
-/// outer layers are `outer`; `Err` says why the DOM engine must take it.
+/// outer layers are `outer`: how it was decoded in the end (a `<meta>` past the prescan may
+/// change the encoding: the document is then read again in it, as a browser does), and what
+/// the engine found; `Err` says why the DOM engine must take it.
 pub(crate) fn run(
     bytes: &[u8],
-    decoded: &Decoded,
+    mut decoded: Decoded,
     outer: &Outer,
     options: &RewriteOptions,
     links: Links,
-) -> Result<Streamed, Fallback> {
-    if options.drop_base {
-        // Which bases may go depends on every link of the document (rewrite::drop_bases).
-        return Err(Fallback::DropBase);
-    }
-    let tentative = decoded.source.is_tentative();
-    let (base, diagnostics, out) =
-        rewrite_guessing_base(bytes, decoded.encoding, tentative, outer, options, 0, links)?;
-    Ok(Streamed {
+) -> Result<(Decoded, Streamed), Fallback> {
+    let mut tentative = decoded.source.is_tentative();
+    let (base, diagnostics, out) = loop {
+        let encoding = decoded.encoding;
+        match rewrite_guessing_base(bytes, encoding, tentative, outer, options, 0, links) {
+            Ok(done) => break done,
+            Err(StreamError::Reread(declared)) if tentative => {
+                let sniff = crate::decode::sniff_only_with_default;
+                decoded = read_again(bytes, &decoded, declared, sniff)?;
+                // The encoding is certain now (HTML LS §13.2.3.4).
+                tentative = false;
+            }
+            Err(e) => return Err(e.fallback()),
+        }
+    };
+    let streamed = Streamed {
         base,
         links: out.found.links,
         tally: out.tally.unwrap_or_default(),
         diagnostics,
         splices: out.splices,
-    })
+    };
+    Ok((decoded, streamed))
+}
+
+/// `before` changed to `declared` by a late `<meta>`, its `bytes` read by `sniff`; the DOM
+/// engine takes a document whose new encoding the engine cannot read by its bytes.
+fn read_again(
+    bytes: &[u8],
+    before: &Decoded,
+    declared: &'static Encoding,
+    sniff: crate::decode::Sniff,
+) -> Result<Decoded, Fallback> {
+    crate::decode::changed_by_late_meta(bytes, before, declared, sniff)
+        .filter(|d| crate::tokenize::reads(d.encoding))
+        .ok_or(Fallback::LateMeta)
 }
 
 /// Pass 2 over a document in memory, its base guessed from the bytes (the first `<base>` start
@@ -77,11 +100,12 @@ fn rewrite_guessing_base(
     options: &RewriteOptions,
     depth: usize,
     links: Links,
-) -> Result<(Base, Vec<Diagnostic>, PassOut), Fallback> {
-    let attempt = |chosen: Option<(usize, String)>, verify: bool| {
+) -> Result<(Base, Vec<Diagnostic>, PassOut), StreamError> {
+    let attempt = |chosen: Option<(usize, String)>, verify: bool, dropping: Dropping| {
         let mut diagnostics = Vec::new();
         let (base, pass) = Pass {
             tentative,
+            dropping,
             ..Pass::over(Mode::Rewrite, bytes, encoding, outer, options, depth)
         }
         .on_base(chosen, verify, &mut diagnostics);
@@ -93,11 +117,54 @@ fn rewrite_guessing_base(
     let guess = guess_base(bytes, encoding, &mut budget);
     // Without a `<base href` in the bytes there is no base element to find.
     let verify = guess != Guess::NoBase;
-    let (base, diagnostics, out) = attempt(guess.chosen(), verify)?;
-    if !verify || out.base == guess.chosen() {
-        return Ok((base, diagnostics, out));
+    let dropping = dropping(options);
+    let mut chosen = guess.chosen();
+    let mut done = attempt(chosen.clone(), verify, dropping)?;
+    if verify && done.2.base != chosen {
+        chosen = done.2.base.clone();
+        done = attempt(chosen.clone(), false, dropping)?;
     }
-    attempt(out.base, false)
+    if dropping == Dropping::Assumed && done.2.still_relative > 0 {
+        return attempt(chosen, false, Dropping::Kept);
+    }
+    Ok(done)
+}
+
+#[cfg(any(test, feature = "oracle"))]
+thread_local! {
+    static WITH_LOL_HTML: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Test hook, not part of the API: `f` run with lol_html reading every document beside the
+/// scanner from its start (`Pass::lol_html`), as the oracle of the scanner reading alone.
+#[cfg(any(test, feature = "oracle"))]
+pub fn with_lol_html<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            WITH_LOL_HTML.with(|w| w.set(false));
+        }
+    }
+    WITH_LOL_HTML.with(|w| w.set(true));
+    let _reset = Reset;
+    f()
+}
+
+/// Whether walks start with lol_html ([`with_lol_html`]); else the scanner reads alone.
+fn lol_html_from_the_start() -> bool {
+    #[cfg(any(test, feature = "oracle"))]
+    return WITH_LOL_HTML.with(std::cell::Cell::get);
+    #[cfg(not(any(test, feature = "oracle")))]
+    false
+}
+
+/// How a walk starts on `--drop-base`: assuming every base element can go.
+fn dropping(options: &RewriteOptions) -> Dropping {
+    if options.drop_base {
+        Dropping::Assumed
+    } else {
+        Dropping::Off
+    }
 }
 
 impl<'a> Pass<'a> {
@@ -125,6 +192,12 @@ impl<'a> Pass<'a> {
             tentative: false,
             report_bases: false,
             verify: false,
+            lol_html: lol_html_from_the_start(),
+            dropping: if mode == Mode::Rewrite {
+                dropping(options)
+            } else {
+                Dropping::Off
+            },
         }
     }
 
@@ -153,100 +226,236 @@ impl<'a> Pass<'a> {
     }
 }
 
-/// The streaming engine over a document too large to hold, read twice from `open()`: pass 1
-/// reads it whole for the base (and everything else that could send it to the DOM engine);
-/// pass 2 writes the output to `out` as it reads and gives every link to `on_link` as found.
-/// Memory stays flat: the longest tag, and `<style>`/`<noscript>` raw text up to
-/// [`MAX_HOLD`]. `decoded` is the sniffing of the document's head. Returns the base, the
-/// diagnostics, and whether malformed byte sequences were met.
-pub(crate) fn run_streaming<'r>(
-    open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
-    decoded: &Decoded,
-    outer: &Outer,
-    options: &RewriteOptions,
-    out: &mut dyn std::io::Write,
-    on_link: &mut dyn FnMut(Link),
-) -> Result<(Base, Vec<Diagnostic>, bool), StreamError> {
-    if options.drop_base {
-        return Err(StreamError::Fallback(Fallback::DropBase));
-    }
-    let encoding = decoded.encoding;
-    let tentative = decoded.source.is_tentative();
-    let mut chunks = ReaderChunks::new(open().map_err(StreamError::Io)?);
-    let found = find_base_in(&mut chunks, encoding, tentative, outer, options)?;
-    let mut diagnostics = Vec::new();
-    // Pass 1 has read every `<meta>`: the encoding is settled (`tentative` false).
-    let (base, pass) = Pass::over(Mode::Rewrite, &[], encoding, outer, options, 0).on_base(
-        found,
-        false,
-        &mut diagnostics,
-    );
-    let io = StreamIo::new(out, on_link);
-    let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
-    let mut out = pass.run_chunks(base.clone(), &mut chunks, Some(io), None)?;
-    diagnostics.append(&mut out.diagnostics);
-    Ok((base, diagnostics, chunks.malformed))
+/// What the streaming engine made of a document streamed from its file.
+pub(crate) struct StreamedFile {
+    /// How it was decoded in the end (a late `<meta>` may change the encoding).
+    pub decoded: Decoded,
+    /// The base every URL was resolved against.
+    pub base: Base,
+    /// Document-level findings.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Byte sequences malformed in its encoding were met (and copied as they are).
+    pub malformed: bool,
+    /// The links, counted ([`run_streaming_rewinding`]; [`Settled::write`] hands each on).
+    pub tally: LinkTally,
 }
 
-/// [`run_streaming`] into output that can be taken back: the base is guessed from a quick read
+/// A document read from `open()` as it begins, for its encoding's sniffing.
+fn head<'r>(
+    open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
+) -> Result<Vec<u8>, StreamError> {
+    let mut head = Vec::new();
+    open()
+        .and_then(|f| f.take(8192).read_to_end(&mut head))
+        .map_err(StreamError::Io)?;
+    Ok(head)
+}
+
+/// The streaming engine over a document too large to hold, read from `open()`, first settled
+/// ([`Settled::write`] then writes it): pass 1 reads it whole for the base (and everything else
+/// that could send it to the DOM engine, or make it be read in another encoding); with
+/// `--drop-base`, a walk that writes nothing decides whether the base elements can go.
+/// `decoded` is the sniffing of the document's head.
+pub(crate) fn settle_streaming<'a, 'r>(
+    open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
+    decoded: &Decoded,
+    outer: &'a Outer,
+    options: &'a RewriteOptions,
+) -> Result<Settled<'a>, StreamError> {
+    let mut decoded = decoded.clone();
+    let mut tentative = decoded.source.is_tentative();
+    let mut lol_html = false;
+    let found = loop {
+        let mut chunks = ReaderChunks::new(open().map_err(StreamError::Io)?);
+        let encoding = decoded.encoding;
+        match find_base_in(&mut chunks, encoding, tentative, lol_html, outer, options) {
+            Err(StreamError::Reread(declared)) if tentative => {
+                let sniff = crate::decode::sniff_head_with_default;
+                decoded = read_again(&head(open)?, &decoded, declared, sniff)
+                    .map_err(StreamError::Fallback)?;
+                tentative = false;
+            }
+            Err(StreamError::Restart) if !lol_html => lol_html = true,
+            found => break found?,
+        }
+    };
+    let mut diagnostics = Vec::new();
+    // Pass 1 has read every `<meta>`: the encoding is settled (`tentative` false); and it has
+    // read everything the scanner leaves to lol_html.
+    let (base, mut pass) = Pass {
+        lol_html,
+        ..Pass::over(Mode::Rewrite, &[], decoded.encoding, outer, options, 0)
+    }
+    .on_base(found, false, &mut diagnostics);
+    if pass.dropping == Dropping::Assumed {
+        let mut sink = std::io::sink();
+        let mut ignore = |_: Link| {};
+        let io = StreamIo::new(&mut sink, &mut ignore);
+        let mut chunks = ReaderChunks::new(open().map_err(StreamError::Io)?);
+        let counted = Pass {
+            report_bases: false,
+            ..pass
+        }
+        .run_chunks(
+            base.clone(),
+            &mut chunks,
+            Some(io),
+            Some(LinkTally::default()),
+        )?;
+        if counted.still_relative > 0 {
+            pass.dropping = Dropping::Kept;
+        }
+    }
+    Ok(Settled {
+        decoded,
+        base,
+        diagnostics,
+        pass,
+    })
+}
+
+/// A document streamed from its file, settled by [`settle_streaming`]: its encoding, base and
+/// every choice made; only pass 2 is left.
+pub(crate) struct Settled<'a> {
+    /// How it is decoded (a late `<meta>` may have changed the encoding).
+    pub decoded: Decoded,
+    base: Base,
+    diagnostics: Vec<Diagnostic>,
+    pass: Pass<'a>,
+}
+
+impl Settled<'_> {
+    /// Pass 2: the output written to `out` as the document is read from `open()` again, every
+    /// link given to `on_link` as found. Memory stays flat: the longest tag, and
+    /// `<style>`/`<noscript>` raw text up to [`MAX_HOLD`].
+    pub(crate) fn write<'r>(
+        self,
+        open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
+        out: &mut dyn std::io::Write,
+        on_link: &mut dyn FnMut(Link),
+    ) -> Result<StreamedFile, StreamError> {
+        let Settled {
+            decoded,
+            base,
+            mut diagnostics,
+            pass,
+        } = self;
+        let io = StreamIo::new(out, on_link);
+        let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, &decoded);
+        let mut done = pass.run_chunks(base.clone(), &mut chunks, Some(io), None)?;
+        diagnostics.append(&mut done.diagnostics);
+        Ok(StreamedFile {
+            malformed: chunks.malformed,
+            decoded,
+            base,
+            diagnostics,
+            tally: LinkTally::default(),
+        })
+    }
+}
+
+/// [`settle_streaming`] and [`Settled::write`] into output that can be taken back: the base is guessed from a quick read
 /// of the bytes ([`guess_base_in`]) and pass 2 writes at once, checking the guess as it goes
 /// ([`Pass::verify`]); a wrong guess rewinds `out` and pass 2 runs again on the base it found,
-/// and a hand-over to the DOM engine rewinds `out` before it is returned. The document is read
-/// once for the guess (a memchr over its bytes) and once to rewrite it, where [`run_streaming`]
-/// walks it twice. Returns the base, the diagnostics, whether malformed byte sequences were met,
-/// and the links, counted.
+/// and so does a late `<meta>` that changes the encoding, or `--drop-base` where some link
+/// still needs the base element; a hand-over to the DOM engine rewinds `out` before it is
+/// returned. The document is read once for the guess (a memchr over its bytes) and once to
+/// rewrite it, where pass 1 and pass 2 walk it twice. The links are counted.
 pub(crate) fn run_streaming_rewinding<'r>(
     open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
     decoded: &Decoded,
     outer: &Outer,
     options: &RewriteOptions,
-    out: &mut dyn crate::engine::Rewind,
-) -> Result<(Base, Vec<Diagnostic>, bool, LinkTally), StreamError> {
-    if options.drop_base {
-        return Err(StreamError::Fallback(Fallback::DropBase));
-    }
-    let encoding = decoded.encoding;
-    let tentative = decoded.source.is_tentative();
-    let guess = guess_base_in(&mut open().map_err(StreamError::Io)?, encoding)
+    out: &mut dyn super::output::Rewind,
+) -> Result<StreamedFile, StreamError> {
+    let mut decoded = decoded.clone();
+    let guess = guess_base_in(&mut open().map_err(StreamError::Io)?, decoded.encoding)
         .map_err(StreamError::Io)?
         .chosen();
-    let mut attempt =
-        |chosen: Option<(usize, String)>, verify: bool, out: &mut dyn crate::engine::Rewind| {
-            let mut diagnostics = Vec::new();
-            let (base, pass) = Pass {
-                tentative,
-                ..Pass::over(Mode::Rewrite, &[], encoding, outer, options, 0)
-            }
-            .on_base(chosen, verify, &mut diagnostics);
-            let mut tally = LinkTally::default();
-            let mut count = |l: Link| tally.add_link(&l);
-            let io = StreamIo {
-                rewindable: true,
-                ..StreamIo::new(out, &mut count)
-            };
-            let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
-            let mut done = pass.run_chunks(base.clone(), &mut chunks, Some(io), None)?;
-            diagnostics.append(&mut done.diagnostics);
-            Ok((base, diagnostics, chunks.malformed, tally, done.base))
+    let attempt = |open: &mut dyn FnMut() -> std::io::Result<Box<dyn std::io::Read + 'r>>,
+                   decoded: &Decoded,
+                   (tentative, lol_html): (bool, bool),
+                   chosen: Option<(usize, String)>,
+                   verify: bool,
+                   dropping: Dropping,
+                   out: &mut dyn super::output::Rewind| {
+        let mut diagnostics = Vec::new();
+        let (base, pass) = Pass {
+            tentative,
+            dropping,
+            lol_html,
+            ..Pass::over(Mode::Rewrite, &[], decoded.encoding, outer, options, 0)
+        }
+        .on_base(chosen, verify, &mut diagnostics);
+        // The links are counted ([`Links::Tally`]), not handed on.
+        let mut ignore = |_: Link| {};
+        let io = StreamIo {
+            rewindable: true,
+            ..StreamIo::new(out, &mut ignore)
         };
+        let mut chunks = CheckedChunks::new(open().map_err(StreamError::Io)?, decoded);
+        let tally = Some(LinkTally::default());
+        let mut done = pass.run_chunks(base.clone(), &mut chunks, Some(io), tally)?;
+        diagnostics.append(&mut done.diagnostics);
+        let file = StreamedFile {
+            decoded: decoded.clone(),
+            base,
+            diagnostics,
+            malformed: chunks.malformed,
+            tally: done.tally.unwrap_or_default(),
+        };
+        Ok((file, done.base, done.still_relative))
+    };
+    let mut tentative = decoded.source.is_tentative();
+    let mut lol_html = false;
+    let mut dropping = dropping(options);
     // Every run checks: unlike in memory, a missing guess is not taken to mean no base.
-    let result = match attempt(guess.clone(), true, out) {
-        Ok((base, diagnostics, malformed, tally, found)) if found == guess => {
-            return Ok((base, diagnostics, malformed, tally));
+    let mut chosen = guess;
+    let mut verify = true;
+    let result = loop {
+        match attempt(
+            open,
+            &decoded,
+            (tentative, lol_html),
+            chosen.clone(),
+            verify,
+            dropping,
+            out,
+        ) {
+            Ok((file, found, still_relative)) => {
+                if verify && found != chosen {
+                    chosen = found;
+                    verify = false;
+                } else if dropping == Dropping::Assumed && still_relative > 0 {
+                    dropping = Dropping::Kept;
+                } else {
+                    break Ok(file);
+                }
+            }
+            Err(StreamError::Reread(declared)) if tentative => {
+                let sniff = crate::decode::sniff_head_with_default;
+                match read_again(&head(open)?, &decoded, declared, sniff) {
+                    Ok(again) => decoded = again,
+                    Err(why) => break Err(StreamError::Fallback(why)),
+                }
+                tentative = false;
+                // The guess was read in the other encoding: read it again in this one.
+                chosen = guess_base_in(&mut open().map_err(StreamError::Io)?, decoded.encoding)
+                    .map_err(StreamError::Io)?
+                    .chosen();
+                verify = true;
+            }
+            Err(StreamError::Restart) if !lol_html => lol_html = true,
+            Err(e) => break Err(e),
         }
-        Ok((.., found)) => {
-            out.rewind().map_err(StreamError::Io)?;
-            attempt(found, false, out)
-        }
-        Err(e) => Err(e),
+        out.rewind().map_err(StreamError::Io)?;
     };
     match result {
-        Ok((base, diagnostics, malformed, tally, _)) => Ok((base, diagnostics, malformed, tally)),
         Err(StreamError::Fallback(why)) => {
             out.rewind().map_err(StreamError::Io)?;
             Err(StreamError::Fallback(why))
         }
-        Err(e) => Err(e),
+        result => result,
     }
 }
 
@@ -306,8 +515,10 @@ pub(crate) fn fragment_ids(
     encoding: &'static Encoding,
     tentative: bool,
 ) -> Result<Vec<String>, Fallback> {
-    with_targets_pass(bytes, encoding, tentative, |pass| {
-        Ok(pass.run_in_memory(Base::none(), Links::Keep)?.targets)
+    with_targets_pass(bytes, encoding, tentative, false, |pass| {
+        pass.run_in_memory(Base::none(), Links::Keep)
+            .map(|out| out.targets)
+            .map_err(StreamError::fallback)
     })
 }
 
@@ -318,7 +529,9 @@ pub(crate) fn fragment_ids_read(
     encoding: &'static Encoding,
     tentative: bool,
 ) -> Result<Vec<String>, StreamError> {
-    with_targets_pass(&[], encoding, tentative, |pass| {
+    // Read once, as it arrives: lol_html reads beside the scanner from the start, so the walk
+    // never has to be made again.
+    with_targets_pass(&[], encoding, tentative, true, |pass| {
         // The walk reads the input through its window: it is written nowhere.
         let mut sink = std::io::sink();
         let mut ignore = |_: Link| {};
@@ -330,11 +543,13 @@ pub(crate) fn fragment_ids_read(
     })
 }
 
-/// `run` on the [`Mode::Targets`] pass over `bytes` (none for a document read in chunks).
+/// `run` on the [`Mode::Targets`] pass over `bytes` (none for a document read in chunks);
+/// `lol_html`: lol_html reads beside the scanner from the start ([`Pass::lol_html`]).
 fn with_targets_pass<T>(
     bytes: &[u8],
     encoding: &'static Encoding,
     tentative: bool,
+    lol_html: bool,
     run: impl FnOnce(&Pass<'_>) -> T,
 ) -> T {
     let outer = Outer {
@@ -344,6 +559,7 @@ fn with_targets_pass<T>(
     let options = RewriteOptions::default();
     let pass = Pass {
         tentative,
+        lol_html: lol_html || lol_html_from_the_start(),
         ..Pass::over(Mode::Targets, bytes, encoding, &outer, &options, 0)
     };
     run(&pass)
@@ -365,7 +581,9 @@ pub(super) fn find_base(
         verify: true,
         ..Pass::over(Mode::Rewrite, bytes, encoding, outer, options, depth)
     };
-    Ok(pass.run_in_memory(outer.base.clone(), Links::Tally)?.base)
+    pass.run_in_memory(outer.base.clone(), Links::Tally)
+        .map(|out| out.base)
+        .map_err(StreamError::fallback)
 }
 
 /// Pass 1 over a document read chunk by chunk: the whole document is walked with pass 2's tree
@@ -375,11 +593,13 @@ pub(super) fn find_base_in(
     chunks: &mut dyn Chunks,
     encoding: &'static Encoding,
     tentative: bool,
+    lol_html: bool,
     outer: &Outer,
     options: &RewriteOptions,
 ) -> Result<Option<(usize, String)>, StreamError> {
     let pass = Pass {
         tentative,
+        lol_html,
         ..Pass::over(Mode::FindBase, &[], encoding, outer, options, 0)
     };
     // The walk reads the input through its window: it is written nowhere.

@@ -46,6 +46,177 @@ enum State {
         tag: usize,
         content: usize,
     },
+    /// The content of a `<script>` whose start tag is at `tag`, read by the scanner itself
+    /// ([`Scanner::read_scripts`]): script data and its escapes (§13.2.5.4, .15–.31).
+    Script {
+        tag: usize,
+        content: usize,
+        at: ScriptAt,
+    },
+}
+
+/// Where script data is: the script data state, or one of its escaped states (the "less-than
+/// sign", "escape start", "end tag" and "double escape" states look ahead a few bytes instead,
+/// so they are not kept: a construct cut by the end of the bytes read is read again whole).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScriptAt {
+    Data,
+    Escaped,
+    EscapedDash,
+    EscapedDashDash,
+    Double,
+    DoubleDash,
+    DoubleDashDash,
+}
+
+/// What [`script_data`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum ScriptStep {
+    /// The appropriate end tag `</script` starts here.
+    End(usize),
+    /// The bytes ended: go on from here (at a construct they cut, or their end) in this state.
+    More(usize, ScriptAt),
+}
+
+/// Whether `bytes` at `at` hold `word` (ASCII case-insensitively) followed by whitespace, `/`
+/// or `>`: `Some(true)`; `Some(false)` when they do not; `None` when they end before it is
+/// decided.
+fn word_then_delimiter(bytes: &[u8], at: usize, word: &[u8]) -> Option<bool> {
+    let rest = bytes.get(at..).unwrap_or_default();
+    let n = word.len().min(rest.len());
+    let prefix = rest.get(..n).unwrap_or_default();
+    if !word
+        .get(..n)
+        .is_some_and(|w| w.eq_ignore_ascii_case(prefix))
+    {
+        return Some(false);
+    }
+    let delimiter = rest.get(word.len())?;
+    Some(is_space(*delimiter) || matches!(delimiter, b'/' | b'>'))
+}
+
+/// The state after a byte of script data other than `-`, `<` and `>`: a run of dashes ends.
+fn after_other(at: ScriptAt) -> ScriptAt {
+    use ScriptAt::*;
+    match at {
+        EscapedDash | EscapedDashDash => Escaped,
+        DoubleDash | DoubleDashDash => Double,
+        other => other,
+    }
+}
+
+/// Reads script data from `i` in state `at` (HTML LS §13.2.5.4 "script data state" and
+/// §13.2.5.15–.31): where the appropriate end tag `</script` is, or where to go on.
+/// `eof`: the bytes end the input, so a construct they cut is text.
+fn script_data(bytes: &[u8], mut i: usize, mut at: ScriptAt, eof: bool) -> ScriptStep {
+    use ScriptAt::*;
+    let cut = |lt: usize, at: ScriptAt| ScriptStep::More(lt, at);
+    loop {
+        let rest = bytes.get(i..).unwrap_or_default();
+        let found = if at == Data {
+            memchr::memchr(b'<', rest)
+        } else {
+            memchr::memchr3(b'<', b'-', b'>', rest)
+        };
+        let Some(j) = found else {
+            if !rest.is_empty() {
+                at = after_other(at);
+            }
+            return ScriptStep::More(bytes.len(), at);
+        };
+        let k = i + j;
+        let b = bytes.get(k).copied().unwrap_or(b'<');
+        // A byte other than `-`, `<` and `>` ends a run of dashes: bytes were skipped.
+        if k > i {
+            at = after_other(at);
+        }
+        if b == b'-' {
+            at = match at {
+                Escaped => EscapedDash,
+                EscapedDash | EscapedDashDash => EscapedDashDash,
+                Double => DoubleDash,
+                DoubleDash | DoubleDashDash => DoubleDashDash,
+                Data => Data,
+            };
+            i = k + 1;
+            continue;
+        }
+        if b == b'>' {
+            // Only right after `--` does `>` end the escape.
+            at = match at {
+                EscapedDashDash | DoubleDashDash => Data,
+                EscapedDash => Escaped,
+                DoubleDash => Double,
+                other => other,
+            };
+            i = k + 1;
+            continue;
+        }
+        let lt = k;
+        let next = bytes.get(lt + 1).copied();
+        match (at, next) {
+            (_, None) if eof => return ScriptStep::More(bytes.len(), at),
+            (_, None) => return cut(lt, at),
+            (Data | Escaped | EscapedDash | EscapedDashDash, Some(b'/')) => {
+                match word_then_delimiter(bytes, lt + 2, b"script") {
+                    Some(true) => return ScriptStep::End(lt),
+                    None if !eof => return cut(lt, at),
+                    _ => {}
+                }
+                at = if at == Data { Data } else { Escaped };
+                i = lt + 2;
+            }
+            (Data, Some(b'!')) => {
+                let dashes = bytes.get(lt + 2..lt + 4);
+                match dashes {
+                    Some(b"--") => {
+                        at = EscapedDashDash;
+                        i = lt + 4;
+                    }
+                    None if !eof && bytes.get(lt + 2).is_none_or(|&d| d == b'-') => {
+                        return cut(lt, at);
+                    }
+                    _ => i = lt + 2,
+                }
+            }
+            (Escaped | EscapedDash | EscapedDashDash, Some(c)) if c.is_ascii_alphabetic() => {
+                match word_then_delimiter(bytes, lt + 1, b"script") {
+                    Some(true) => {
+                        // The delimiter is read in the double escaped state.
+                        at = Double;
+                        i = lt + 1 + 6;
+                    }
+                    None if !eof => return cut(lt, at),
+                    _ => {
+                        at = Escaped;
+                        i = lt + 1;
+                    }
+                }
+            }
+            (Double | DoubleDash | DoubleDashDash, Some(b'/')) => {
+                match word_then_delimiter(bytes, lt + 2, b"script") {
+                    Some(true) => {
+                        at = Escaped;
+                        i = lt + 2 + 6;
+                    }
+                    None if !eof => return cut(lt, at),
+                    _ => {
+                        at = Double;
+                        i = lt + 2;
+                    }
+                }
+            }
+            (Data, _) => i = lt + 1,
+            (Escaped | EscapedDash | EscapedDashDash, _) => {
+                at = Escaped;
+                i = lt + 1;
+            }
+            (Double | DoubleDash | DoubleDashDash, _) => {
+                at = Double;
+                i = lt + 1;
+            }
+        }
+    }
 }
 
 /// The HTML elements whose content is raw text or RCDATA to the tokenizer (HTML LS §13.2.6.4.7
@@ -89,6 +260,17 @@ pub(crate) struct Scanner {
     lexer: Lexer,
     /// What it has read of it.
     tag: TagRead,
+    /// It reads `<script>` content itself ([`Scanner::read_scripts`]).
+    scripts: bool,
+}
+
+/// What a start tag switches the tokenizer to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Switch {
+    /// Raw text or RCDATA: `RAW_TEXT[index]`.
+    RawText(usize),
+    /// Script data.
+    Script,
 }
 
 /// What the scanner has read of the tag being read.
@@ -96,8 +278,8 @@ pub(crate) struct Scanner {
 struct TagRead {
     /// Its name or an attribute's is one [`Interest`] asks for.
     hit: bool,
-    /// A start tag of one of [`RAW_TEXT`].
-    switch: Option<usize>,
+    /// A start tag of one of [`RAW_TEXT`], or `<script>` when the scanner reads scripts.
+    switch: Option<Switch>,
     /// Where its name ends, relative to its `<`.
     name_end: usize,
     /// The attributes of a start tag [`Interest::attr`] accepts, the first of each name
@@ -110,6 +292,7 @@ struct TagSink<'s> {
     read: &'s mut TagRead,
     interest: &'s Interest,
     end: bool,
+    scripts: bool,
     /// The tag's bytes from its `<`, as far as they have come.
     tag: &'s [u8],
     start: usize,
@@ -122,7 +305,13 @@ impl Sink for TagSink<'_> {
             self.read.hit |= (self.interest.end_name)(name);
         } else {
             self.read.hit |= (self.interest.name)(name);
-            self.read.switch = raw_text_index(name);
+            self.read.switch = match raw_text_index(name) {
+                Some(index) => Some(Switch::RawText(index)),
+                None if self.scripts && name.eq_ignore_ascii_case(b"script") => {
+                    Some(Switch::Script)
+                }
+                None => None,
+            };
         }
     }
 
@@ -154,12 +343,14 @@ pub(crate) struct Window<'a> {
 /// What a [`Scanner::scan`] found.
 #[derive(Debug)]
 pub(crate) enum Found {
-    /// A complete start tag: where its name ends (relative to its `<`) and its attributes
-    /// [`Interest::attr`] accepts (the first of each name), at `attrs` in [`Finds::attrs`].
+    /// A complete start tag: where its name ends (relative to its `<`), its attributes
+    /// [`Interest::attr`] accepts (the first of each name), at `attrs` in [`Finds::attrs`], and
+    /// whether it is self-closing.
     StartTag {
         tag: Range<usize>,
         name_end: usize,
         attrs: Range<usize>,
+        self_closing: bool,
     },
     /// A complete end tag, and where its name ends (relative to its `<`).
     EndTag { tag: Range<usize>, name_end: usize },
@@ -187,7 +378,15 @@ impl Scanner {
             state: State::Data,
             lexer: Lexer::new(at),
             tag: TagRead::default(),
+            scripts: false,
         }
+    }
+
+    /// From here on, the content of a `<script>` start tag found is read by the scanner (script
+    /// data, HTML LS §13.2.5.4), where lol_html read it: no element lol_html reports is then
+    /// expected.
+    pub(crate) fn read_scripts(&mut self, on: bool) {
+        self.scripts = on;
     }
 
     /// Whether the scanner stands exactly at `at`: between constructs, or reading a tag that
@@ -376,6 +575,7 @@ impl Scanner {
                         read: &mut self.tag,
                         interest,
                         end,
+                        scripts: self.scripts,
                         tag: from(self.start),
                         start: self.start,
                     };
@@ -392,6 +592,32 @@ impl Scanner {
                         }
                     } else {
                         self.finish_start(tag_end, cdata, found);
+                    }
+                }
+                State::Script { tag, content, at } => {
+                    let Some(i) = self.pos.checked_sub(base) else {
+                        return;
+                    };
+                    match script_data(window, i, at, eof) {
+                        ScriptStep::End(lt) => {
+                            let lt = base + lt;
+                            found.items.push(Found::TextEnd {
+                                tag,
+                                name: b"script",
+                                content: content..lt,
+                            });
+                            // Its end tag, read on from the end of its name.
+                            self.start_tag(lt, true);
+                            self.pos = lt + 2 + b"script".len();
+                        }
+                        ScriptStep::More(i, at) => {
+                            self.pos = base + i;
+                            self.state = State::Script { tag, content, at };
+                            if self.pos < len {
+                                // A construct cut by the end of the bytes read.
+                                return;
+                            }
+                        }
                     }
                 }
                 State::RawText { name, tag, content } => {
@@ -462,14 +688,25 @@ impl Scanner {
                 tag: tag..end,
                 name_end: self.tag.name_end,
                 attrs: from..found.attrs.len(),
+                self_closing: self.lexer.self_closing(),
             });
         }
-        if let Some(name) = self.tag.switch.filter(|_| !cdata) {
-            self.state = State::RawText {
-                name,
-                tag,
-                content: end,
-            };
+        match self.tag.switch.filter(|_| !cdata) {
+            Some(Switch::RawText(name)) => {
+                self.state = State::RawText {
+                    name,
+                    tag,
+                    content: end,
+                }
+            }
+            Some(Switch::Script) => {
+                self.state = State::Script {
+                    tag,
+                    content: end,
+                    at: ScriptAt::Data,
+                }
+            }
+            None => {}
         }
     }
 
@@ -528,243 +765,4 @@ pub(crate) struct Interest {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const ALL: Interest = Interest {
-        name: |_| true,
-        attr: |_| true,
-        end_name: |_| true,
-    };
-
-    /// What a scan of `html` finds, fed `step` bytes at a time, the window starting where the
-    /// scanner has settled (the engine forgets the input up to there, at most).
-    fn found(html: &[u8], step: usize, cdata: bool, interest: &Interest) -> Finds {
-        let mut s = Scanner::new(0);
-        let mut out = Finds::default();
-        let mut fed = 0;
-        while fed < html.len() {
-            fed = (fed + step.max(1)).min(html.len());
-            let base = s.settled();
-            s.scan(
-                Window {
-                    bytes: html.get(base..fed).unwrap_or_default(),
-                    base,
-                    eof: fed == html.len(),
-                },
-                usize::MAX,
-                cdata,
-                interest,
-                &mut out,
-            );
-        }
-        out
-    }
-
-    /// The start tags of `html` read in one go, and read a byte at a time.
-    fn start_tags(html: &str) -> Vec<String> {
-        let read = |step: usize| -> Vec<String> {
-            found(html.as_bytes(), step, false, &ALL)
-                .items
-                .into_iter()
-                .filter_map(|f| match f {
-                    Found::StartTag { tag, .. } => {
-                        Some(html.get(tag).unwrap_or_default().to_owned())
-                    }
-                    _ => None,
-                })
-                .collect()
-        };
-        let whole = read(html.len());
-        assert_eq!(whole, read(1), "byte at a time differs for {html:?}");
-        assert_eq!(whole, read(3), "3 bytes at a time differs for {html:?}");
-        whole
-    }
-
-    #[test]
-    fn tags_comments_and_text() {
-        assert_eq!(
-            start_tags("a < b <p>x</p><a href='>'>y<br/>"),
-            ["<p>", "<a href='>'>", "<br/>"]
-        );
-        assert_eq!(start_tags("<a b\"c='d>'>e<x y='"), ["<a b\"c='d>'>"]);
-        assert_eq!(start_tags("<a x=\"1\"y=2>"), ["<a x=\"1\"y=2>"]);
-        // Comments end at `-->`, `--!>`, and at once for `<!-->` and `<!--->`.
-        assert_eq!(
-            start_tags("<!-- <a> --><b><!--><i><!---><u><!-- --!><s><!-- -- > --><q>"),
-            ["<b>", "<i>", "<u>", "<s>", "<q>"]
-        );
-        assert_eq!(start_tags("<!-- a --!-- <x> --><y>"), ["<y>"]);
-        assert_eq!(start_tags("<!-- <!-- --><z>"), ["<z>"]);
-        // DOCTYPE, bogus comments (to the first `>`), `</>` and end tags with attributes.
-        assert_eq!(
-            start_tags("<!DOCTYPE html \"<a>\"><b><? x <c> ?><d></ x><e></><f></p a='>'><g>"),
-            ["<b>", "<d>", "<e>", "<f>", "<g>"]
-        );
-        // CDATA is a bogus comment in HTML content: it ends at the first `>`.
-        assert_eq!(start_tags("<![CDATA[<a>]]><b>"), ["<b>"]);
-        // A tag cut by the end of the input is no tag.
-        assert_eq!(start_tags("<p><a href='x"), ["<p>"]);
-        assert_eq!(start_tags("<!-- <a>"), Vec::<String>::new());
-    }
-
-    #[test]
-    fn raw_text_and_rcdata_end_at_their_own_end_tag() {
-        assert_eq!(
-            start_tags("<style><a></styles></style><b><title></titlex><i></TITLE\n><u>"),
-            ["<style>", "<b>", "<title>", "<u>"]
-        );
-        assert_eq!(
-            start_tags("<textarea></textarea/><p><noscript><a href=x></noscript><q>"),
-            ["<textarea>", "<p>", "<noscript>", "<q>"]
-        );
-        assert_eq!(start_tags("<plaintext></plaintext><a>"), ["<plaintext>"]);
-        assert_eq!(start_tags("<xmp><a></xmp"), ["<xmp>"]);
-        // The content range of each.
-        let html = b"<style>x</style><iframe>y</iframe a>";
-        let ends: Vec<_> = found(html, html.len(), false, &ALL)
-            .items
-            .into_iter()
-            .filter_map(|f| match f {
-                Found::TextEnd { tag, content, .. } => Some((tag, content)),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(ends, [(0, 7..8), (16, 24..25)]);
-    }
-
-    #[test]
-    fn end_tags_cut_anywhere_keep_their_name() {
-        let html = b"<p></p></TEMPLATE\n x='>'></template>";
-        let templates = Interest {
-            name: |_| false,
-            attr: |_| false,
-            end_name: |n| n.eq_ignore_ascii_case(b"template"),
-        };
-        for step in 1..4 {
-            let ends: Vec<_> = found(html, step, false, &templates)
-                .items
-                .into_iter()
-                .filter_map(|f| match f {
-                    Found::EndTag { tag, name_end } => Some((tag.start, tag.end, name_end)),
-                    _ => None,
-                })
-                .collect();
-            assert_eq!(ends, vec![(7, 25, 10), (25, 36, 10)], "step {step}");
-        }
-    }
-
-    /// A start tag found comes with its name and the attributes asked for, as the lexer reads
-    /// the whole tag, however the bytes come; a tag of many attributes keeps the first of each
-    /// name asked for, and no more.
-    #[test]
-    fn start_tags_come_with_the_attributes_asked_for() {
-        let urls = Interest {
-            name: |_| false,
-            attr: |n| n.eq_ignore_ascii_case(b"href") || n.eq_ignore_ascii_case(b"src"),
-            end_name: |_| false,
-        };
-        let mut html = b"<p class=x><A x=1 HREF='a b' src href=c>t</a><img\nsrc=\"i\"/>".to_vec();
-        html.extend_from_slice(b"<a");
-        for i in 0..5_000 {
-            html.extend_from_slice(format!(" href={i} SRC x{i}=y").as_bytes());
-        }
-        html.push(b'>');
-        let text =
-            |r: Range<usize>| String::from_utf8_lossy(html.get(r).unwrap_or_default()).into_owned();
-        for step in [1, 3, 61, html.len()] {
-            let finds = found(&html, step, false, &urls);
-            let mut tags = Vec::new();
-            for f in &finds.items {
-                let Found::StartTag {
-                    tag,
-                    name_end,
-                    attrs,
-                } = f
-                else {
-                    continue;
-                };
-                let kept = finds.attrs.get(attrs.clone()).unwrap_or_default();
-                let bytes = html.get(tag.clone()).unwrap_or_default();
-                let mut whole = Vec::new();
-                let lexed = super::super::tag::read_tag(bytes, urls.attr, &mut whole);
-                assert_eq!(
-                    (*name_end, kept),
-                    (lexed.name_end, lexed.attrs),
-                    "step {step}"
-                );
-                let at = |r: &Range<usize>| tag.start + r.start..tag.start + r.end;
-                tags.push((
-                    text(tag.start + 1..tag.start + name_end),
-                    kept.iter()
-                        .map(|a| (text(at(&a.name)), a.value.as_ref().map(|v| text(at(v)))))
-                        .collect::<Vec<_>>(),
-                ));
-            }
-            let pair = |n: &str, v: Option<&str>| (n.to_owned(), v.map(str::to_owned));
-            assert_eq!(
-                tags,
-                vec![
-                    (
-                        "A".to_owned(),
-                        vec![pair("HREF", Some("a b")), pair("src", None)]
-                    ),
-                    ("img".to_owned(), vec![pair("src", Some("i"))]),
-                    (
-                        "a".to_owned(),
-                        vec![pair("href", Some("0")), pair("SRC", None)]
-                    ),
-                ],
-                "step {step}"
-            );
-        }
-    }
-
-    #[test]
-    fn cdata_in_foreign_content() {
-        let html = b"<![CDATA[<a>]]]><b>";
-        let tags: Vec<_> = found(html, html.len(), true, &ALL)
-            .items
-            .into_iter()
-            .filter_map(|f| match f {
-                Found::StartTag { tag, .. } => Some((tag.start, tag.end)),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(tags, vec![(16, 19)]);
-    }
-
-    #[test]
-    fn stops_at_the_limit_between_constructs() {
-        let html = b"<p>x<!-- y --><a>";
-        let mut s = Scanner::new(0);
-        let mut finds = Finds::default();
-        s.scan(
-            Window {
-                bytes: html,
-                base: 0,
-                eof: false,
-            },
-            14,
-            false,
-            &ALL,
-            &mut finds,
-        );
-        assert!(s.is_at(14));
-        assert_eq!(finds.items.len(), 1);
-        // A comment that runs past a limit is not a checkpoint.
-        let mut s = Scanner::new(0);
-        s.scan(
-            Window {
-                bytes: html,
-                base: 0,
-                eof: false,
-            },
-            6,
-            false,
-            &ALL,
-            &mut finds,
-        );
-        assert!(!s.is_at(6));
-    }
-}
+mod tests;

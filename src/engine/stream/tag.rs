@@ -90,6 +90,9 @@ pub(crate) struct Lexer {
     name_end: usize,
     /// Where the attribute value being read starts.
     value: usize,
+    /// The last byte read before an attribute was a `/` (HTML LS "self-closing start tag
+    /// state": a `>` right after it closes a self-closing tag).
+    slash: bool,
 }
 
 impl Lexer {
@@ -100,7 +103,13 @@ impl Lexer {
             name,
             name_end: name,
             value: name,
+            slash: false,
         }
+    }
+
+    /// After [`Lexer::lex`] returned the end of a tag: whether it is self-closing (`/>`).
+    pub(crate) fn self_closing(&self) -> bool {
+        self.slash
     }
 
     /// Reads `bytes` (from input offset `base`) from offset `from` on: the offset just past the
@@ -140,6 +149,7 @@ impl Lexer {
                         return Some(base + i + 1);
                     }
                     i += 1;
+                    self.slash = c & SLASH != 0;
                     if c & (SPACE | SLASH) != 0 {
                         continue;
                     }

@@ -12,14 +12,16 @@ use super::names::*;
 use super::scan;
 use super::tag::{read_tag, Lexed, RawAttr, RawTag};
 use crate::base::{Base, Outer};
-use crate::engine::Fallback;
+use crate::engine::fallback::Fallback;
 use crate::error::Diagnostic;
 use crate::report::LinkTally;
 use crate::rewrite::{Found, Link, NestedDocument, Planner, RewriteOptions};
 use crate::tree::{ElementNs, NodeId};
 
+mod between;
+
 /// What a walk over the document is for. All three read the markup with one tree-context layer
-/// ([`Walk`]) and so hand a document to the DOM engine for the same reasons (issue 22).
+/// ([`Walk`]) and so hand a document to the DOM engine for the same reasons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mode {
     /// Pass 2: every URL planned, and the values that change spliced.
@@ -31,6 +33,17 @@ pub(super) enum Mode {
     /// The fragment targets (HTML LS "find a potential indicated element"): every `id`, and the
     /// `name` of every HTML `a`, outside `<template>` contents.
     Targets,
+}
+
+/// `--drop-base` in a walk of [`Mode::Rewrite`]: not asked for; assumed possible (every base
+/// element of the document with an `href` is removed where it is met, and the walk counts the
+/// links that would still need one, [`PassOut::still_relative`]); or decided against, where a
+/// walk found such links (the chosen base element stays, its `href` made absolute).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dropping {
+    Off,
+    Assumed,
+    Kept,
 }
 
 /// One walk over `bytes` (the document, or `<noscript>` markup inside it at `offset`).
@@ -60,6 +73,15 @@ pub(super) struct Pass<'a> {
     /// by the tree context): the walk also finds the base as pass 1 would
     /// ([`PassOut::base`]), so the caller can tell whether the guess held.
     pub(super) verify: bool,
+    /// `--drop-base`.
+    pub(super) dropping: Dropping,
+    /// lol_html reads the document beside the scanner (script data and foreign content are its,
+    /// and every tag it reports is a checkpoint the scanner must stand at); else the scanner
+    /// reads every byte alone, and the walk is made again with lol_html where it meets what it
+    /// leaves to it (MathML; in SVG, a tag that breaks out of it, an end tag it cannot match, an
+    /// HTML integration point with elements inside). Why: lol_html's tokenizer costs about as
+    /// much as a whole naive rewrite (BENCHMARKS.md), and pages rarely hold what needs it.
+    pub(super) lol_html: bool,
 }
 
 impl Pass<'_> {
@@ -81,6 +103,9 @@ pub(super) struct PassOut {
     pub(super) base: Option<(usize, String)>,
     /// [`Mode::Targets`]: the fragment targets, in source order.
     pub(super) targets: Vec<String>,
+    /// [`Dropping::Assumed`]: the links that still need a base element, so the assumption
+    /// failed when there are any.
+    pub(super) still_relative: usize,
 }
 
 /// An end tag lol_html reported: where it is (document offsets) and what it ends. Recorded by
@@ -103,6 +128,84 @@ pub(super) fn push_end(
         tag: offset + at.start..offset + at.end,
         event,
     });
+}
+
+/// The SVG elements open while the scanner reads alone: their names (ASCII lowercase) in one
+/// buffer, innermost last, so opening one allocates nothing once the buffer has grown.
+#[derive(Debug, Default)]
+pub(super) struct Foreign {
+    names: Vec<u8>,
+    /// Where each name ends in `names`.
+    ends: Vec<usize>,
+    /// How many are `svg` elements.
+    pub(super) svgs: usize,
+    /// How many are HTML integration points (`title`, `desc`, `foreignObject`).
+    pub(super) integration: usize,
+}
+
+impl Foreign {
+    /// Deeper than this, SVG content is left to lol_html.
+    pub(super) const MAX_DEPTH: usize = 1024;
+
+    pub(super) fn is_open(&self) -> bool {
+        !self.ends.is_empty()
+    }
+
+    pub(super) fn depth(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// An element opens (`name` in ASCII lowercase).
+    pub(super) fn push(&mut self, name: &[u8]) {
+        self.names.extend_from_slice(name);
+        self.ends.push(self.names.len());
+        self.count(name, 1);
+    }
+
+    /// An end tag `name` (as written): the elements up to the innermost of that name close;
+    /// `false` when none is open.
+    pub(super) fn close(&mut self, name: &[u8]) -> bool {
+        let Some(i) = (0..self.ends.len())
+            .rev()
+            .find(|&i| self.name(i).eq_ignore_ascii_case(name))
+        else {
+            return false;
+        };
+        while self.ends.len() > i {
+            let last = self.ends.len() - 1;
+            let closing = self.name(last).to_vec();
+            self.count(&closing, 0);
+            self.ends.pop();
+            let start = self.ends.last().copied().unwrap_or(0);
+            self.names.truncate(start);
+        }
+        true
+    }
+
+    /// The name of the element at depth `i`.
+    fn name(&self, i: usize) -> &[u8] {
+        let start = i
+            .checked_sub(1)
+            .and_then(|p| self.ends.get(p))
+            .copied()
+            .unwrap_or(0);
+        let end = self.ends.get(i).copied().unwrap_or(start);
+        self.names.get(start..end).unwrap_or_default()
+    }
+
+    /// Counts an element of `name` opening (`1`) or closing (`0`).
+    fn count(&mut self, name: &[u8], open: usize) {
+        let counter = match name {
+            b"svg" => &mut self.svgs,
+            b"title" | b"desc" | b"foreignobject" => &mut self.integration,
+            _ => return,
+        };
+        *counter = if open == 1 {
+            *counter + 1
+        } else {
+            counter.saturating_sub(1)
+        };
+    }
 }
 
 /// How far [`Walk::sync`] reads.
@@ -157,14 +260,16 @@ pub(super) struct Walk<'p, 'w> {
     /// by foster parenting. Elements closed implicitly are not counted down, which can only
     /// send a later base to the DOM engine.
     pub(super) table: usize,
-    pub(super) meta_seen: bool,
+    /// The encoding the first `<meta>` declaring one declares ([`Pass::tentative`] only).
+    pub(super) meta: Option<&'static Encoding>,
     pub(super) bail: Option<Fallback>,
     /// An HTML `<style>` (`true`) or `<noscript>` whose end tag has not come (raw text runs to
     /// the end of the input when it never does), with where its content starts.
     pub(super) open: Option<(bool, NodeId, usize)>,
-    /// An SVG `<style>` whose end tag has not come: its text is markup, not raw text.
-    pub(super) svg_style: Option<NodeId>,
-    /// Writing as the input is read (pass 2 of [`run_streaming`]); `None`: splices are
+    /// An SVG `<style>` whose end tag has not come (and where its content starts): its text is
+    /// markup, not raw text.
+    pub(super) svg_style: Option<(NodeId, usize)>,
+    /// Writing as the input is read (pass 2 of a document streamed from its file); `None`: splices are
     /// collected for the whole document.
     pub(super) io: Option<StreamIo<'w>>,
     /// Reads the markup between the elements lol_html reports.
@@ -173,6 +278,18 @@ pub(super) struct Walk<'p, 'w> {
     pub(super) finds: scan::Finds,
     /// The attributes kept of a tag lol_html reports (kept to reuse its allocation).
     pub(super) kept: Vec<RawAttr>,
+    /// The scanner reads alone ([`Pass::lol_html`] false).
+    pub(super) own: bool,
+    /// Reading alone, the scanner met what it leaves to lol_html: the walk is made again with
+    /// it ([`StreamError::Restart`]).
+    pub(super) restart: bool,
+    /// lol_html's ambiguity guard, kept while the scanner reads alone.
+    pub(super) guard: Guard,
+    /// Reading alone: the SVG elements open, innermost last ([`Foreign`]).
+    pub(super) foreign: Foreign,
+    /// Reading alone, the walk entered or left SVG content: what the scanner read after it was
+    /// read in the other context, and is read again.
+    pub(super) rescan: bool,
 }
 
 /// Pass 2 writing as it reads: the output, every link as found, and the input not yet written.
@@ -190,7 +307,7 @@ pub(super) struct StreamIo<'a> {
     /// A held element given up on (past [`MAX_HOLD`]): its end is not acted on.
     pub(super) abandoned: Option<NodeId>,
     pub(super) error: Option<std::io::Error>,
-    /// The output can be taken back ([`crate::engine::Rewind`]): what the in-memory walk
+    /// The output can be taken back ([`super::output::Rewind`]): what the in-memory walk
     /// hands to the DOM engine, this one hands over too, rather than keep it as it is.
     pub(super) rewindable: bool,
 }
@@ -224,18 +341,31 @@ pub(super) const SCAN_STEP: usize = if cfg!(any(test, fuzzing)) {
 };
 
 impl<'a> Pass<'a> {
-    /// Pass 2 over the bytes in memory, every link kept.
-    pub(super) fn run(&self, base: Base) -> Result<PassOut, Fallback> {
-        self.run_in_memory(base, Links::Keep)
+    /// Pass 2 over the bytes in memory; where `--drop-base` was assumed and some link still
+    /// needs the base element, again with the base element kept.
+    pub(super) fn run_dropping(&self, base: Base, links: Links) -> Result<PassOut, StreamError> {
+        let out = self.run_in_memory(base.clone(), links)?;
+        if self.dropping != Dropping::Assumed || out.still_relative == 0 {
+            return Ok(out);
+        }
+        Pass {
+            dropping: Dropping::Kept,
+            ..*self
+        }
+        .run_in_memory(base, links)
     }
 
     /// Pass 2 over the bytes in memory.
-    pub(super) fn run_in_memory(&self, base: Base, links: Links) -> Result<PassOut, Fallback> {
+    pub(super) fn run_in_memory(&self, base: Base, links: Links) -> Result<PassOut, StreamError> {
         let tally = (links == Links::Tally).then(LinkTally::default);
-        match self.run_chunks(base, &mut SliceChunks(Some(self.bytes)), None, tally) {
-            Ok(out) => Ok(out),
-            Err(StreamError::Fallback(why)) => Err(why),
-            Err(StreamError::Io(_)) => Err(Fallback::Tokenizer),
+        let mut chunks = SliceChunks(Some(self.bytes));
+        match self.run_chunks(base.clone(), &mut chunks, None, tally) {
+            Err(StreamError::Restart) => Pass {
+                lol_html: true,
+                ..*self
+            }
+            .run_chunks(base, &mut SliceChunks(Some(self.bytes)), None, tally),
+            done => done,
         }
     }
 
@@ -262,19 +392,24 @@ impl<'a> Pass<'a> {
             pass: self,
             planner,
             out: PassOut {
-                found: Found::default(),
+                found: Found {
+                    // Counted links need no record, unless `--drop-base` reads them.
+                    counted: (tally.is_some() && self.dropping == Dropping::Off).then(Vec::new),
+                    ..Found::default()
+                },
                 tally,
                 splices: Vec::new(),
                 diagnostics: planner_diagnostics,
                 base: None,
                 targets: Vec::new(),
+                still_relative: 0,
             },
             template: 0,
             svg: 0,
             math: 0,
             integration: 0,
             table: 0,
-            meta_seen: false,
+            meta: None,
             bail: None,
             open: None,
             svg_style: None,
@@ -282,27 +417,44 @@ impl<'a> Pass<'a> {
             scan: scan::Scanner::new(self.offset),
             finds: scan::Finds::default(),
             kept: Vec::new(),
+            own: !self.lol_html,
+            restart: false,
+            guard: Guard::default(),
+            foreign: Foreign::default(),
+            rescan: false,
         });
+        // lol_html and the scanner read ASCII-compatible encodings only.
+        if !crate::tokenize::reads(self.encoding) {
+            return Err(StreamError::Fallback(Fallback::Tokenizer));
+        }
+        walk.borrow_mut().scan.read_scripts(!self.lol_html);
         let events: Rc<RefCell<Vec<Ended>>> = Rc::default();
-        // Past its memory bound lol_html stops: the DOM engine takes the document.
-        let settings = crate::tokenize::settings(self.encoding)
-            .ok_or(StreamError::Fallback(Fallback::Tokenizer))?;
         let handler_events = events.clone();
-        let settings =
-            settings.append_element_content_handler(lol_html::element!(REPORTED, |el| {
-                let mut walk = walk.borrow_mut();
-                walk.reported(el, &handler_events);
-                walk.deliver_links();
-                if walk.stopped() {
-                    return Err("fallback".into());
-                }
-                Ok(())
-            }));
         // With no mutation, lol_html's output is its input: how much it has passed on is the
         // watermark up to which everything is decided (every handler before it has run).
         let emitted = std::cell::Cell::new(0usize);
-        let mut rewriter =
-            lol_html::HtmlRewriter::new(settings, |c: &[u8]| emitted.set(emitted.get() + c.len()));
+        let lol_html = || {
+            // Past its memory bound lol_html stops: the DOM engine takes the document.
+            let settings = crate::tokenize::settings(self.encoding)
+                .ok_or(StreamError::Fallback(Fallback::Tokenizer))?;
+            let settings =
+                settings.append_element_content_handler(lol_html::element!(REPORTED, |el| {
+                    let mut walk = walk.borrow_mut();
+                    walk.reported(el, &handler_events);
+                    walk.deliver_links();
+                    if walk.stopped() {
+                        return Err("fallback".into());
+                    }
+                    Ok(())
+                }));
+            let sink = |c: &[u8]| emitted.set(emitted.get() + c.len());
+            Ok(lol_html::HtmlRewriter::new(settings, sink))
+        };
+        let mut rewriter = if self.lol_html {
+            Some(lol_html()?)
+        } else {
+            None
+        };
         let mut result = Ok(());
         let mut fed = 0;
         loop {
@@ -315,9 +467,11 @@ impl<'a> Pass<'a> {
             if let Some(io) = &mut walk.borrow_mut().io {
                 io.window.extend_from_slice(chunk);
             }
-            result = rewriter.write(chunk);
-            if result.is_err() {
-                break;
+            if let Some(rewriter) = rewriter.as_mut() {
+                result = rewriter.write(chunk);
+                if result.is_err() {
+                    break;
+                }
             }
             let mut walk = walk.borrow_mut();
             walk.sync(&events, self.offset + fed, Reach::Partial);
@@ -327,23 +481,27 @@ impl<'a> Pass<'a> {
             }
             // Written up to what lol_html has passed on (every handler before it has run) and
             // the scanner has read (every tag before it has been acted on).
-            let settled = if walk.scan.is_opaque() {
-                emitted.get()
+            let settled = if walk.own {
+                walk.scan.settled()
+            } else if walk.scan.is_opaque() {
+                self.offset + emitted.get()
             } else {
-                emitted.get().min(walk.scan.settled() - self.offset)
+                (self.offset + emitted.get()).min(walk.scan.settled())
             };
-            walk.flush(self.offset + settled);
+            walk.flush(settled);
             walk.bound_hold(fed);
+            walk.bound_window();
         }
-        let result = if result.is_ok() {
-            rewriter.end()
-        } else {
-            drop(rewriter);
-            result
+        let result = match (rewriter, result) {
+            (Some(rewriter), Ok(())) => rewriter.end(),
+            (_, result) => result,
         };
         let mut walk = walk.into_inner();
+        if walk.restart {
+            return Err(StreamError::Restart);
+        }
         if let Some(why) = walk.bail {
-            return Err(StreamError::Fallback(why));
+            return Err(walk.error(why));
         }
         result.map_err(|_| StreamError::Fallback(Fallback::Tokenizer))?;
         walk.sync(&events, self.offset + fed, Reach::End);
@@ -360,8 +518,11 @@ impl<'a> Pass<'a> {
         if walk.svg_style.is_some() {
             walk.bail = Some(Fallback::ForeignStyle);
         }
+        if walk.restart {
+            return Err(StreamError::Restart);
+        }
         if let Some(why) = walk.bail {
-            return Err(StreamError::Fallback(why));
+            return Err(walk.error(why));
         }
         if let Some(io) = &mut walk.io {
             io.hold = None;
@@ -375,6 +536,10 @@ impl<'a> Pass<'a> {
         }
         let mut out = walk.out;
         out.splices.sort_by_key(|(r, _)| r.start);
+        if self.dropping == Dropping::Kept && out.still_relative > 0 {
+            out.diagnostics
+                .push(crate::rewrite::base_kept(out.still_relative));
+        }
         Ok(out)
     }
 }
@@ -393,267 +558,54 @@ pub(crate) enum Links {
 pub(crate) enum StreamError {
     /// The DOM engine must take it.
     Fallback(Fallback),
+    /// A `<meta>` past the prescan declares this encoding, another than the tentative one: the
+    /// document is to be read again in it (HTML LS "change the encoding").
+    Reread(&'static Encoding),
+    /// The scanner, reading alone, met what it leaves to lol_html: the walk is to be made again
+    /// with lol_html ([`Pass::lol_html`]).
+    Restart,
     /// Reading or writing failed.
     Io(std::io::Error),
 }
 
+impl StreamError {
+    /// Why the DOM engine takes a document this error stopped in memory.
+    pub(crate) fn fallback(self) -> Fallback {
+        match self {
+            StreamError::Fallback(why) => why,
+            StreamError::Reread(_) => Fallback::LateMeta,
+            // Only a document that changed between two reads gives this where it is not
+            // handled.
+            StreamError::Restart => Fallback::ScanMismatch,
+            StreamError::Io(_) => Fallback::Tokenizer,
+        }
+    }
+}
+
 impl Walk<'_, '_> {
-    /// Acts on everything before `upto` in source order: the end tags lol_html reported (in
-    /// `events`) and the start tags the scanner finds between them.
-    pub(super) fn sync(&mut self, events: &Rc<RefCell<Vec<Ended>>>, upto: usize, reach: Reach) {
-        let pending = std::mem::take(&mut *events.borrow_mut());
-        for ended in pending {
-            if self.stopped() {
-                return;
-            }
-            if self.scan.is_opaque() {
-                // Raw text ends only at its own end tag, which lol_html reports.
-                if !matches!(
-                    ended.event,
-                    EndEvent::RawText | EndEvent::Style { .. } | EndEvent::Noscript { .. }
-                ) || self.svg_style.is_some()
-                {
-                    self.bail = Some(Fallback::ScanMismatch);
-                    return;
-                }
-            } else {
-                self.scan_to(ended.tag.start, Reach::Checkpoint);
-            }
-            self.scan.resume_at(ended.tag.end);
-            self.end(ended.event);
-        }
-        if !self.stopped() {
-            self.scan_to(upto, reach);
+    /// Reading alone, the scanner met what it leaves to lol_html.
+    pub(super) fn leave_to_lol_html(&mut self) {
+        self.restart = true;
+    }
+
+    /// Streaming without lol_html: the bytes read and not yet written (a tag or comment the
+    /// scanner has not seen the end of; raw text held, itself bounded by [`MAX_HOLD`]) are
+    /// bounded as lol_html bounds its buffers.
+    fn bound_window(&mut self) {
+        let unsettled = match &self.io {
+            Some(io) if self.own => io.window.len(),
+            _ => 0,
+        };
+        if unsettled > crate::tokenize::MEMORY_LIMIT {
+            self.bail = Some(Fallback::Tokenizer);
         }
     }
 
-    /// Scans to `limit`, acting on each start tag found.
-    pub(super) fn scan_to(&mut self, limit: usize, reach: Reach) {
-        if self.stopped() || self.scan.is_opaque() {
-            return;
+    /// What the walk stopped for (`why`) says to its caller.
+    fn error(&self, why: Fallback) -> StreamError {
+        match (why, self.meta) {
+            (Fallback::LateMeta, Some(encoding)) => StreamError::Reread(encoding),
+            _ => StreamError::Fallback(why),
         }
-        let foreign = self.svg + self.math > 0;
-        // In foreign content every start tag found is a disagreement with lol_html, and so is
-        // `</br>` or `</p>`: the tree builder leaves foreign content for them (HTML LS "in
-        // foreign content": they break out as a breakout start tag does), lol_html does not.
-        // (Every name is asked for: which attributes are kept does not matter.)
-        let interest = if foreign {
-            &scan::Interest {
-                name: |_| true,
-                attr: is_read_attribute,
-                end_name: |name| {
-                    name.eq_ignore_ascii_case(b"br") || name.eq_ignore_ascii_case(b"p")
-                },
-            }
-        } else {
-            match self.pass.mode {
-                Mode::Rewrite if !self.pass.verify => &scan::Interest {
-                    name: |name| matters_name(name) || is_reported(name),
-                    attr: is_read_attribute,
-                    end_name: |name| name.eq_ignore_ascii_case(b"template"),
-                },
-                Mode::Rewrite | Mode::FindBase => &scan::Interest {
-                    name: |name| {
-                        matters_name(name)
-                            || is_reported(name)
-                            || name.eq_ignore_ascii_case(b"table")
-                    },
-                    attr: is_read_attribute,
-                    end_name: |name| {
-                        name.eq_ignore_ascii_case(b"template")
-                            || name.eq_ignore_ascii_case(b"table")
-                    },
-                },
-                Mode::Targets => &scan::Interest {
-                    name: |name| matters_name(name) || is_reported(name),
-                    attr: |name| {
-                        is_read_attribute(name)
-                            || name.eq_ignore_ascii_case(b"id")
-                            || name.eq_ignore_ascii_case(b"name")
-                    },
-                    end_name: |name| name.eq_ignore_ascii_case(b"template"),
-                },
-            }
-        };
-        // In memory the window is the whole document: it is read a slice at a time, so that
-        // the tags found (and, counting links, the links) do not pile up between two tags
-        // lol_html reports (the scanner resumes where it stopped).
-        let step = match self.io {
-            Some(_) => usize::MAX,
-            None => SCAN_STEP,
-        };
-        let mut found = std::mem::take(&mut self.finds);
-        loop {
-            let before = self.scan.settled();
-            let upto = limit.min(before.saturating_add(step));
-            let (window, base) = match &self.io {
-                Some(io) => (io.window.as_slice(), io.start),
-                None => (self.pass.bytes, self.pass.offset),
-            };
-            self.scan.scan(
-                scan::Window {
-                    bytes: window,
-                    base,
-                    eof: reach == Reach::End,
-                },
-                upto,
-                foreign,
-                interest,
-                &mut found,
-            );
-            self.act_on(&mut found, foreign);
-            self.deliver_links();
-            // Standing where it stood, the scanner waits for input that is not there yet (a
-            // construct cut by the end of what was read): a larger step would not move it.
-            let stuck = self.scan.settled() == before;
-            if upto >= limit || stuck || self.stopped() || self.scan.is_opaque() {
-                break;
-            }
-        }
-        self.finds = found;
-        if reach == Reach::Checkpoint && !self.stopped() && !self.scan.is_at(limit) {
-            // The scanner and lol_html read the markup before this tag differently.
-            self.bail = Some(Fallback::ScanMismatch);
-        }
-    }
-
-    /// Acts on what a scan found, in source order.
-    pub(super) fn act_on(&mut self, found: &mut scan::Finds, foreign: bool) {
-        let scan::Finds { items, attrs } = found;
-        for item in items.drain(..) {
-            if self.stopped() {
-                break;
-            }
-            match item {
-                scan::Found::StartTag {
-                    tag,
-                    name_end,
-                    attrs: kept,
-                } => {
-                    let name = self.input(tag.start + 1..tag.start + name_end);
-                    if foreign || name.is_some_and(is_reported) {
-                        // In foreign content lol_html reports every element; and it reports
-                        // these names everywhere: one found here was read otherwise by lol_html.
-                        self.bail = Some(Fallback::ScanMismatch);
-                        break;
-                    }
-                    let lexed = Lexed {
-                        name_end,
-                        attrs: attrs.get(kept).unwrap_or_default(),
-                    };
-                    self.start(tag, lexed, ElementNs::Html, None, &Rc::default());
-                }
-                scan::Found::EndTag { .. } if foreign => {
-                    self.bail = Some(Fallback::ForeignEnd);
-                    break;
-                }
-                scan::Found::EndTag { tag, name_end } => {
-                    // A template is closed by its own end tag only (it is a scope boundary).
-                    let name = self
-                        .input(tag.start + 2..tag.start + name_end)
-                        .unwrap_or_default();
-                    if name.eq_ignore_ascii_case(b"template") {
-                        self.template = self.template.saturating_sub(1);
-                    } else if name.eq_ignore_ascii_case(b"table") {
-                        self.table = self.table.saturating_sub(1);
-                    }
-                }
-                scan::Found::TextEnd { tag, name, content } => {
-                    let node = NodeId(tag);
-                    match name {
-                        b"style" => self.end(EndEvent::Style { node, content }),
-                        b"noscript" => self.end(EndEvent::Noscript { node, content }),
-                        _ => {}
-                    }
-                }
-            }
-        }
-        attrs.clear();
-    }
-
-    /// A start tag lol_html reports: what comes before it, then the tag.
-    pub(super) fn reported(
-        &mut self,
-        el: &mut lol_html::html_content::Element<'_, '_>,
-        events: &Rc<RefCell<Vec<Ended>>>,
-    ) {
-        let offset = self.pass.offset;
-        let location = el.source_location().bytes();
-        let tag = offset + location.start..offset + location.end;
-        self.sync(events, tag.start, Reach::Checkpoint);
-        if self.scan.is_opaque() {
-            // lol_html reports no tag inside raw text: it did not read this as raw text.
-            self.bail = Some(Fallback::ScanMismatch);
-        }
-        if self.stopped() {
-            return;
-        }
-        let ns = match el.namespace_uri() {
-            HTML_NS => ElementNs::Html,
-            SVG_NS => ElementNs::Svg,
-            MATHML_NS => ElementNs::MathMl,
-            _ => ElementNs::Other,
-        };
-        // The tag is lexed once, here: the attributes the walk reads, and those that make a
-        // `<font>` break out of foreign content.
-        let mut kept = std::mem::take(&mut self.kept);
-        let Some(bytes) = self.input(tag.clone()) else {
-            return;
-        };
-        let lexed = read_tag(
-            bytes,
-            |name| self.reads(name) || is_breakout_attribute(name),
-            &mut kept,
-        );
-        let raw = RawTag::new(bytes, lexed);
-        // lol_html gives SVG's HTML integration points (`<svg><title>`) the namespace of their
-        // content, HTML; and an HTML `<title>` inside `<foreignObject>` reads the same.
-        let integration_point = self.svg > 0
-            && ns == ElementNs::Html
-            && ["title", "desc", "foreignobject"].iter().any(|n| raw.is(n));
-        if integration_point && self.matters(&raw) {
-            self.bail = Some(Fallback::IntegrationPoint);
-            return;
-        }
-        // Inside SVG a `<title>` is left to the scanner's checks: RCDATA to lol_html only when
-        // it is HTML's (a tag the scanner then finds in it sends the document to the DOM engine).
-        let raw_text =
-            ns == ElementNs::Html && !(integration_point && raw.is("title")) && switches_text(&raw);
-        let is_style_or_noscript = raw.is("style") || raw.is("noscript");
-        let name = raw.name().to_ascii_lowercase();
-        if self.integration > 0 {
-            // An element inside an SVG integration point: lol_html and the tree builder part on
-            // which end tags close the point (`<svg><title><t></title>` leaves the title open in
-            // the tree: an HTML element is current), and so on the namespace of what follows.
-            self.bail = Some(Fallback::IntegrationPoint);
-            return;
-        }
-        if integration_point {
-            // An end tag of an SVG element around it closes it in the tree (and lol_html pops it
-            // then, running this handler) while lol_html goes on reading HTML: the namespace of
-            // what follows is in doubt (`<svg><mi><title></mi><mi href>`).
-            let events = events.clone();
-            let closes = el.on_end_tag(lol_html::end_tag!(move |end| {
-                let proper = end.name().as_bytes().eq_ignore_ascii_case(&name);
-                push_end(&events, offset, end, EndEvent::IntegrationPoint { proper });
-                Ok(())
-            }));
-            if closes.is_ok() {
-                self.integration += 1;
-            }
-        }
-        self.scan.resume_at(tag.end);
-        if raw_text {
-            self.scan.opaque();
-            if !is_style_or_noscript {
-                let events = events.clone();
-                let _ = el.on_end_tag(lol_html::end_tag!(move |end| {
-                    push_end(&events, offset, end, EndEvent::RawText);
-                    Ok(())
-                }));
-            }
-        }
-        self.start(tag, lexed, ns, Some(el), events);
-        self.kept = kept;
     }
 }

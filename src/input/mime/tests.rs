@@ -1,5 +1,7 @@
 //! The MIME reader's unit tests: headings, multipart splitting, damage, limits.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+use super::framing::sniff_boundary;
+use super::transfer::decode_quoted_printable;
 use super::*;
 
 #[test]
@@ -35,7 +37,7 @@ fn mailparse_parts(
     }
 }
 
-/// The split done here (issue 21, D8) gives the parts mailparse gives, with the same byte
+/// The split done here gives the parts mailparse gives, with the same byte
 /// spans, on every fixture and corpus message, and on the edge cases of its delimiter rule.
 #[test]
 fn parts_are_split_as_mailparse_splits_them() {
@@ -117,7 +119,7 @@ fn a_line_that_begins_with_the_delimiter_is_no_delimiter() {
 }
 
 /// Multiparts nested past [`MAX_NESTING`]: the innermost one's parts are not read, and a
-/// `part-skipped` diagnostic names it, its type and the limit with its value (issue 21, D14).
+/// `part-skipped` diagnostic names it, its type and the limit with its value.
 #[test]
 fn nesting_past_the_limit_is_said() {
     let mut s = String::new();
@@ -145,7 +147,7 @@ fn nesting_past_the_limit_is_said() {
 }
 
 /// Heading fields past [`MAX_FIELDS`] are not read (memory), and a diagnostic says so;
-/// the part itself is read (issue 21).
+/// the part itself is read.
 #[test]
 fn heading_fields_past_the_limit_are_said() {
     let mut s = "X: y\n".repeat(MAX_FIELDS);
@@ -162,7 +164,7 @@ fn heading_fields_past_the_limit_are_said() {
 }
 
 /// Past [`MAX_PARTS`], the rest of a multipart's parts are not read, and one diagnostic says
-/// how many, from which part on, and the limit (issue 21, D14).
+/// how many, from which part on, and the limit.
 #[test]
 fn parts_past_the_limit_are_said() {
     let extra = 3;

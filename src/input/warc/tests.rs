@@ -347,7 +347,7 @@ fn arbitrary_bytes_never_panic_or_hang() {
     }
 }
 
-/// Issue 21 D11: a `Content-Length` past the end of the file does not take the records
+/// A `Content-Length` past the end of the file does not take the records
 /// after it along: the next `WARC/` line inside the claimed block ends the record.
 #[test]
 fn content_length_past_eof_keeps_the_records_after() {
@@ -388,7 +388,7 @@ fn content_length_past_eof_keeps_the_records_after() {
     }
 }
 
-/// Issue 21 D12: damage that does not end with a newline does not swallow the intact record
+/// Damage that does not end with a newline does not swallow the intact record
 /// that follows it.
 #[test]
 fn damage_without_a_newline_does_not_swallow_the_next_record() {
@@ -427,7 +427,7 @@ fn damage_without_a_newline_does_not_swallow_the_next_record() {
     );
 }
 
-/// Issue 21 D13: one bad byte in the first gzip member's header costs that member only.
+/// One bad byte in the first gzip member's header costs that member only.
 #[test]
 fn a_bad_first_member_header_costs_that_member_only() {
     let a = gz(&record("response", "http://a/", b"AAA"));
@@ -448,7 +448,7 @@ fn a_bad_first_member_header_costs_that_member_only() {
     }
 }
 
-/// Issue 23: a block read up to the next record is the record's only when it is near the
+/// A block read up to the next record is the record's only when it is near the
 /// length declared ([`SALVAGE_SLACK`]); a block not kept is found again in a gzip member
 /// holding several records by decompressing the member again.
 #[test]

@@ -40,7 +40,7 @@ fn contrasted(base: &str, profile: Profile, reference: &str) -> Option<String> {
     found
 }
 
-/// The cases of issue 37: `http:g` (RFC 2396 §5.2 step 3 reads it as absolute; the URL Standard
+/// The same-scheme cases: `http:g` (RFC 2396 §5.2 step 3 reads it as absolute; the URL Standard
 /// as relative to a base of the same scheme) and its kin, each said.
 #[test]
 fn the_steps_where_the_two_part_ways_are_said() {
