@@ -126,7 +126,7 @@ struct Printer {
 impl Printer {
     /// One page's records, printed as they come in the formats that list every record, kept
     /// for the grouped report (and the summary's count of broken targets) in every format.
-    fn page(&mut self, mut out: &mut dyn Write, page: Page<'_>) -> io::Result<()> {
+    fn page(&mut self, out: &mut BufWriter<&mut dyn Write>, page: Page<'_>) -> io::Result<()> {
         let listed = matches!(self.format, CheckFormat::Jsonl | CheckFormat::Tsv);
         if listed {
             // `--broken-only`: a 178k-link site writes 78 MB of records, nearly all `ok`.
@@ -137,11 +137,11 @@ impl Printer {
             match self.format {
                 CheckFormat::Jsonl if page.is_online() => {
                     let kept: Vec<_> = records.collect();
-                    write_jsonl(&mut out, &kept)?;
+                    write_jsonl(out, &kept)?;
                 }
                 CheckFormat::Jsonl => {
                     let kept: Vec<_> = records.map(|r| r.record).collect();
-                    write_jsonl(&mut out, &kept)?;
+                    write_jsonl(out, &kept)?;
                 }
                 _ => {
                     for r in records.map(|r| r.record) {
