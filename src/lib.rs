@@ -104,6 +104,7 @@ internal!(base, uri, rewrite);
 mod splice;
 mod engine;
 pub mod report;
+pub mod text;
 internal!(position, error);
 pub mod pipeline;
 pub mod verb;
@@ -111,6 +112,12 @@ pub mod message;
 pub mod layout;
 pub mod archive;
 pub mod site;
+#[cfg(unix)]
+pub mod fs;
+#[cfg(unix)]
+pub mod walk;
+#[cfg(unix)]
+pub mod check;
 #[cfg(test)]
 mod testutil;
 

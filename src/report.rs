@@ -552,3 +552,17 @@ pub fn needs_escape(c: char) -> bool {
                 | '\u{2066}'..='\u{2069}'
         )
 }
+
+/// One line of `resolve --format jsonl`: a reference, its resolution (or why there is none).
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolveRecord<'a> {
+    /// The reference as given.
+    #[serde(rename = "ref")]
+    pub reference: &'a str,
+    /// Its absolute form, or `None` when it could not be resolved.
+    pub resolved: Option<&'a str>,
+    /// Whether it names the base document itself (RFC 2396 §4.2).
+    pub same_document: bool,
+    /// Why it could not be resolved.
+    pub error: Option<String>,
+}

@@ -147,13 +147,13 @@ impl File {
     fn read(args: &CheckArgs) -> Result<Option<File>, String> {
         let (path, named, bytes) = match &args.config {
             Some(path) => {
-                let bytes = crate::fsout::read_named_file(path, MAX_FILE)
+                let bytes = linkbase::fs::read_named_file(path, MAX_FILE)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
                 (path.clone(), true, bytes)
             }
             None => {
                 let path = args.dir.join(FILE_NAME);
-                match crate::fsout::read_tree_file(&args.dir, Path::new(FILE_NAME), MAX_FILE)
+                match linkbase::fs::read_tree_file(&args.dir, Path::new(FILE_NAME), MAX_FILE)
                     .map_err(|e| format!("{}: {e}", path.display()))?
                 {
                     Some(bytes) => (path, false, bytes),
@@ -172,7 +172,7 @@ impl File {
             format!(
                 "{}: {line}{}",
                 path.display(),
-                crate::text::excerpt(e.message(), 160)
+                linkbase::text::excerpt(e.message(), 160)
             )
         })?;
         let file = File { path, config };
@@ -214,7 +214,7 @@ impl File {
         format!(
             "{}: {key} = \"{}\": {why}",
             self.path.display(),
-            crate::text::excerpt(value, 80)
+            linkbase::text::excerpt(value, 80)
         )
     }
 
@@ -237,7 +237,7 @@ impl File {
             ));
         }
         let root =
-            crate::fsout::Dir::open(self.dir(), false).map_err(|e| self.bad(key, &text, &e))?;
+            linkbase::fs::Dir::open(self.dir(), false).map_err(|e| self.bad(key, &text, &e))?;
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             if let Err(e) = root.sub(parent, false) {
                 if self.dir().join(parent).exists() {
@@ -336,7 +336,8 @@ impl File {
         }
         if let (Some(codes), false) = (&o.accept, given("accept")) {
             let text = codes.text();
-            crate::online::Accept::parse(&text).map_err(|why| self.bad("accept", &text, &why))?;
+            linkbase::check::online::Accept::parse(&text)
+                .map_err(|why| self.bad("accept", &text, &why))?;
             a.accept = text;
         }
         let duration = |key: &str,
@@ -345,16 +346,17 @@ impl File {
          -> Result<Option<String>, String> {
             match (value, given(key)) {
                 (Some(text), false) => {
-                    crate::online::bounded_duration(text, max)
+                    linkbase::check::online::bounded_duration(text, max)
                         .map_err(|why| self.bad(key, text, &why))?;
                     Ok(Some(text.clone()))
                 }
                 _ => Ok(None),
             }
         };
-        use crate::online::{MAX_HOST_INTERVAL, MAX_RETRY_WAIT, MAX_RUN_TIME};
+        use linkbase::check::online::{MAX_HOST_INTERVAL, MAX_RETRY_WAIT, MAX_RUN_TIME};
         if let (Some(t), false) = (&o.timeout, given("timeout")) {
-            crate::online::request_timeout(t).map_err(|why| self.bad("timeout", t, &why))?;
+            linkbase::check::online::request_timeout(t)
+                .map_err(|why| self.bad("timeout", t, &why))?;
             a.timeout = t.clone();
         }
         if let Some(t) = duration("max_time", &o.max_time, Some(MAX_RUN_TIME))? {
@@ -382,13 +384,15 @@ impl File {
             a.host_concurrency = self.number("host_concurrency", n, count::<1, 256>)?;
         }
         if let (Some(ua), false) = (&o.user_agent, given("user_agent")) {
-            crate::online::check_user_agent(ua).map_err(|why| self.bad("user_agent", ua, &why))?;
+            linkbase::check::online::check_user_agent(ua)
+                .map_err(|why| self.bad("user_agent", ua, &why))?;
             a.user_agent = Some(ua.clone());
         }
         if let (Some(headers), false) = (&o.headers, given("headers")) {
             let values = headers.values();
             for h in &values {
-                crate::online::HostHeader::parse(h).map_err(|why| self.bad("headers", h, &why))?;
+                linkbase::check::online::HostHeader::parse(h)
+                    .map_err(|why| self.bad("headers", h, &why))?;
             }
             a.headers = values;
         }

@@ -99,8 +99,8 @@ pub(crate) fn open(args: &InputArgs, verb: &str) -> Result<Opened, Fatal> {
         };
         eprintln!(
             "linkbase: {}: {}",
-            crate::text::escape_controls(shown),
-            crate::text::escape_controls(doubt)
+            linkbase::text::escape_controls(shown),
+            linkbase::text::escape_controls(doubt)
         );
     }
     Ok(Opened {
@@ -198,21 +198,5 @@ pub(crate) fn default_encoding(
     label: Option<&str>,
     flag: &str,
 ) -> Result<Option<&'static encoding_rs::Encoding>, Fatal> {
-    let Some(label) = label else {
-        return Ok(None);
-    };
-    match encoding_rs::Encoding::for_label(label.trim().as_bytes()) {
-        None => Err(Fatal(format!(
-            "{flag} {label:?}: not an encoding label (WHATWG Encoding Standard labels, \
-             such as utf-8, windows-1252, shift_jis)"
-        ))),
-        Some(e) if e == encoding_rs::REPLACEMENT || !e.is_ascii_compatible() => {
-            Err(Fatal(format!(
-                "{flag} {label:?}: names {}, which a page without a byte order mark or a \
-             declaration cannot be read in",
-                e.name()
-            )))
-        }
-        Some(e) => Ok(Some(e)),
-    }
+    Options::default_encoding_for(label, flag).map_err(Fatal)
 }

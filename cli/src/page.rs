@@ -7,10 +7,10 @@ use std::path::Path;
 use linkbase::message::{page, MessageInput};
 use linkbase::pipeline::Options;
 
-use crate::fsout;
-use crate::say;
-use crate::text::escape_controls;
 use crate::{Exit, Failure, Fatal};
+use linkbase::fs as fsout;
+use linkbase::text as say;
+use linkbase::text::escape_controls;
 
 /// Writes the page of `input` below `dir`; says what was written, what was left out and why,
 /// and where the page is. Exit 1 when a file could not be written or a part could not be read.

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::fsout;
+use linkbase::fs as fsout;
 
 /// The documented exit codes (docs/usage.md, "Exit codes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

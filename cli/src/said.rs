@@ -10,8 +10,9 @@ use linkbase::verb::Done;
 use linkbase::{Diagnostic, DiagnosticCode};
 
 use crate::args::RewriteArgs;
-use crate::text::escape_controls;
-use crate::{say, Exit};
+use crate::Exit;
+use linkbase::text as say;
+use linkbase::text::escape_controls;
 
 /// Which verb is running: what is said depends on it.
 #[derive(Clone, Copy)]

@@ -2,12 +2,15 @@
 
 use std::path::Path;
 
-use crate::text::escape_controls;
 use linkbase::pipeline::Options;
+use linkbase::text::escape_controls;
 
 use crate::args::{LayoutArg, RewriteArgs};
 use crate::load::options;
-use crate::{fsout, say, set_jobs, walk, Exit, Failure, Fatal};
+use crate::{set_jobs, walk, Exit, Failure, Fatal};
+use clap::ValueEnum;
+use linkbase::fs as fsout;
+use linkbase::text as say;
 
 /// The site `--site-url` names (the library's error says what is wrong with it, the flag is ours).
 pub(crate) fn site(url: &str) -> Result<linkbase::site::Site, Fatal> {
@@ -40,7 +43,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     let mut options = options(&args.input, args.drop_base, args.output_charset.as_deref())?;
     // Everything that could lose data is refused before anything is written.
     if let Some(out) = &args.output {
-        refuse_nested_output(root, out)?;
+        fsout::refuse_nested_output(root, out).map_err(Fatal)?;
     }
     let locked = match &args.output {
         Some(out) => out.as_path(),
@@ -64,7 +67,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         (None, _) => "not read, left as it is",
     };
     for s in tree.notices(leaving) {
-        eprintln!("linkbase: {}", crate::text::escape_controls(&s));
+        eprintln!("linkbase: {}", linkbase::text::escape_controls(&s));
     }
     set_jobs(args.jobs)?;
     let mut implied_drop = false;
@@ -73,7 +76,9 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     for entry in &tree.entries {
         site.add_file(&entry.rel);
     }
-    set_layout(&mut site, args.layout, root);
+    linkbase::walk::set_layout(&mut site, layout(args.layout), root, &mut |m| {
+        eprintln!("linkbase: {m}")
+    });
     if args.relative {
         implied_drop = relative_options(&mut options, &site);
     }
@@ -82,7 +87,7 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     // are on disk when it returns.
     let synced = written.sync();
     if let Err(e) = &synced {
-        eprintln!("linkbase: {}", crate::text::escape_controls(e));
+        eprintln!("linkbase: {}", linkbase::text::escape_controls(e));
     }
     let load = |n: &std::sync::atomic::AtomicUsize| n.load(std::sync::atomic::Ordering::Relaxed);
     let unresolved_pages = load(&counts.unresolved_pages);
@@ -121,132 +126,6 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         return Ok(Exit::Problems);
     }
     Ok(Exit::Ok)
-}
-
-/// HTTrack's index of a project, in the tree or in the directory above it.
-const HTTRACK_INDEX: &str = "hts-cache/new.txt";
-
-/// The most of HTTrack's index read (a line of a few hundred bytes per URL crawled).
-const MAX_HTTRACK_INDEX: u64 = 128 << 20;
-
-/// `--layout`: the layout the files of `site` are read with, chosen or detected
-/// (`linkbase::layout::Layout::detect`, or HTTrack's index beside the tree: a host directory
-/// of an HTTrack project); a detected one is said, with how to refuse it. Under HTTrack's, its
-/// index `hts-cache/new.txt` (in the tree or its parent) names the files of URLs.
-pub(crate) fn set_layout(site: &mut linkbase::site::Site, arg: LayoutArg, root: &Path) {
-    use linkbase::layout::Layout;
-    // The tree's own file (or its project's, beside it): read as the tree's settings are, only
-    // as a regular file reached without a symbolic link, and bounded.
-    let rel = Path::new(HTTRACK_INDEX);
-    let index = [root.to_path_buf(), root.join("..")]
-        .into_iter()
-        .find_map(|dir| fsout::open_tree_file(&dir, rel).transpose());
-    let layout = match arg {
-        LayoutArg::Plain => Layout::Plain,
-        LayoutArg::Wget => Layout::Wget,
-        LayoutArg::Httrack => Layout::Httrack,
-        LayoutArg::Auto => {
-            match Layout::detect(site.files()).or_else(|| index.as_ref().map(|_| Layout::Httrack)) {
-                Some(found) => {
-                    eprintln!(
-                    "linkbase: {}: read in {}'s layout ({}); --layout plain to read it otherwise",
-                    escape_controls(&root.display().to_string()),
-                    found.name(),
-                    if found == Layout::Httrack {
-                        "HTTrack's hts-cache/ index in it or beside it"
-                    } else {
-                        "file names hold a query or -E's .html after a script's extension"
-                    }
-                );
-                    found
-                }
-                None => Layout::Plain,
-            }
-        }
-    };
-    if layout == Layout::Httrack {
-        match index.map(|opened| opened.and_then(|f| fsout::read_at_most(f, MAX_HTTRACK_INDEX))) {
-            Some(Ok(bytes)) => add_httrack_index(site, &String::from_utf8_lossy(&bytes)),
-            Some(Err(e)) => eprintln!(
-                "linkbase: {}: HTTrack's index not read ({e}): URLs with a query are not found",
-                escape_controls(&root.display().to_string())
-            ),
-            None => eprintln!(
-                "linkbase: {}: no hts-cache/new.txt in the tree or beside it: HTTrack's names of \
-                 URLs with a query are not known",
-                escape_controls(&root.display().to_string())
-            ),
-        }
-    }
-    site.set_layout(layout);
-}
-
-/// `check --local`: a crawler saves a site under a directory named by its host (wget
-/// `host[:port]`, `host+port` with --restrict-file-names=windows; HTTrack `host_port`): DIR
-/// itself, or one at its top. Links to that host whose file the copy has are then
-/// `left-absolute`, not external (`linkbase::site::Site::add_mirrored_host`).
-pub(crate) fn add_mirrored_hosts(site: &mut linkbase::site::Site, dir: &Path, tree: &walk::Tree) {
-    let own = fsout::resolve_path(dir)
-        .ok()
-        .and_then(|d| d.file_name().and_then(|n| n.to_str()).map(str::to_owned));
-    let mut tops: Vec<&str> = tree
-        .entries
-        .iter()
-        .filter_map(|e| e.rel.split_once('/').map(|(top, _)| top))
-        .collect();
-    tops.dedup();
-    for (name, prefix) in own
-        .as_deref()
-        .map(|n| (n, ""))
-        .into_iter()
-        .chain(tops.into_iter().map(|t| (t, t)))
-    {
-        if let Some(authority) = host_of_directory(name) {
-            site.add_mirrored_host(&authority, prefix);
-        }
-    }
-}
-
-/// The authority a crawler's host directory stands for, when the name reads as one: a host
-/// name with a dot (or `localhost`), or an IPv4 address, and perhaps a port after `:`, `+`
-/// or `_`.
-fn host_of_directory(name: &str) -> Option<String> {
-    let (host, port) = match name.rfind([':', '+', '_']) {
-        Some(i) => {
-            let port = name.get(i + 1..)?;
-            if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            (name.get(..i)?, Some(port))
-        }
-        None => (name, None),
-    };
-    let hostlike = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
-        && (host.contains('.') || host.eq_ignore_ascii_case("localhost"))
-        && !host.starts_with('.')
-        && !host.ends_with('.');
-    hostlike.then(|| match port {
-        Some(p) => format!("{host}:{p}"),
-        None => host.to_owned(),
-    })
-}
-
-/// Each file HTTrack's index names, matched to the tree by the longest tail of its recorded
-/// path that is a file of the tree (the project may have moved since the crawl).
-fn add_httrack_index(site: &mut linkbase::site::Site, index: &str) {
-    let files: std::collections::HashSet<String> = site.files().map(str::to_owned).collect();
-    for (url, path) in linkbase::layout::httrack_index(index) {
-        let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
-        let found = (0..parts.len())
-            .map(|k| parts.get(k..).unwrap_or_default().join("/"))
-            .find(|tail| files.contains(tail));
-        if let Some(rel) = found {
-            site.add_saved(&url, &rel);
-        }
-    }
 }
 
 /// `--relative`: links to files of the tree become relative paths (`Site::relative`), and
@@ -443,7 +322,9 @@ pub(crate) fn single_relative(
     for entry in &tree.entries {
         site.add_file(&entry.rel);
     }
-    set_layout(&mut site, args.layout, root);
+    linkbase::walk::set_layout(&mut site, layout(args.layout), root, &mut |m| {
+        eprintln!("linkbase: {m}")
+    });
     let file = fsout::resolve_path(Path::new(&args.input.input))
         .map_err(|e| Fatal(format!("{}: {e}", args.input.input)))?;
     let root_abs =
@@ -465,52 +346,11 @@ pub(crate) fn single_relative(
     Ok(())
 }
 
-/// The `file:` URL of a directory, for `check --local`.
-pub(crate) fn local_url(dir: &Path) -> Result<String, Fatal> {
-    let abs = fsout::resolve_path(dir).map_err(|e| Fatal(format!("{}: {e}", dir.display())))?;
-    let text = abs
-        .to_str()
-        .ok_or_else(|| Fatal(format!("{}: the path is not UTF-8", dir.display())))?;
-    let site = linkbase::site::Site::new("file:///").map_err(Fatal::from)?;
-    let url = site.file_url(text.trim_start_matches('/'));
-    Ok(if url.ends_with('/') {
-        url
-    } else {
-        format!("{url}/")
-    })
-}
-
-/// An output tree that is the input tree, or lies inside it, would have its own output read
-/// back (and, before issue 15, truncated every non-HTML file: copying a file onto itself
-/// empties it). Both paths are compared with `.`, `..` and symbolic links resolved.
-pub(crate) fn refuse_nested_output(root: &Path, out: &Path) -> Result<(), Fatal> {
-    let resolved_root =
-        fsout::resolve_path(root).map_err(|e| Fatal(format!("{}: {e}", root.display())))?;
-    let resolved_out =
-        fsout::resolve_path(out).map_err(|e| Fatal(format!("{}: {e}", out.display())))?;
-    if resolved_out == resolved_root {
-        return Err(Fatal(format!(
-            "{}: the output directory is the input directory; use --in-place to rewrite a tree \
-             in place",
-            out.display()
-        )));
-    }
-    // OUTDIR around DIR: `OUT/site/x.html` of a page `DIR/site/x.html` would be the input file
-    // `DIR/x.html` when DIR is `OUT/site`.
-    if resolved_root.starts_with(&resolved_out) {
-        return Err(Fatal(format!(
-            "{}: the output directory contains the input directory {}; its files could be \
-             overwritten: choose one outside it",
-            out.display(),
-            root.display()
-        )));
-    }
-    if resolved_out.starts_with(&resolved_root) {
-        return Err(Fatal(format!(
-            "{}: the output directory lies inside the input directory {}; choose one outside it",
-            out.display(),
-            root.display()
-        )));
-    }
-    Ok(())
+/// `--layout`: the layout chosen (by its name); `None`: detected.
+pub(crate) fn layout(arg: LayoutArg) -> Option<linkbase::layout::Layout> {
+    use linkbase::layout::Layout;
+    let name = arg.to_possible_value()?;
+    [Layout::Plain, Layout::Wget, Layout::Httrack]
+        .into_iter()
+        .find(|l| l.name() == name.get_name())
 }

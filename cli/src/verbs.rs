@@ -13,9 +13,10 @@ use rayon::prelude::*;
 use crate::args::{BaseArgs, BaseFormat, LinksArgs, LinksFormat, RewriteArgs};
 use crate::load::{self, options};
 use crate::said::{self, Said, Verb};
-use crate::text::{escape_controls, write_tsv};
 use crate::tree::{run_rewrite_tree, single_relative};
-use crate::{fsout, page, warc, with_output, Exit, Failure, Fatal};
+use crate::{page, warc, with_output, Exit, Failure, Fatal};
+use linkbase::fs as fsout;
+use linkbase::text::{escape_controls, write_tsv};
 
 /// The documents of a batch (an archive's records, a message's parts) on every core.
 pub(crate) struct Pool;
@@ -56,7 +57,7 @@ impl Printer<'_, '_> {
         match &mut self.printed {
             Printed::Bases(_, _, true) if b.origin.root == Some(false) => Ok(()),
             Printed::Bases(out, BaseFormat::Jsonl, _) => write_jsonl(out, std::slice::from_ref(b)),
-            Printed::Bases(out, BaseFormat::Text, _) => crate::text::write_base_line(out, b),
+            Printed::Bases(out, BaseFormat::Text, _) => linkbase::text::write_base_line(out, b),
             _ => Ok(()),
         }
     }
@@ -158,7 +159,7 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> Result<Exit, Failure> {
             .map(|m| fsout::Snapshot::of(&m)),
     };
     if let (Some(output), false) = (&args.output, args.in_place) {
-        refuse_output_is_input(input_path, output, snapshot.as_ref())?;
+        fsout::refuse_output_is_input(input_path, output, snapshot.as_ref()).map_err(Fatal)?;
     }
     let started = std::time::Instant::now();
     let mut opened = load::open(&args.input, "rewrite")?;
@@ -271,30 +272,6 @@ pub(crate) fn written_tail(what: &str, args: &RewriteArgs, started: std::time::I
         },
         started.elapsed().as_secs_f64()
     )
-}
-
-/// `-o FILE` naming the input itself (or a link to it) would replace the input: that is what
-/// `--in-place` is for, so it must be said.
-fn refuse_output_is_input(
-    input: &Path,
-    output: &Path,
-    input_snapshot: Option<&fsout::Snapshot>,
-) -> Result<(), Fatal> {
-    let same_path = matches!(
-        (fsout::resolve_path(input), fsout::resolve_path(output)),
-        (Ok(a), Ok(b)) if a == b
-    );
-    let same_file = match (input_snapshot, std::fs::metadata(output)) {
-        (Some(a), Ok(b)) => a.same_file(&fsout::Snapshot::of(&b)),
-        _ => false,
-    };
-    if same_path || same_file {
-        return Err(Fatal(format!(
-            "{}: the output is the input file; use --in-place to rewrite a file in place",
-            output.display()
-        )));
-    }
-    Ok(())
 }
 
 /// What writes a rewrite into its output.

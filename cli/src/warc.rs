@@ -5,14 +5,16 @@
 use std::io;
 use std::path::Path;
 
-use crate::text::escape_controls;
 use linkbase::archive::{self, Archive, Event, HtmlRecord};
 use linkbase::input::warc::Place;
 use linkbase::pipeline::Options;
+use linkbase::text::escape_controls;
 use rayon::prelude::*;
 
 use crate::args::RewriteArgs;
-use crate::{fsout, say, Exit, Failure, Fatal};
+use crate::{Exit, Failure, Fatal};
+use linkbase::fs as fsout;
+use linkbase::text as say;
 
 /// A batch holds at most this many records, or this many payload bytes: memory stays flat in
 /// the archive's size while every core has work.

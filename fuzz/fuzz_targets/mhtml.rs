@@ -132,7 +132,7 @@ fuzz_target!(|data: &[u8]| {
             .rev()
             .map(|r| {
                 (
-                    r.base.part.as_deref(),
+                    r.base.origin.part.as_deref(),
                     r.base.diagnostics.iter().map(|d| d.message.clone()).collect(),
                 )
             })

@@ -2,7 +2,8 @@
 absolute (§5.2), from Python.
 
 Documents are HTML or MIME messages (e-mail, MHTML), given as bytes, any bytes-like object, or
-str (the text itself); WARC archives are read with read_warc(). The work runs in Rust with the
+str (the text itself); WARC archives are read with read_warc(); a site's tree is checked for
+broken links with check(). The work runs in Rust with the
 GIL released, so a thread pool uses every core. Every function's help() says what it takes,
 returns and raises, with an example.
 
@@ -28,6 +29,7 @@ from ._native import (
     __version__,
     base,
     bases,
+    check,
     iter_links,
     links,
     read_warc,
@@ -56,6 +58,7 @@ __all__ = [
     "__version__",
     "base",
     "bases",
+    "check",
     "iter_links",
     "links",
     "read_warc",

@@ -1,5 +1,5 @@
 import os
-from typing import BinaryIO, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
+from typing import Any, BinaryIO, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, overload
 
 from ._types import BaseRecord, LinkRecord, WarcRecord
 
@@ -139,3 +139,45 @@ def bases(
     header_base: HeaderBaseName = "entity",
 ) -> List[BaseRecord]:
     """Every base record: one for HTML, one per HTML or CSS part of a message, of each message of an mbox (`linkbase base`)."""
+
+class CheckResult(TypedDict):
+    """What check() returns."""
+
+    records: List[Dict[str, Any]]
+    """Every link (or, with broken_only, every broken one): the fields of `check --format jsonl`
+    (file, verdict, target, the link's fields; online: what the online check found)."""
+    totals: Dict[str, Any]
+    """The counts of the summary line: pages, stylesheets, links, internal, external, broken, …"""
+    failed: int
+    """Files that could not be checked (unreadable pages, names that are not UTF-8)."""
+    unreadable: List[Tuple[str, str]]
+    """(file, why) of each page that could not be read."""
+    messages: List[str]
+    """What the CLI says on stderr (a file skipped, a layout detected, a URL refused)."""
+
+def check(
+    path: Union[str, "os.PathLike[str]"],
+    *,
+    site_url: Optional[str] = None,
+    local: bool = False,
+    online: bool = False,
+    allow_private: bool = False,
+    exclude: Sequence[str] = ...,
+    include: Sequence[str] = ...,
+    exclude_path: Sequence[str] = ...,
+    remap: Sequence[str] = ...,
+    index_files: Optional[Sequence[str]] = None,
+    fallback_extensions: Sequence[str] = ...,
+    profile: ProfileName = "rfc2396",
+    default_charset: Optional[str] = None,
+    timeout: str = "20s",
+    max_retries: int = 3,
+    max_redirects: int = 10,
+    accept: str = "200..=299",
+    user_agent: Optional[str] = None,
+    headers: Sequence[str] = ...,
+    broken_only: bool = False,
+    jobs: Optional[int] = None,
+) -> CheckResult:
+    """The site at path checked for broken links, as `linkbase check` does it: the records of
+    `check --format jsonl` and the totals (see help(linkbase.check))."""

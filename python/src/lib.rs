@@ -6,6 +6,7 @@
 //! objects are made with it held (`topy.rs`), and the records are freed without it.
 #![forbid(unsafe_code)]
 
+mod check;
 mod errors;
 mod options;
 mod job;
@@ -344,6 +345,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The package's version is this crate's (pyproject.toml takes it from Cargo.toml).
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<WarcReader>()?;
+    m.add_function(wrap_pyfunction!(check::check, m)?)?;
     m.add_function(wrap_pyfunction!(read_warc, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(rewrite, m)?)?;

@@ -44,6 +44,35 @@ pub struct Options {
     pub default_encoding: Option<&'static Encoding>,
 }
 
+impl Options {
+    /// `label` (`--default-charset`, named `flag` in errors) as the encoding of a document that
+    /// declares none: a WHATWG Encoding Standard label of an ASCII-compatible encoding, since a
+    /// page without a byte order mark or a declaration cannot be read in another.
+    ///
+    /// # Errors
+    /// Not a label, or one of an encoding such a page cannot be read in.
+    pub fn default_encoding_for(
+        label: Option<&str>,
+        flag: &str,
+    ) -> Result<Option<&'static Encoding>, String> {
+        let Some(label) = label else {
+            return Ok(None);
+        };
+        match Encoding::for_label(label.trim().as_bytes()) {
+            None => Err(format!(
+                "{flag} {label:?}: not an encoding label (WHATWG Encoding Standard labels, \
+                 such as utf-8, windows-1252, shift_jis)"
+            )),
+            Some(e) if e == encoding_rs::REPLACEMENT || !e.is_ascii_compatible() => Err(format!(
+                "{flag} {label:?}: names {}, which a page without a byte order mark or a \
+                 declaration cannot be read in",
+                e.name()
+            )),
+            Some(e) => Ok(Some(e)),
+        }
+    }
+}
+
 /// Which engine analyses and writes HTML documents.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]

@@ -42,7 +42,7 @@ fn error(toml: &str, args: &[&str]) -> String {
     let mut check = parse(dir.path(), args);
     let e = apply(&mut check).unwrap_err();
     // As printed: control characters escaped.
-    crate::text::escape_controls(&e).replace(&dir.path().display().to_string(), "DIR")
+    linkbase::text::escape_controls(&e).replace(&dir.path().display().to_string(), "DIR")
 }
 
 #[test]

@@ -1,13 +1,14 @@
-//! Text for people and line-oriented tools: link records as TSV, and any text for a terminal
-//! with its control characters shown as escapes (the library's JSON writer escapes the same set,
-//! [`linkbase::report::needs_escape`]).
+//! Text for people and line-oriented tools: link records as TSV, any text for a terminal with
+//! its control characters shown as escapes (the JSON writer escapes the same set,
+//! [`crate::report::needs_escape`]), and counted nouns ("1 record", "2 records": every count a
+//! message says goes through [`n`] or [`n_as`]).
 
 use std::io::{self, Write};
 
-use linkbase::report::{needs_escape, BaseRecord, LinkRecord};
+use crate::report::{needs_escape, BaseRecord, LinkRecord};
 
 /// The columns of `links --format tsv`, in order; the first line of the output names them.
-pub(crate) const TSV_COLUMNS: [&str; 12] = [
+pub const TSV_COLUMNS: [&str; 12] = [
     "part",
     "element",
     "attribute",
@@ -24,7 +25,7 @@ pub(crate) const TSV_COLUMNS: [&str; 12] = [
 
 /// The column `links --format tsv` adds after [`TSV_COLUMNS`] for an mbox: the message's place
 /// in the file, from 0 (the JSON records' `mbox_message`).
-pub(crate) const TSV_MBOX_COLUMN: &str = "mbox_message";
+pub const TSV_MBOX_COLUMN: &str = "mbox_message";
 
 /// Writes link records as tab-separated values with a header line. Tabs, newlines and
 /// backslashes inside values are escaped as `\t`, `\n`, `\r`, `\\`; an absent value is empty.
@@ -32,7 +33,7 @@ pub(crate) const TSV_MBOX_COLUMN: &str = "mbox_message";
 ///
 /// # Errors
 /// The writer's.
-pub(crate) fn write_tsv(
+pub fn write_tsv(
     out: &mut impl Write,
     records: &[LinkRecord],
     header: bool,
@@ -79,7 +80,7 @@ pub(crate) fn write_tsv(
 }
 
 /// A value for a TSV field: backslashes and control characters escaped (see [`escape_controls`]).
-pub(crate) fn tsv_escape(s: &str) -> String {
+pub fn tsv_escape(s: &str) -> String {
     if !s.chars().any(|c| c == '\\' || needs_escape(c)) {
         return s.to_owned();
     }
@@ -98,8 +99,8 @@ pub(crate) fn tsv_escape(s: &str) -> String {
 /// bidirectional controls and the Unicode line separators are shown as escapes (`\n`, `\t`,
 /// `\x1b`, `\u{202e}`), and a backslash as `\\`, so a hostile file name or href can neither
 /// forge a line nor drive the terminal nor reorder what is shown. The one rule for every text
-/// output; [`write_json`] escapes the same set in JSON's syntax.
-pub(crate) fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+/// output; [`crate::report::write_json`] escapes the same set in JSON's syntax.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(|c| c == '\\' || needs_escape(c)) {
         return std::borrow::Cow::Borrowed(s);
     }
@@ -124,7 +125,7 @@ fn push_escaped(o: &mut String, c: char) {
 /// One base record as `base --format text` writes it: where its document is first (so each
 /// line says which it is about: `Origin::places`, such as its MIME part's path), then the base
 /// and where it came from.
-pub(crate) fn write_base_line(out: &mut impl Write, b: &BaseRecord) -> io::Result<()> {
+pub fn write_base_line(out: &mut impl Write, b: &BaseRecord) -> io::Result<()> {
     for place in b.origin.places() {
         write!(out, "{}\t", escape_controls(&place))?;
     }
@@ -138,9 +139,64 @@ pub(crate) fn write_base_line(out: &mut impl Write, b: &BaseRecord) -> io::Resul
 
 /// At most `max` characters of `s`, an ellipsis said where it was cut: how an error quotes what
 /// a file holds (escaped where it is printed), never more.
-pub(crate) fn excerpt(s: &str, max: usize) -> String {
+pub fn excerpt(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", s.get(..at).unwrap_or_default()),
         None => s.to_owned(),
+    }
+}
+
+/// `count` followed by `noun`, with an `s` unless the count is one: `n(1, "page")` is
+/// "1 page", `n(0, "page")` "0 pages".
+pub fn n(count: impl Count, noun: &str) -> String {
+    let count = count.get();
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+/// [`n`] for a noun with its own plural: `n_as(2, "MIME message", "MIME messages")`, or a
+/// phrase whose noun is not last: `n_as(1, "link left", "links left")`.
+pub fn n_as(count: impl Count, one: &str, many: &str) -> String {
+    let count = count.get();
+    if count == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{count} {many}")
+    }
+}
+
+/// What [`n`] counts: the integer types counts come in.
+pub trait Count {
+    /// The count, as the widest of them.
+    fn get(self) -> u64;
+}
+
+impl Count for u64 {
+    fn get(self) -> u64 {
+        self
+    }
+}
+
+impl Count for usize {
+    fn get(self) -> u64 {
+        u64::try_from(self).unwrap_or(u64::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_is_singular_every_other_count_plural() {
+        assert_eq!(n(0u64, "record"), "0 records");
+        assert_eq!(n(1u64, "record"), "1 record");
+        assert_eq!(n(2u64, "record"), "2 records");
+        assert_eq!(n(1usize, "WARC file"), "1 WARC file");
+        assert_eq!(n_as(1u64, "link left", "links left"), "1 link left");
+        assert_eq!(n_as(3u64, "link left", "links left"), "3 links left");
     }
 }

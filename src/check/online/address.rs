@@ -59,6 +59,7 @@ impl AddressClass {
 /// An address refused, and the name or URL host it was reached by.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {
+    /// The kind of address it is.
     pub class: AddressClass,
     /// The address (or `localhost`), as said.
     pub address: String,
@@ -170,11 +171,13 @@ pub fn host_refusal(host: &url::Host<&str>) -> Option<Refused> {
 /// URL names it is judged ([`host_refusal`]).
 #[derive(Debug, Default)]
 pub struct Guard {
+    /// Requests may go to addresses that are not globally reachable.
     pub allow_private: bool,
     inner: ureq::unversioned::resolver::DefaultResolver,
 }
 
 impl Guard {
+    /// The guard of a run, allowing private addresses or not.
     pub fn new(allow_private: bool) -> Guard {
         Guard {
             allow_private,

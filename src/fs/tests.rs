@@ -2,7 +2,11 @@
 
 #![allow(clippy::unwrap_used)]
 use super::*;
-use std::fs;
+use std::fs::{self, File};
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+
+use rustix::fs::{FileType, Mode};
 
 fn dir() -> tempfile::TempDir {
     tempfile::Builder::new()
@@ -56,7 +60,7 @@ fn output_write_replaces_a_symbolic_link_instead_of_following_it() {
     assert_eq!(fs::read(&link).unwrap(), b"new");
 }
 
-/// The walk saw `page.html`; before the read, someone swaps it (issue 21, D3/D4).
+/// The walk saw `page.html`; before the read, someone swaps it.
 #[test]
 fn a_file_swapped_after_the_walk_is_not_read() {
     let d = dir();
@@ -114,7 +118,7 @@ fn acl(entries: &[(u16, u16, u32)]) -> Vec<u8> {
     out
 }
 
-/// Issue 21, D9: the replacement keeps extended attributes and the ACL, so the owning group
+/// The replacement keeps extended attributes and the ACL, so the owning group
 /// keeps `r--` (the mode's group bits show the ACL mask, `rw-`).
 #[test]
 fn in_place_write_keeps_extended_attributes_and_the_acl() {

@@ -62,6 +62,7 @@ impl Target {
         self.key.rsplit_once(':').map_or(&self.key, |(h, _)| h)
     }
 
+    /// The port requested: the URL's, or its scheme's default.
     pub fn port(&self) -> u16 {
         self.url.port_or_known_default().unwrap_or(0)
     }
@@ -78,7 +79,7 @@ impl Target {
     /// information to the last `@`), when that is another host or port than the one requested:
     /// `text`'s host as RFC 3986 reads it, for the diagnostic.
     pub fn other_reading(&self, text: &str) -> Option<String> {
-        let authority = linkbase::UriRef::parse(text.trim()).authority;
+        let authority = crate::UriRef::parse(text.trim()).authority;
         let Some(authority) = authority else {
             return Some("no host".to_owned());
         };
@@ -139,6 +140,7 @@ pub struct HostPattern {
 }
 
 impl HostPattern {
+    /// `HOST` or `*.DOMAIN`, or why not.
     pub fn parse(spec: &str) -> Result<HostPattern, String> {
         let (subdomains, rest) = match spec.strip_prefix("*.") {
             Some(rest) => (true, rest),
@@ -163,6 +165,7 @@ impl HostPattern {
         })
     }
 
+    /// Whether `target`'s host is this pattern's.
     pub fn matches(&self, target: &Target) -> bool {
         let host = target.host_name();
         let host_ok = if self.subdomains {

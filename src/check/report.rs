@@ -1,267 +1,33 @@
-//! What `check` says (issue 11): the links it is told to leave alone (`--exclude`, `--include`,
-//! `.linkbaseignore`), `--remap`, and the grouped report in the formats CI systems read
-//! (human, json, markdown, junit).
+//! What `check` reports, grouped: every broken target with the links to it, in the formats
+//! people and CI systems read (human, JSON, Markdown, JUnit XML), and the one-line summary.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
+use crate::site::{CheckRecord, Verdict};
+use crate::text as say;
 use crate::text::escape_controls as esc;
-use linkbase::site::Verdict;
 
-use crate::walk::{CheckRecord, CheckTotals};
-use crate::{say, Fatal};
-
-/// The ignore file at the root of a checked tree: one regular expression a line, `#` comments.
-pub const IGNORE_FILE: &str = ".linkbaseignore";
-
-/// The most of the ignore file read (it is the tree's: see `docs/sites.md`).
-pub const MAX_IGNORE_FILE: u64 = 1 << 20;
-
-/// The most memory the patterns of a run compile to (each of the include and the exclude
-/// sets): past it the patterns are refused, with how to make them fewer.
-const MAX_PATTERNS_SIZE: usize = 64 << 20;
-
-/// Which links are checked: a link whose URL (resolved, else as written) matches an exclude
-/// pattern is not checked, unless it matches an include pattern (includes win, as in lychee).
-#[derive(Debug, Default)]
-pub struct Filter {
-    include: Patterns,
-    exclude: Patterns,
-}
-
-/// One side's patterns. Those that are an anchored literal (`^https://x\.example/`, `^https?://a/`:
-/// the start, then a finite set of strings) are a table of prefixes, matched by a lookup per
-/// prefix length; the others are one automaton (a `RegexSet`). Memory and the time of a match
-/// then grow with what the patterns hold, not with one compiled program per pattern, and a
-/// list of thousands of prefixes does not overflow the automaton's cache.
-#[derive(Debug, Default)]
-struct Patterns {
-    /// By length: the prefixes of that length.
-    prefixes: BTreeMap<usize, std::collections::HashSet<Vec<u8>>>,
-    set: Option<regex::RegexSet>,
-}
-
-impl Patterns {
-    fn is_match(&self, url: &str) -> bool {
-        let bytes = url.as_bytes();
-        self.prefixes
-            .iter()
-            .take_while(|(len, _)| **len <= bytes.len())
-            .any(|(len, set)| bytes.get(..*len).is_some_and(|p| set.contains(p)))
-            || self.set.as_ref().is_some_and(|s| s.is_match(url))
-    }
-}
-
-/// The strings `pattern` matches at the start of a text, when that is all it says: `^` and then
-/// a finite, exact set of strings (regex-syntax's literal extraction), with no other assertion.
-fn anchored_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
-    use regex_syntax::hir::{literal, Hir, HirKind, Look};
-    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
-    let HirKind::Concat(parts) = hir.kind() else {
-        return None;
-    };
-    let (first, rest) = parts.split_first()?;
-    if !matches!(first.kind(), HirKind::Look(Look::Start)) {
-        return None;
-    }
-    let rest = Hir::concat(rest.to_vec());
-    if !rest.properties().look_set().is_empty() {
-        return None;
-    }
-    let seq = literal::Extractor::new().extract(&rest);
-    if !seq.is_exact() {
-        return None;
-    }
-    Some(
-        seq.literals()?
-            .iter()
-            .map(|l| l.as_bytes().to_vec())
-            .collect(),
-    )
-}
-
-/// One pattern and where it came from (`--exclude`, `DIR/.linkbaseignore:3`).
-struct Pattern {
-    text: String,
-    whence: String,
-}
-
-impl Filter {
-    /// From `--include`, `--exclude` and the root's ignore file (when there is one).
-    pub fn new(include: &[String], exclude: &[String], root: &Path) -> Result<Filter, Fatal> {
-        let flag = |flag: &str, ps: &[String]| -> Vec<Pattern> {
-            ps.iter()
-                .map(|p| Pattern {
-                    text: p.clone(),
-                    whence: flag.to_owned(),
-                })
-                .collect()
-        };
-        let mut excludes = flag("--exclude", exclude);
-        excludes.extend(ignore_file(root)?);
-        Ok(Filter {
-            include: patterns(&flag("--include", include))?,
-            exclude: patterns(&excludes)?,
-        })
-    }
-
-    /// Whether the link with this URL is left unchecked.
-    pub fn excludes(&self, url: &str) -> bool {
-        self.exclude.is_match(url) && !self.include.is_match(url)
-    }
-}
-
-/// The patterns of `DIR/.linkbaseignore`: read only as a regular file of the tree of at most
-/// [`MAX_IGNORE_FILE`], never through a symbolic link (`fsout::read_tree_file`).
-fn ignore_file(root: &Path) -> Result<Vec<Pattern>, Fatal> {
-    let path = root.join(IGNORE_FILE);
-    let bytes = crate::fsout::read_tree_file(root, Path::new(IGNORE_FILE), MAX_IGNORE_FILE)
-        .map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
-    let Some(bytes) = bytes else {
-        return Ok(Vec::new());
-    };
-    let mut patterns = Vec::new();
-    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let whence = format!("{}:{}", path.display(), n + 1);
-        let line = std::str::from_utf8(line)
-            .map_err(|_| Fatal(format!("{whence}: not UTF-8")))?
-            .trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        patterns.push(Pattern {
-            text: line.to_owned(),
-            whence,
-        });
-    }
-    Ok(patterns)
-}
-
-/// `patterns` as [`Patterns`]: anchored literals as prefixes, the others as one automaton.
-fn patterns(patterns: &[Pattern]) -> Result<Patterns, Fatal> {
-    let mut out = Patterns::default();
-    let mut others = Vec::new();
-    for p in patterns {
-        match anchored_literals(&p.text) {
-            Some(literals) => {
-                for l in literals {
-                    out.prefixes.entry(l.len()).or_default().insert(l);
-                }
-            }
-            None => others.push(p),
-        }
-    }
-    out.set = set(&others)?;
-    Ok(out)
-}
-
-/// One automaton for `patterns`; a bad one is named by where it came from, quoted as a short
-/// excerpt (a pattern may come from the checked tree).
-fn set(patterns: &[&Pattern]) -> Result<Option<regex::RegexSet>, Fatal> {
-    if patterns.is_empty() {
-        return Ok(None);
-    }
-    let build = |ps: &[&str]| {
-        regex::RegexSetBuilder::new(ps)
-            .size_limit(MAX_PATTERNS_SIZE)
-            .dfa_size_limit(MAX_PATTERNS_SIZE)
-            .build()
-    };
-    let texts: Vec<&str> = patterns.iter().map(|p| p.text.as_str()).collect();
-    match build(&texts) {
-        Ok(set) => Ok(Some(set)),
-        Err(regex::Error::CompiledTooBig(limit)) => Err(Fatal(format!(
-            "{}: {} patterns compile to more than {} MiB; join them into fewer, broader ones",
-            patterns.first().map_or("", |p| p.whence.as_str()),
-            patterns.len(),
-            limit >> 20
-        ))),
-        Err(_) => {
-            // Which one: each alone, until the bad one is found.
-            for p in patterns.iter().copied() {
-                if let Err(e) = build(&[p.text.as_str()]) {
-                    let why = match &e {
-                        regex::Error::Syntax(text) => text
-                            .lines()
-                            .find_map(|l| l.strip_prefix("error: "))
-                            .unwrap_or("not valid")
-                            .to_owned(),
-                        e => e.to_string(),
-                    };
-                    return Err(Fatal(format!(
-                        "{}: \"{}\" is not a regular expression: {why}",
-                        p.whence,
-                        crate::text::excerpt(&p.text, 60)
-                    )));
-                }
-            }
-            Err(Fatal(
-                "the exclude and include patterns do not compile".to_owned(),
-            ))
-        }
-    }
-}
-
-/// `--remap 'PREFIX TARGET'`: links whose resolved URL starts with PREFIX are checked as if it
-/// were TARGET — a URL prefix, or a directory of the tree (checked as the site's URL for it).
-#[derive(Debug, Clone)]
-pub struct Remap {
-    from: String,
-    to: String,
-}
-
-impl Remap {
-    /// Parses `PREFIX TARGET`. A TARGET without `://` is a directory (a path, as any other
-    /// argument: relative to the working directory) that must lie inside the checked tree;
-    /// `dir_url` gives its URL in the site, or `None` when it is outside.
-    pub fn parse(spec: &str, dir_url: impl Fn(&str) -> Option<String>) -> Result<Remap, Fatal> {
-        let mut parts = spec.split_whitespace();
-        let (Some(from), Some(to), None) = (parts.next(), parts.next(), parts.next()) else {
-            return Err(Fatal(format!(
-                "--remap {spec:?}: expected 'PREFIX TARGET' (a URL prefix, then a URL prefix or a directory inside the checked tree)"
-            )));
-        };
-        let to = if to.contains("://") {
-            to.to_owned()
-        } else {
-            let mut url = dir_url(to).ok_or_else(|| {
-                Fatal(format!(
-                    "--remap {spec:?}: {to} is not a directory inside the checked tree"
-                ))
-            })?;
-            if !url.ends_with('/') {
-                url.push('/');
-            }
-            url
-        };
-        Ok(Remap {
-            from: from.to_owned(),
-            to,
-        })
-    }
-
-    /// `url` with the first matching prefix replaced.
-    pub fn apply<'a>(remaps: &[Remap], url: &'a str) -> std::borrow::Cow<'a, str> {
-        for r in remaps {
-            if let Some(rest) = url.strip_prefix(&r.from) {
-                return format!("{}{rest}", r.to).into();
-            }
-        }
-        url.into()
-    }
-}
+use super::options::Page;
+use super::run::CheckTotals;
 
 /// One link to a broken target.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Referrer {
+    /// The page, `/`-separated below the root.
     pub file: String,
+    /// The element of the link.
     pub element: String,
+    /// Its attribute (none for a stylesheet's `url()`).
     pub attribute: Option<String>,
+    /// The link as written.
     pub original: String,
+    /// The link resolved.
     pub resolved: Option<String>,
     /// Where the link's value is in the page (1-based; the column in characters).
     pub line: Option<usize>,
+    /// Its column, where known.
     pub column: Option<usize>,
 }
 
@@ -285,7 +51,7 @@ impl Referrer {
     }
 
     /// `<a href>`: the element and attribute the link is in; `url()` or `@import` in a
-    /// stylesheet (`linkbase::site::Site::check_stylesheet`: no element, no attribute).
+    /// stylesheet (`crate::site::Site::check_stylesheet`: no element, no attribute).
     pub fn element_place(&self) -> String {
         match (&self.attribute, self.element.as_str()) {
             (Some(a), _) => format!("<{} {a}>", self.element),
@@ -299,16 +65,20 @@ impl Referrer {
 /// Every link to one broken target.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct BrokenTarget<'a> {
+    /// The verdict of its links.
     pub verdict: Verdict,
     /// The file of the tree (with `#fragment` for a missing fragment), or the URL for a link
     /// outside the root.
     pub target: String,
+    /// The links to it.
     pub links: usize,
+    /// The pages with links to it.
     pub pages: usize,
     /// For an external link checked online: the answer (`404 Not Found`, `connection refused`,
     /// redirects, `(cached)`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The links to it, in file order.
     pub referrers: &'a [Referrer],
 }
 
@@ -336,14 +106,27 @@ fn rank(v: Verdict) -> u8 {
 }
 
 impl Grouped {
-    /// The grouping a report in `format` needs: the links of every broken target for a grouped
-    /// report, the count of targets for one that lists every record.
-    pub fn for_format(format: crate::args::CheckFormat) -> Grouped {
-        use crate::args::CheckFormat as F;
+    /// The grouping a report needs: the links of every broken target for a grouped report;
+    /// only the count of targets (`count_only`) for one that lists every record.
+    pub fn new(count_only: bool) -> Grouped {
         Grouped {
-            count_only: matches!(format, F::Jsonl | F::Tsv),
+            count_only,
             ..Grouped::default()
         }
+    }
+
+    /// Adds one page's records, with what the online check found of them.
+    pub fn add(&mut self, page: Page<'_>) {
+        #[cfg(feature = "online")]
+        let online = page.online;
+        self.add_page(page.records, |_r| {
+            #[cfg(feature = "online")]
+            return online
+                .and_then(|(results, rules)| rules.outcome(Some(results), _r))
+                .map(super::online::Outcome::detail);
+            #[cfg(not(feature = "online"))]
+            None
+        });
     }
 
     /// Adds one page's records (`records` may be empty: a page with no links); `detail` says
@@ -438,21 +221,6 @@ impl Grouped {
 }
 
 /// The one-line summary (stdout for human, stderr for every format).
-/// `--exclude-path` globs (gitignore-like: `*` within a directory, `**` across), matched against
-/// a page's path below DIR; a bad one is bad usage naming it.
-pub fn path_globs(globs: &[String]) -> Result<globset::GlobSet, crate::Fatal> {
-    let mut set = globset::GlobSetBuilder::new();
-    for g in globs {
-        let glob = globset::GlobBuilder::new(g)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| crate::Fatal(format!("--exclude-path {g:?}: {e}")))?;
-        set.add(glob);
-    }
-    set.build()
-        .map_err(|e| crate::Fatal(format!("--exclude-path: {e}")))
-}
-
 pub fn summary(t: &CheckTotals, targets: usize) -> String {
     let stylesheets = if t.stylesheets > 0 {
         format!(" and {}", say::n(t.stylesheets, "stylesheet"))
@@ -507,24 +275,6 @@ pub fn summary(t: &CheckTotals, targets: usize) -> String {
     ) + &not_checked(t)
 }
 
-/// Whether the summary line goes to stderr too. It does in every format, so a CI log shows it
-/// whatever the report's form, except when the report itself ends with it (human, markdown)
-/// and is written to stdout while stdout and stderr are both terminals: the user would read
-/// the same line twice (issue 26: "the summary line prints twice on a terminal").
-pub fn summary_on_stderr(
-    format: crate::args::CheckFormat,
-    to_stdout: bool,
-    stdout_terminal: bool,
-    stderr_terminal: bool,
-) -> bool {
-    use crate::args::CheckFormat;
-    let report_has_it = matches!(
-        format,
-        CheckFormat::Human | CheckFormat::Markdown | CheckFormat::Github
-    );
-    !(report_has_it && to_stdout && stdout_terminal && stderr_terminal)
-}
-
 /// The summary's last clause: how many links were not checked, and why, so that a run that
 /// checked nothing never reads as all clear: "; 3 not checked: 2 external (no --online), 1
 /// outside the tree".
@@ -551,6 +301,7 @@ fn not_checked(t: &CheckTotals) -> String {
 /// Referrers shown per target in the human and Markdown reports (JSON has them all).
 const SHOWN: usize = 10;
 
+/// `--format human`: the broken targets, each with (at most ten of) its links, and the summary.
 pub fn write_human(
     out: &mut impl Write,
     grouped: &Grouped,
@@ -628,6 +379,7 @@ struct JsonSummary {
     out_of_time: Option<usize>,
 }
 
+/// `--format json`: the summary's counts and every broken target with all its links, as one object.
 pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> io::Result<()> {
     let targets = grouped.targets();
     let report = JsonReport {
@@ -655,7 +407,7 @@ pub fn write_json(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> i
         },
         broken: &targets,
     };
-    linkbase::report::write_json(&mut *out, &report, true)?;
+    crate::report::write_json(&mut *out, &report, true)?;
     writeln!(out)
 }
 
@@ -669,6 +421,7 @@ fn md(s: &str) -> String {
         .replace('`', "'")
 }
 
+/// `--format markdown`: a table of the broken targets and the summary (for CI job summaries, PR comments).
 pub fn write_markdown(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) -> io::Result<()> {
     let targets = grouped.targets();
     writeln!(
@@ -711,7 +464,7 @@ pub fn write_markdown(out: &mut impl Write, grouped: &Grouped, t: &CheckTotals) 
 }
 
 /// XML 1.0 text: the five escapes; the characters every output escapes
-/// ([`linkbase::report::needs_escape`]) as character references where XML 1.0 §2.2 allows them
+/// ([`crate::report::needs_escape`]) as character references where XML 1.0 §2.2 allows them
 /// (`&#x202E;`), and C0 controls it cannot carry at all shown as `\x1b`, as in text output.
 fn xml(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -727,7 +480,7 @@ fn xml(s: &str) -> String {
             '\n' => out.push_str("&#10;"),
             '\r' => out.push_str("&#13;"),
             c if (c as u32) < 0x20 => out.push_str(&esc(&c.to_string())),
-            c if linkbase::report::needs_escape(c) => {
+            c if crate::report::needs_escape(c) => {
                 out.push_str(&format!("&#x{:X};", u32::from(c)));
             }
             // Not characters in XML 1.0 §2.2.
@@ -741,7 +494,7 @@ fn xml(s: &str) -> String {
 /// JUnit XML: a test case per broken target (named by it, its class the verdict), failing
 /// with every link to it; a page that could not be read is an error case; one passing case
 /// stands for every other link (its output the summary line), so a clean run has a test too.
-/// Names are unique, since CI views merge cases of one name (lychee issue #2302).
+/// Names are unique, since CI views merge cases of one name (lychee: <https://github.com/lycheeverse/lychee/issues/2302>).
 ///
 /// A case's `file` and `line` attributes (not in Ant's schema, but what test reporters read
 /// to link a case to its source: GitLab's unit test reports read `file`, as pytest writes
@@ -768,10 +521,7 @@ pub fn write_junit(
                 .line
                 .map(|l| format!(r#" line="{l}""#))
                 .unwrap_or_default();
-            format!(
-                r#" file="{}"{line}"#,
-                xml(&crate::ciout::page_path(dir, &r.file))
-            )
+            format!(r#" file="{}"{line}"#, xml(&page_path(dir, &r.file)))
         });
         writeln!(
             out,
@@ -800,7 +550,7 @@ pub fn write_junit(
             out,
             r#"    <testcase classname="linkbase.check.unreadable" name="{}" file="{}">"#,
             xml(file),
-            xml(&crate::ciout::page_path(dir, file))
+            xml(&page_path(dir, file))
         )?;
         writeln!(
             out,
@@ -819,6 +569,30 @@ pub fn write_junit(
     writeln!(out, "</testsuites>")
 }
 
+/// A page's path as the report names it: `dir/file`, with `/` separators.
+pub fn page_path(dir: &Path, file: &str) -> String {
+    let dir = dir.to_string_lossy().replace('\\', "/");
+    let dir = dir.trim_end_matches('/');
+    if dir.is_empty() || dir == "." {
+        file.to_owned()
+    } else {
+        format!("{dir}/{file}")
+    }
+}
+
+/// Whether the summary line goes to stderr too. It does in every format, so a CI log shows it
+/// whatever the report's form, except when the report itself ends with it (human, markdown,
+/// github: `report_has_it`) and is written to stdout while stdout and stderr are both
+/// terminals: the user would read the same line twice.
+pub fn summary_on_stderr(
+    report_has_it: bool,
+    to_stdout: bool,
+    stdout_terminal: bool,
+    stderr_terminal: bool,
+) -> bool {
+    !(report_has_it && to_stdout && stdout_terminal && stderr_terminal)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -826,99 +600,17 @@ mod tests {
 
     #[test]
     fn the_summary_is_said_once_on_a_terminal() {
-        use crate::args::CheckFormat::{Human, Json, Jsonl, Markdown};
+        let (human, markdown, json, jsonl) = (true, true, false, false);
         // Report on a terminal that is also stderr: the report's last line is the summary.
-        assert!(!summary_on_stderr(Human, true, true, true));
-        assert!(!summary_on_stderr(Markdown, true, true, true));
+        assert!(!summary_on_stderr(human, true, true, true));
+        assert!(!summary_on_stderr(markdown, true, true, true));
         // Piped, redirected, or written with -o: stderr has the only copy a log sees.
-        assert!(summary_on_stderr(Human, true, false, true));
-        assert!(summary_on_stderr(Human, true, true, false));
-        assert!(summary_on_stderr(Human, false, true, true));
+        assert!(summary_on_stderr(human, true, false, true));
+        assert!(summary_on_stderr(human, true, true, false));
+        assert!(summary_on_stderr(human, false, true, true));
         // Formats whose report has no summary line say it on stderr, terminal or not.
-        assert!(summary_on_stderr(Json, true, true, true));
-        assert!(summary_on_stderr(Jsonl, true, true, true));
-    }
-
-    fn pats(ps: &[&str]) -> Patterns {
-        let ps: Vec<Pattern> = ps
-            .iter()
-            .map(|p| Pattern {
-                text: (*p).to_owned(),
-                whence: "test".to_owned(),
-            })
-            .collect();
-        patterns(&ps).unwrap()
-    }
-
-    #[test]
-    fn includes_win_over_excludes() {
-        let f = Filter {
-            include: pats(&["keep"]),
-            exclude: pats(&["^https://x/", "^https://z/"]),
-        };
-        assert!(f.excludes("https://x/a"));
-        assert!(!f.excludes("https://x/keep"));
-        assert!(!f.excludes("https://y/a"));
-        assert!(f.excludes("https://z/a"));
-        assert!(!Filter::default().excludes("https://x/a"));
-    }
-
-    /// Anchored literals are matched as prefixes, every other pattern by the automaton; both
-    /// say what the regular expression says.
-    #[test]
-    fn literal_prefixes_match_as_their_patterns_do() {
-        assert_eq!(
-            anchored_literals(r"^https?://h1\.ex/"),
-            Some(vec![b"https://h1.ex/".to_vec(), b"http://h1.ex/".to_vec()])
-        );
-        for p in [r"^a$", r"^a\b", "a", r"^a.*b", r"^(?i)abc[a-z]+", "(?m)^a"] {
-            assert_eq!(anchored_literals(p), None, "{p}");
-        }
-        let patterns = [
-            r"^https?://h1\.ex/",
-            r"^https://a\.example/(docs|api)/",
-            r"^x$",
-            r"\.pdf$",
-            "^",
-        ];
-        let urls = [
-            "https://h1.ex/a",
-            "http://h1.ex/",
-            "https://h12.ex/",
-            "https://a.example/api/v1",
-            "https://a.example/blog/",
-            "x",
-            "xy",
-            "https://b/f.pdf",
-            "",
-        ];
-        for p in patterns {
-            let ours = pats(&[p]);
-            let theirs = regex::Regex::new(p).unwrap();
-            for u in urls {
-                assert_eq!(ours.is_match(u), theirs.is_match(u), "{p} {u}");
-            }
-        }
-    }
-
-    #[test]
-    fn remaps_to_urls_and_directories() {
-        let dir = |d: &str| (!d.contains("..")).then(|| format!("https://site/{d}"));
-        let a = Remap::parse(
-            "https://docs.python.org/3/ https://docs.python.org/3.11/",
-            dir,
-        )
-        .unwrap();
-        let b = Remap::parse("https://old/ api", dir).unwrap();
-        let remaps = [a, b];
-        assert_eq!(
-            Remap::apply(&remaps, "https://docs.python.org/3/x.html"),
-            "https://docs.python.org/3.11/x.html"
-        );
-        assert_eq!(Remap::apply(&remaps, "https://old/y"), "https://site/api/y");
-        assert_eq!(Remap::apply(&remaps, "https://other/"), "https://other/");
-        assert!(Remap::parse("one", dir).is_err());
-        assert!(Remap::parse("https://a/ ../up", dir).is_err());
+        assert!(summary_on_stderr(json, true, true, true));
+        assert!(summary_on_stderr(jsonl, true, true, true));
     }
 
     #[test]

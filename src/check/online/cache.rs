@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 
-use super::*;
+use super::answer::*;
+use super::config::*;
 
 /// The cache file: per URL as requested (fragment included), when it was checked and its
 /// answer.
@@ -40,7 +41,7 @@ pub(super) struct Entry {
 pub(super) const CACHE_VERSION: u32 = 1;
 
 /// What of the file is kept while it is read.
-struct Keep<'a> {
+pub(super) struct Keep<'a> {
     wanted: &'a BTreeSet<String>,
     now: u64,
     max_age: u64,
@@ -53,10 +54,10 @@ impl Keep<'_> {
 }
 
 /// The file's top level: `version`, and `entries` read one at a time.
-struct FileSeed<'a>(&'a Keep<'a>);
+pub(super) struct FileSeed<'a>(&'a Keep<'a>);
 
 #[derive(Default)]
-struct Read {
+pub(super) struct Read {
     version: Option<u32>,
     entries: BTreeMap<String, Entry>,
 }
@@ -92,7 +93,7 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
 }
 
 /// `entries`: each entry of a URL the run asks for read, the others skipped unread.
-struct EntriesSeed<'a>(&'a Keep<'a>);
+pub(super) struct EntriesSeed<'a>(&'a Keep<'a>);
 
 impl<'de> DeserializeSeed<'de> for EntriesSeed<'_> {
     type Value = BTreeMap<String, Entry>;
@@ -133,6 +134,7 @@ impl Cache {
         max_age: Duration,
         wanted: &BTreeSet<String>,
         allow_private: bool,
+        say: &mut dyn FnMut(&str),
     ) -> Cache {
         let mut cache = Cache {
             version: CACHE_VERSION,
@@ -142,12 +144,12 @@ impl Cache {
         let path = file.path();
         // Never through a symbolic link (the tree may come from elsewhere).
         let opened = match file {
-            CacheFile::Below { dir, rel } => crate::fsout::open_tree_file(dir, rel),
+            CacheFile::Below { dir, rel } => crate::fs::open_tree_file(dir, rel),
             CacheFile::Named(p) => {
                 if std::fs::symlink_metadata(p).is_err() {
                     return cache;
                 }
-                crate::fsout::open_regular(p, None, false).map(Some)
+                crate::fs::open_regular(p, None, false).map(Some)
             }
         };
         let keep = Keep {
@@ -169,16 +171,16 @@ impl Cache {
         match read {
             Ok(None) => {}
             Ok(Some(read)) if read.version == Some(CACHE_VERSION) => cache.entries = read.entries,
-            Ok(Some(read)) => eprintln!(
-                "linkbase: {}: a cache of version {}, not {CACHE_VERSION}; not used (it will be replaced)",
+            Ok(Some(read)) => say(&format!(
+                "{}: a cache of version {}, not {CACHE_VERSION}; not used (it will be replaced)",
                 path.display(),
                 read.version.map_or("none".to_owned(), |v| v.to_string())
-            ),
-            Err(e) => eprintln!(
-                "linkbase: {}: not used as a cache (it will be replaced): {}",
+            )),
+            Err(e) => say(&format!(
+                "{}: not used as a cache (it will be replaced): {}",
                 path.display(),
                 crate::text::escape_controls(&crate::text::excerpt(&e, 160))
-            ),
+            )),
         }
         cache
     }
@@ -208,22 +210,20 @@ impl Cache {
     pub(super) fn save(&self, file: &CacheFile) -> Result<(), String> {
         let mut text = serde_json::to_vec_pretty(self).map_err(|e| e.to_string())?;
         text.push(b'\n');
-        let contents = crate::fsout::Contents::Bytes(&text);
+        let contents = crate::fs::Contents::Bytes(&text);
         match file {
             CacheFile::Below { dir, rel } => {
-                let dir = crate::fsout::Dir::open(dir, false)?;
+                let dir = crate::fs::Dir::open(dir, false)?;
                 let (dir, name) = dir.file_of(rel, false)?;
-                crate::fsout::write_in(
+                crate::fs::write_in(
                     &dir,
                     name,
                     contents,
-                    crate::fsout::Target::Output,
-                    crate::fsout::Durability::Each,
+                    crate::fs::Target::Output,
+                    crate::fs::Durability::Each,
                 )
             }
-            CacheFile::Named(path) => {
-                crate::fsout::write(path, contents, crate::fsout::Target::Output)
-            }
+            CacheFile::Named(path) => crate::fs::write(path, contents, crate::fs::Target::Output),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `check --format github` and `--format sarif` (issue 25): the broken links as GitHub Actions
+//! `check --format github` and `--format sarif`: the broken links as GitHub Actions
 //! workflow-command annotations, and as a SARIF 2.1.0 log for code-scanning views. Both name
 //! each page as DIR joined with its path in the tree, so that a workflow run from the
 //! repository's root finds the file.
@@ -6,21 +6,10 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use linkbase::site::Verdict;
+use crate::site::Verdict;
 
-use crate::checkout::{summary, BrokenTarget, Grouped, Referrer};
-use crate::walk::CheckTotals;
-
-/// A page's path as the report names it: `dir/file`, with `/` separators.
-pub fn page_path(dir: &Path, file: &str) -> String {
-    let dir = dir.to_string_lossy().replace('\\', "/");
-    let dir = dir.trim_end_matches('/');
-    if dir.is_empty() || dir == "." {
-        file.to_owned()
-    } else {
-        format!("{dir}/{file}")
-    }
-}
+use super::report::{page_path, summary, BrokenTarget, Grouped, Referrer};
+use super::run::CheckTotals;
 
 /// What one broken link says: `missing x.html (<a href> "x.html")`, with what an online check
 /// found.
@@ -41,7 +30,7 @@ fn message(t: &BrokenTarget, r: &Referrer) -> String {
 
 /// Workflow-command data: `%`, CR and LF as `%25`, `%0D`, `%0A` (GitHub Actions "workflow
 /// commands", as `escapeData` of actions/toolkit's `command.ts` writes them); the characters
-/// every output escapes ([`linkbase::report::needs_escape`]) shown as `\u{…}`.
+/// every output escapes ([`crate::report::needs_escape`]) shown as `\u{…}`.
 fn data(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -49,7 +38,7 @@ fn data(s: &str) -> String {
             '%' => out.push_str("%25"),
             '\r' => out.push_str("%0D"),
             '\n' => out.push_str("%0A"),
-            c if linkbase::report::needs_escape(c) => {
+            c if crate::report::needs_escape(c) => {
                 out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
             }
             c => out.push(c),
@@ -151,7 +140,7 @@ pub fn write_sarif(out: &mut impl Write, grouped: &Grouped, dir: &Path) -> io::R
         }],
         version: "2.1.0",
     };
-    linkbase::report::write_json(&mut *out, &log, true)?;
+    crate::report::write_json(&mut *out, &log, true)?;
     writeln!(out)
 }
 
