@@ -83,8 +83,8 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
         implied_drop = relative_options(&mut options, &site);
     }
     let counts = walk::rewrite_tree(&tree, &site, destination, &options, args.copy_outside_links);
-    // One sync for the whole tree instead of one fsync per file (issue 21): the run's writes
-    // are on disk when it returns.
+    // One sync for the whole tree, not an fsync (a disk flush) per file: the run's writes are
+    // on disk when it returns.
     let synced = written.sync();
     if let Err(e) = &synced {
         eprintln!("linkbase: {}", linkbase::text::escape_controls(e));
@@ -194,7 +194,7 @@ impl TreeSummary<'_> {
             );
         }
         if self.relinked.profile_sensitive > 0 {
-            // Issue 24 item 4: where the profiles part, a mirror follows the one it was made
+            // Profile-sensitive links are counted apart: where the profiles part, a mirror follows the one it was made
             // with, and a browser follows the URL Standard.
             line += &format!(
                 "; {} that RFC 2396 and browsers resolve differently (profile-sensitive, \
@@ -279,8 +279,8 @@ impl TreeSummary<'_> {
     }
 
     /// `--relative`: how many of the `resolved` links were made relative, and how many were left
-    /// absolute and why (issue 24: a link to the site's own page left on the live site is said
-    /// apart from links to other sites). Links the relinker is not asked about (a `<base>`
+    /// absolute and why (a link to the site's own page left on the live site is said apart from
+    /// links to other sites). Links the relinker is not asked about (a `<base>`
     /// element's href, which --relative removes; a MIME part's links) are said as such, so the
     /// parts add up to `resolved`.
     fn relinked_part(&self, resolved: usize) -> String {

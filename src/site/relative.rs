@@ -69,8 +69,8 @@ impl crate::rewrite::Relink for Site {
     }
 
     /// Why [`Site::relative`] declined: a URL of the site the tree has no file of is said
-    /// apart from other sites' (issue 24: a link left on the live site although it is the
-    /// site's own page is what a mirror's user needs to see).
+    /// apart from other sites': a link left on the live site although it is the site's own page
+    /// is what a mirror's user needs to see.
     fn why_absolute(&self, _document: &str, resolved: &str) -> crate::rewrite::KeptAbsolute {
         use crate::rewrite::KeptAbsolute;
         match self.locate(resolved, Written::Absolute) {

@@ -77,7 +77,7 @@ fn targets_and_verdicts() {
     assert_eq!(s.check(None).0, Verdict::Unresolvable);
 }
 
-/// Issue 25 item 5: under `check --local` the web root serves `/`-rooted paths; what climbs
+/// Under `check --local` the web root serves `/`-rooted paths; what climbs
 /// out of it by `..`, or lands beside it on disk, leaves the root.
 #[test]
 fn a_web_root_serves_root_relative_file_paths() {
@@ -134,7 +134,9 @@ fn a_web_root_serves_root_relative_file_paths() {
     assert!(s.set_web_root("https://h.example/").is_err());
 }
 
-/// Issue 14 item 6 and issue 15 item 6: an encoded `/` stays inside its segment.
+/// An encoded `/` (`%2F`) stays inside its segment: it never names a directory, a file whose
+/// name holds `%2F` is reached only by its encoded name, and an encoded `..%2F` still leaves
+/// the root.
 #[test]
 fn encoded_slash_is_not_a_separator() {
     let mut s = site();

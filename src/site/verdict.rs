@@ -50,7 +50,7 @@ pub enum Verdict {
     BadAddress,
     /// A link to a file of this mirror written as its address on the web (a crawler's host
     /// directory, [`super::Site::add_mirrored_host`]): from disk it leaves the mirror for the live
-    /// site, although the mirror has the file (issue 24).
+    /// site, although the mirror has the file.
     LeftAbsolute,
 }
 

@@ -132,7 +132,7 @@ pub struct CheckArgs {
     pub given: Vec<String>,
 }
 
-/// `check --online`: external links fetched (issue 25). Every flag here needs --online (or
+/// `check --online`: external links fetched. Every flag here needs --online (or
 /// `enabled = true` in a settings file's [online] table).
 #[derive(Debug, Args)]
 pub struct OnlineArgs {
