@@ -13,7 +13,7 @@ mod tree;
 mod verbs;
 mod walk;
 
-pub(crate) use run::{set_jobs, with_output, Exit, Failure, Fatal};
+pub(crate) use run::{say_removed, set_jobs, with_output, Exit, Failure, Fatal};
 pub(crate) use said::{say_reserialized, say_skipped_parts};
 use verbs::{run_base, run_links, run_rewrite};
 mod warc;

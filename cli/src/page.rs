@@ -122,7 +122,9 @@ fn write_page(
     }
     let root = fsout::Dir::open(dir, true).map_err(Fatal)?;
     let _lock = fsout::TreeLock::acquire(dir).map_err(Fatal)?;
-    fsout::say_removed(&fsout::remove_stale_temps(&root));
+    for stale in fsout::remove_stale_temps(&root) {
+        crate::say_removed(&stale);
+    }
     let shown = |rel: &Path| escape_controls(&dir.join(rel).display().to_string()).into_owned();
     let mut unwritten = 0u64;
     for file in &made.files {

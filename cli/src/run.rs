@@ -81,6 +81,7 @@ pub(crate) fn with_output(
         path,
         fsout::Contents::Written(&mut run),
         fsout::Target::Output,
+        &mut say_removed,
     );
     match outcome {
         Some(Err(e)) => Err(e),
@@ -101,4 +102,9 @@ pub(crate) fn set_jobs(jobs: Option<usize>) -> Result<(), Fatal> {
     builder
         .build_global()
         .map_err(|e| Fatal(format!("thread pool: {e}")))
+}
+
+/// Says on stderr that a temporary file a killed run left was removed.
+pub(crate) fn say_removed(name: &str) {
+    eprintln!("linkbase: {}", fsout::removed_notice(name));
 }

@@ -52,7 +52,9 @@ pub(crate) fn run_rewrite_tree(args: &RewriteArgs) -> Result<Exit, Failure> {
     let written = fsout::Dir::open(locked, true).map_err(Fatal)?;
     let _lock = fsout::TreeLock::acquire(locked).map_err(Fatal)?;
     // With the lock held, any temporary file of ours in the tree is a killed run's.
-    fsout::say_removed(&fsout::remove_stale_temps(&written));
+    for stale in fsout::remove_stale_temps(&written) {
+        crate::say_removed(&stale);
+    }
     let destination = match &args.output {
         Some(_) => walk::Destination::Out(&written),
         None => walk::Destination::InPlace(&written),

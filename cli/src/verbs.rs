@@ -310,7 +310,12 @@ fn write_rewritten(
             Err(io::Error::other("not written"))
         }
     };
-    let written = fsout::write(path, fsout::Contents::Written(&mut write), target);
+    let written = fsout::write(
+        path,
+        fsout::Contents::Written(&mut write),
+        target,
+        &mut crate::say_removed,
+    );
     match outcome {
         Some(Err(e)) => Err(e.into()),
         Some(Ok(())) => written.map_err(|e| Fatal(format!("{}: {e}", path.display())).into()),

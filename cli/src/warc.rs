@@ -288,7 +288,9 @@ fn write_extraction(
 ) -> Result<Exit, Failure> {
     let root = fsout::Dir::open(dir, true).map_err(Fatal)?;
     let _lock = fsout::TreeLock::acquire(dir).map_err(Fatal)?;
-    fsout::say_removed(&fsout::remove_stale_temps(&root));
+    for stale in fsout::remove_stale_temps(&root) {
+        crate::say_removed(&stale);
+    }
     let mut failed = 0u64;
     // Files written, by name: a later capture of a URL replaces its file and is counted apart.
     let mut written = std::collections::HashSet::new();

@@ -24,7 +24,13 @@ fn in_place_write_refuses_a_file_changed_since_it_was_read() {
     // Someone else's edit between our read and our rename (a new size and mtime).
     std::thread::sleep(std::time::Duration::from_millis(10));
     fs::write(&page, "their edit").unwrap();
-    let e = write(&page, Contents::Bytes(b"ours"), Target::InPlace(&snapshot)).unwrap_err();
+    let e = write(
+        &page,
+        Contents::Bytes(b"ours"),
+        Target::InPlace(&snapshot),
+        &mut |_| {},
+    )
+    .unwrap_err();
     assert!(e.contains("changed by someone else"), "{e}");
     assert_eq!(fs::read(&page).unwrap(), b"their edit");
     assert_eq!(
@@ -41,7 +47,13 @@ fn in_place_write_does_not_recreate_a_removed_file() {
     fs::write(&page, "old").unwrap();
     let (_, snapshot) = read_with_snapshot(File::open(&page).unwrap()).unwrap();
     fs::remove_file(&page).unwrap();
-    let e = write(&page, Contents::Bytes(b"ours"), Target::InPlace(&snapshot)).unwrap_err();
+    let e = write(
+        &page,
+        Contents::Bytes(b"ours"),
+        Target::InPlace(&snapshot),
+        &mut |_| {},
+    )
+    .unwrap_err();
     assert!(e.contains("not recreated"), "{e}");
     assert!(!page.exists());
     assert_eq!(fs::read_dir(d.path()).unwrap().count(), 0);
@@ -54,7 +66,7 @@ fn output_write_replaces_a_symbolic_link_instead_of_following_it() {
     fs::write(&victim, "precious").unwrap();
     let link = d.path().join("out.html");
     std::os::unix::fs::symlink(&victim, &link).unwrap();
-    write(&link, Contents::Bytes(b"new"), Target::Output).unwrap();
+    write(&link, Contents::Bytes(b"new"), Target::Output, &mut |_| {}).unwrap();
     assert_eq!(fs::read(&victim).unwrap(), b"precious");
     assert!(fs::symlink_metadata(&link).unwrap().is_file());
     assert_eq!(fs::read(&link).unwrap(), b"new");
@@ -147,7 +159,13 @@ fn in_place_write_keeps_extended_attributes_and_the_acl() {
     drop(file);
     let (_, snapshot) = read_with_snapshot(File::open(&page).unwrap()).unwrap();
     assert_eq!(snapshot.mode & 0o777, 0o664, "the group bits are the mask");
-    write(&page, Contents::Bytes(b"new"), Target::InPlace(&snapshot)).unwrap();
+    write(
+        &page,
+        Contents::Bytes(b"new"),
+        Target::InPlace(&snapshot),
+        &mut |_| {},
+    )
+    .unwrap();
     assert_eq!(fs::read(&page).unwrap(), b"new");
     let after = File::open(&page).unwrap();
     assert_ne!(
@@ -186,4 +204,31 @@ fn paths_resolve_dots_and_links_as_far_as_they_exist() {
         root.join("a/y")
     );
     assert_eq!(resolve_path(&root.join("a/..")).unwrap(), root);
+}
+
+/// A write removes the temporary file a killed run left beside its target and tells the caller
+/// (the library prints nothing); the notice names it, control characters escaped.
+#[test]
+fn a_write_hands_the_stale_temporary_files_it_removed_to_the_caller() {
+    let d = dir();
+    let stale = d.path().join(".linkbase-1-1-1.tmp");
+    fs::write(&stale, "half a page").unwrap();
+    let mut removed = Vec::new();
+    write(
+        &d.path().join("page.html"),
+        Contents::Bytes(b"new"),
+        Target::Output,
+        &mut |name| removed.push(name.to_owned()),
+    )
+    .unwrap();
+    assert_eq!(removed, [stale.display().to_string()]);
+    assert!(!stale.exists());
+    assert_eq!(
+        fs::read_to_string(d.path().join("page.html")).unwrap(),
+        "new"
+    );
+    assert_eq!(
+        removed_notice("a\nb.tmp"),
+        "removed a\\nb.tmp, left by an interrupted run"
+    );
 }

@@ -204,8 +204,14 @@ impl Drop for Temp<'_> {
 
 /// Writes `contents` to `path`, a file the user named (its directory's path is followed as
 /// given), through a temporary file in the same directory and a rename; first removes the
-/// temporary files a killed run left in that directory (and says so).
-pub fn write(path: &Path, contents: Contents<'_>, target: Target<'_>) -> Result<(), String> {
+/// temporary files a killed run left in that directory, each handed to `removed` as it goes
+/// (the caller says so: [`removed_notice`]).
+pub fn write(
+    path: &Path,
+    contents: Contents<'_>,
+    target: Target<'_>,
+    removed: &mut dyn FnMut(&str),
+) -> Result<(), String> {
     let dir_path = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -226,7 +232,9 @@ pub fn write(path: &Path, contents: Contents<'_>, target: Target<'_>) -> Result<
             }
         }
     }
-    say_removed(&remove_stale_temps_in(&dir));
+    for stale in remove_stale_temps_in(&dir) {
+        removed(&stale);
+    }
     write_in(&dir, name, contents, target, Durability::Each)
 }
 
@@ -431,7 +439,7 @@ impl TreeLock {
 }
 
 /// Removes the temporary files a killed run left in `dir` (not below it): those no live run
-/// holds locked. Says which.
+/// holds locked. Returns their paths.
 pub fn remove_stale_temps_in(dir: &Dir) -> Vec<String> {
     let mut removed = Vec::new();
     let Ok(entries) = rustix::fs::Dir::read_from(&dir.fd) else {
@@ -483,14 +491,14 @@ pub fn remove_stale_temps(root: &Dir) -> Vec<String> {
     removed
 }
 
-/// Says each temporary file removed, on stderr.
-pub fn say_removed(removed: &[String]) {
-    for stale in removed {
-        eprintln!(
-            "linkbase: removed {}, left by an interrupted run",
-            crate::text::escape_controls(stale)
-        );
-    }
+/// What to say of a temporary file removed because a killed run left it
+/// ([`remove_stale_temps`], [`write`]), control characters escaped:
+/// `removed NAME, left by an interrupted run`.
+pub fn removed_notice(name: &str) -> String {
+    format!(
+        "removed {}, left by an interrupted run",
+        crate::text::escape_controls(name)
+    )
 }
 
 /// The directory of the last file a worker wrote: entries are sorted, so the files of a

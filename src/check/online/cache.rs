@@ -206,8 +206,9 @@ impl Cache {
     }
 
     /// Written through a temporary file and a rename; a file below a directory without
-    /// following a symbolic link on the way (one at its place is replaced).
-    pub(super) fn save(&self, file: &CacheFile) -> Result<(), String> {
+    /// following a symbolic link on the way (one at its place is replaced). A temporary file a
+    /// killed run left beside a named file is removed, and `say` told.
+    pub(super) fn save(&self, file: &CacheFile, say: &mut dyn FnMut(&str)) -> Result<(), String> {
         let mut text = serde_json::to_vec_pretty(self).map_err(|e| e.to_string())?;
         text.push(b'\n');
         let contents = crate::fs::Contents::Bytes(&text);
@@ -223,7 +224,11 @@ impl Cache {
                     crate::fs::Durability::Each,
                 )
             }
-            CacheFile::Named(path) => crate::fs::write(path, contents, crate::fs::Target::Output),
+            CacheFile::Named(path) => {
+                crate::fs::write(path, contents, crate::fs::Target::Output, &mut |stale| {
+                    say(&crate::fs::removed_notice(stale));
+                })
+            }
         }
     }
 }

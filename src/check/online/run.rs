@@ -198,7 +198,7 @@ pub fn check(
         ));
     }
     if let Some((file, _)) = &config.cache {
-        if let Err(e) = cache.save(file) {
+        if let Err(e) = cache.save(file, say) {
             say(&format!(
                 "{}: the cache was not written: {e}",
                 file.path().display()
