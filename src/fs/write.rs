@@ -492,7 +492,7 @@ pub fn remove_stale_temps(root: &Dir) -> Vec<String> {
 }
 
 /// What to say of a temporary file removed because a killed run left it
-/// ([`remove_stale_temps`], [`write`]), control characters escaped:
+/// ([`remove_stale_temps`], [`write()`]), control characters escaped:
 /// `removed NAME, left by an interrupted run`.
 pub fn removed_notice(name: &str) -> String {
     format!(

@@ -65,7 +65,7 @@ impl std::fmt::Display for PageIdsError {
 
 impl std::error::Error for PageIdsError {}
 
-/// The fragment targets of a page read from `reader` as it arrives, as [`Site::page_ids`] finds
+/// The fragment targets of a page read from `reader` as it arrives, as [`super::Site::page_ids`] finds
 /// a local page's: its encoding sniffed from the transport `charset` and its first bytes (HTML
 /// LS "encoding sniffing": a byte order mark, the `<meta>` prescan of the first 1,024 bytes),
 /// then every `id` and `<a name>` kept as the streaming walk meets it. Memory holds the targets

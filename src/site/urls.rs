@@ -36,7 +36,7 @@ pub(super) fn excerpt(value: &str) -> String {
     }
 }
 
-/// A URL as a crawler's index is looked up by ([`Site::add_saved`]): without its fragment, the
+/// A URL as a crawler's index is looked up by ([`super::Site::add_saved`]): without its fragment, the
 /// scheme and authority as [`normal_authority`] makes them, and the hex digits of each `%XX`
 /// upper-case (RFC 3986 §6.2.2.1: `%d1` and `%D1` are one URL; HTTrack's `new.txt` writes them
 /// lower-case, a page's resolved links upper-case).
