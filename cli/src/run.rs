@@ -62,13 +62,24 @@ pub(crate) fn with_output(
     path: Option<&Path>,
     write: impl FnOnce(&mut dyn Write) -> Result<Exit, Failure>,
 ) -> Result<Exit, Failure> {
-    let Some(path) = path else {
-        return write(&mut io::stdout().lock());
-    };
-    let mut write = Some(write);
+    match path {
+        None => write(&mut io::stdout().lock()),
+        Some(path) => write_file(path, fsout::Target::Output, |w| write(w)),
+    }
+}
+
+/// Runs `produce` on a temporary file beside `path`, renamed over it as `target` says only when
+/// `produce` succeeds: nothing is written when it fails. Its error comes first; then the
+/// writer's, naming `path`.
+pub(crate) fn write_file<T>(
+    path: &Path,
+    target: fsout::Target<'_>,
+    produce: impl FnOnce(&mut fsout::Output<'_>) -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let mut produce = Some(produce);
     let mut outcome = None;
     let mut run = |w: &mut fsout::Output<'_>| {
-        let result = write.take().map(|f| f(w));
+        let result = produce.take().map(|f| f(w));
         let ok = matches!(result, Some(Ok(_)));
         outcome = result;
         if ok {
@@ -80,14 +91,14 @@ pub(crate) fn with_output(
     let written = fsout::write(
         path,
         fsout::Contents::Written(&mut run),
-        fsout::Target::Output,
+        target,
         &mut say_removed,
     );
     match outcome {
         Some(Err(e)) => Err(e),
-        Some(Ok(exit)) => {
+        Some(Ok(value)) => {
             written.map_err(|e| Fatal(format!("{}: {e}", path.display())))?;
-            Ok(exit)
+            Ok(value)
         }
         None => Err(Fatal(format!("{}: not written", path.display())).into()),
     }

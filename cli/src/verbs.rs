@@ -299,26 +299,5 @@ fn write_rewritten(
             return Ok(());
         }
     };
-    let mut outcome = None;
-    let mut write = |w: &mut fsout::Output<'_>| {
-        let result = produce(w);
-        let ok = result.is_ok();
-        outcome = Some(result);
-        if ok {
-            Ok(())
-        } else {
-            Err(io::Error::other("not written"))
-        }
-    };
-    let written = fsout::write(
-        path,
-        fsout::Contents::Written(&mut write),
-        target,
-        &mut crate::say_removed,
-    );
-    match outcome {
-        Some(Err(e)) => Err(e.into()),
-        Some(Ok(())) => written.map_err(|e| Fatal(format!("{}: {e}", path.display())).into()),
-        None => Err(Fatal(format!("{}: not written", path.display())).into()),
-    }
+    crate::run::write_file(path, target, |w| produce(w).map_err(Failure::from))
 }
