@@ -186,3 +186,54 @@ fn links_tsv_of_an_mbox_names_the_message() {
         )
     );
 }
+
+/// An mbox past the stream threshold is read from its file (or from stdin's spool) a message at
+/// a time and written back as it goes: the same bytes as read in memory, the bytes before the
+/// first message copied and said (exit 1), every message counted.
+#[test]
+fn an_mbox_read_from_its_file_is_written_back_as_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = format!("not a message\n\n{MBOXRD}");
+    let path = write(&dir, "in.mbox", input.as_bytes());
+    let want = input
+        .replace("href=x.html", "href=http://h/one/x.html")
+        .replace("src=3D\"../img/a.png\"", "src=3D\"http://h/img/a.png\"");
+    for threshold in ["64", "1000000"] {
+        let run = linkbase(&["rewrite", &path, "--stream-threshold", threshold], b"");
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert_eq!(run.stdout, want, "threshold {threshold}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "linkbase: {path}: 15 bytes before the first `From ` line belong to no message: \
+                 skipped\nlinkbase: {path}: 3 messages read\n"
+            )
+        );
+    }
+    // MimeKit's mbox (29 mails, Content-Length fields that fall short, `From - ` envelopes):
+    // streamed and in memory alike.
+    let mimekit = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/mbox/mimekit/content-length.mbox.txt"
+    );
+    let args = |threshold| {
+        [
+            "rewrite",
+            mimekit,
+            "--url",
+            "http://h/x/",
+            "--stream-threshold",
+            threshold,
+        ]
+    };
+    let streamed = linkbase(&args("100"), b"");
+    let in_memory = linkbase(&args("100000000"), b"");
+    assert_eq!(streamed.code, 0, "{}", streamed.stderr);
+    assert_eq!(streamed.stdout, in_memory.stdout);
+    assert_eq!(streamed.stderr, in_memory.stderr);
+    assert!(
+        streamed.stderr.ends_with(": 29 messages read\n"),
+        "{}",
+        streamed.stderr
+    );
+}
